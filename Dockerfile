@@ -1,0 +1,14 @@
+# One image for web, worker and beat. Bots run under bubblewrap inside it,
+# which needs user namespaces: see docker-compose.yml for the settings.
+FROM python:3.11-slim-bookworm
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt gunicorn==23.0.0
+COPY . .
+RUN useradd --create-home arena && mkdir -p /app/var && chown arena /app/var
+USER arena
+ENV PYTHONUNBUFFERED=1
+EXPOSE 8000
+CMD ["gunicorn", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -1,0 +1,78 @@
+# Arena: `make run` starts the product on the embedded default; `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Services the integration tests use (started by `make services` when down).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/arena
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: run test setup system venv migrate demo worker web lint format bench services test-fast clean
+
+run: setup migrate demo
+	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and worker."
+	@trap 'kill 0' EXIT INT TERM; \
+	$(BIN)/celery -A arena worker --beat --concurrency 2 --loglevel INFO & \
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload
+
+setup: system venv
+
+# Debian packages: bubblewrap is the sandbox; python3 runs bots inside it;
+# chromium drives the browser tests.
+system:
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+system-test: system
+	@command -v chromium >/dev/null || { echo "installing: chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+migrate: venv
+	$(BIN)/python manage.py migrate --noinput -v 0
+
+demo: migrate
+	$(BIN)/python manage.py demo
+
+# PostgreSQL and Redis for the integration tests: start them if they are down.
+services:
+	@pg_isready -q -h 127.0.0.1 -p 5432 || { echo "starting PostgreSQL"; \
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | head -1) main start; }
+	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || { echo "starting Redis"; \
+	  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no; }
+
+test: setup system-test services
+	$(BIN)/ruff check .
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	  $(BIN)/pytest -q -p no:cacheprovider
+	@echo "== the embedded default: SQLite and the filesystem broker"
+	tmp=$$(mktemp -d); ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
+	  $(BIN)/pytest -q -p no:cacheprovider -m embedded; rc=$$?; rm -rf $$tmp; exit $$rc
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: venv
+	$(BIN)/python bench/games.py
+	$(BIN)/python bench/sandbox.py
+
+clean:
+	rm -rf var staticfiles
