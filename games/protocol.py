@@ -1,0 +1,316 @@
+"""The engine protocol every game implements (names fixed by DESIGN.md).
+
+A ``Game`` is the static description of a game: slug, title, version, player
+counts, typed options, teams, built-in policies. ``Game.new_match`` returns a
+``State``: the whole match, possibly many hands, driven through ``to_act``,
+``legal_actions`` and ``apply``.
+
+Subclasses of ``State`` implement the underscored hooks; the public methods
+here check the caller's input so that every engine refuses bad actions the
+same way and never changes state on a refused call.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.rng import Rng
+
+JSON = Any
+Policy = Callable[[dict, list, Rng], JSON]
+
+
+class IllegalAction(ValueError):
+    """An action that is not legal now. The message never reveals hidden cards."""
+
+
+class InvalidOptions(ValueError):
+    """Options or player count a game does not accept."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One typed variant option. ``choices`` lists allowed values; ints may give a range."""
+
+    default: JSON
+    choices: tuple | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    help: str = ""
+
+    @property
+    def kind(self) -> type:
+        return type(self.default)
+
+    def allowed_values(self) -> list:
+        """Every value, when the option is small enough to enumerate (conformance tests)."""
+        if self.choices is not None:
+            return list(self.choices)
+        if self.kind is bool:
+            return [False, True]
+        if self.minimum is not None and self.maximum is not None:
+            return list(range(self.minimum, self.maximum + 1))
+        return [self.default]
+
+    def check(self, name: str, value: JSON) -> JSON:
+        kind = self.kind
+        ok_type = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not ok_type:
+            raise InvalidOptions(f"option {name!r} must be {kind.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise InvalidOptions(f"option {name!r} must be one of {allowed}, got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise InvalidOptions(f"option {name!r} must be at least {self.minimum}, got {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise InvalidOptions(f"option {name!r} must be at most {self.maximum}, got {value!r}")
+        return value
+
+    def describe(self) -> dict:
+        out: dict = {"default": self.default, "type": self.kind.__name__}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.help:
+            out["help"] = self.help
+        return out
+
+
+@dataclass
+class Game:
+    """Static description of one game. Each engine module defines ``GAME = Game(...)``."""
+
+    slug: str
+    title: str
+    version: int
+    min_players: int
+    max_players: int
+    state_class: type[State]
+    summary: str = ""
+    options: dict[str, Option] = field(default_factory=dict)
+    policies: dict[str, Policy] = field(default_factory=dict)
+    team_rule: Callable[[int, dict], list[list[int]]] | None = None
+    # Max actions a match can take before a conformance test calls it endless.
+    max_actions: int = 10_000
+
+    def resolve_options(self, options: dict | None) -> dict:
+        """Fill in defaults and check every value; unknown names are refused."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            raise InvalidOptions(
+                f"unknown option(s) {', '.join(unknown)} for {self.slug}; known: {known}"
+            )
+        return {
+            name: opt.check(name, options[name]) if name in options else opt.default
+            for name, opt in self.options.items()
+        }
+
+    def check_players(self, players: int) -> None:
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise InvalidOptions(f"players must be an integer, got {players!r}")
+        if not self.min_players <= players <= self.max_players:
+            raise InvalidOptions(
+                f"{self.slug} takes {self.min_players} to {self.max_players} players, got {players}"
+            )
+
+    def teams(self, players: int, options: dict | None = None) -> list[list[int]]:
+        """Seats grouped by team; ``[]`` when every seat plays for itself."""
+        if self.team_rule is None:
+            return []
+        return self.team_rule(players, self.resolve_options(options))
+
+    def new_match(
+        self,
+        players: int,
+        options: dict | None = None,
+        seed: int = 0,
+        deck: list | None = None,
+    ) -> State:
+        self.check_players(players)
+        resolved = self.resolve_options(options)
+        self.state_class.check_players_with_options(players, resolved)
+        state = self.state_class.__new__(self.state_class)
+        State.__init__(state, self, players, resolved, int(seed), deck)
+        state.setup()
+        return state
+
+    def describe(self) -> dict:
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "version": self.version,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "summary": self.summary,
+            "options": {name: opt.describe() for name, opt in self.options.items()},
+            "policies": sorted(self.policies),
+        }
+
+
+class State:
+    """One match in progress. Engines override the underscored hooks and ``setup``."""
+
+    def __init__(self, game: Game, players: int, options: dict, seed: int, deck: list | None):
+        self.game = game
+        self.players = players
+        self.options = options
+        self.seed = seed
+        self.forced_deck = list(deck) if deck is not None else None
+        self.moves: list[dict[str, JSON]] = []
+        # Each event: (public fields, {seat: private fields}).
+        self._events: list[tuple[dict, dict[int, dict]]] = []
+
+    # -- hooks for engines -------------------------------------------------
+    @classmethod
+    def check_players_with_options(cls, players: int, options: dict) -> None:
+        """Refuse combinations of player count and options the rules forbid."""
+
+    def setup(self) -> None:
+        raise NotImplementedError
+
+    def _to_act(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _legal_actions(self, seat: int) -> list:
+        raise NotImplementedError
+
+    def _apply(self, actions: dict[int, JSON]) -> None:
+        """Apply already-validated actions."""
+        raise NotImplementedError
+
+    def _observation(self, seat: int | None) -> dict:
+        raise NotImplementedError
+
+    def _result(self) -> dict:
+        raise NotImplementedError
+
+    def perturb_hidden(self, seat: int | None, rng: Rng) -> State:
+        """A copy in which every card ``seat`` cannot see is shuffled among the
+        places it cannot see (tests assert ``seat``'s observation is unchanged).
+        """
+        raise NotImplementedError
+
+    def _default_action(self, seat: int) -> JSON:
+        return self._legal_actions(seat)[0]
+
+    def conserved(self) -> dict[str, int]:
+        """Quantities that never change during a match, e.g. ``{"chips": 120, "cards": 55}``.
+
+        The conformance suite checks them after every action.
+        """
+        return {}
+
+    # -- the protocol ------------------------------------------------------
+    def to_act(self) -> tuple[int, ...]:
+        return self._to_act()
+
+    def is_over(self) -> bool:
+        return not self._to_act()
+
+    def legal_actions(self, seat: int) -> list:
+        if seat not in self._to_act():
+            return []
+        return self._legal_actions(seat)
+
+    def apply(self, actions: dict[int, JSON]) -> None:
+        acting = self._to_act()
+        if not acting:
+            raise IllegalAction("the match is over")
+        if not isinstance(actions, dict):
+            raise IllegalAction("apply() takes a mapping of seat to action")
+        if set(actions) != set(acting):
+            raise IllegalAction(
+                f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
+            )
+        for seat in acting:
+            action = actions[seat]
+            if not is_legal(action, self._legal_actions(seat)):
+                raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
+        ordered = {seat: actions[seat] for seat in sorted(acting)}
+        self._apply(ordered)
+        self.moves.append({str(seat): action for seat, action in ordered.items()})
+
+    def default_action(self, seat: int) -> JSON:
+        if seat not in self._to_act():
+            raise IllegalAction(f"seat {seat} is not to act")
+        return self._default_action(seat)
+
+    def observation(self, seat: int | None) -> dict:
+        if seat is not None and not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} in a {self.players}-player match")
+        return self._observation(seat)
+
+    def events(self, seat: int | None, since: int = 0) -> list[dict]:
+        """The log as ``seat`` may see it (``None`` = spectator), from index ``since``."""
+        out = []
+        for public, private in self._events[since:]:
+            event = dict(public)
+            if seat is not None and seat in private:
+                event.update(private[seat])
+            out.append(event)
+        return out
+
+    def result(self) -> dict:
+        if self._to_act():
+            raise ValueError("the match is not over")
+        result = self._result()
+        result.setdefault("teams", self.game.teams(self.players, self.options))
+        return result
+
+    # -- helpers for engines -----------------------------------------------
+    def log(self, public: dict, private: dict[int, dict] | None = None) -> None:
+        """Record an event: ``public`` for everyone, ``private[seat]`` added for that seat only."""
+        self._events.append((public, private or {}))
+
+    def to_json(self) -> dict:
+        """Everything needed to rebuild this state by replay (``games.registry.replay``)."""
+        return {
+            "game": self.game.slug,
+            "version": self.game.version,
+            "players": self.players,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "deck": self.forced_deck,
+            "moves": copy.deepcopy(self.moves),
+        }
+
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        # The Game is static and shared; never copy it.
+        cls = self.__class__
+        dup = cls.__new__(cls)
+        memo[id(self)] = dup
+        for key, value in self.__dict__.items():
+            setattr(dup, key, value if key == "game" else copy.deepcopy(value, memo))
+        return dup
+
+
+def is_legal(action: JSON, legal: list) -> bool:
+    """``action in legal`` with JSON types kept apart (``true`` is not ``1``)."""
+    return any(candidate == action and _same_types(candidate, action) for candidate in legal)
+
+
+def _same_types(a: JSON, b: JSON) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return all(_same_types(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return all(_same_types(a[k], b[k]) for k in a)
+    return True
+
+
+def _short(value: JSON) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str)
+    return text if len(text) <= 80 else text[:77] + "..."

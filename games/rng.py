@@ -1,0 +1,62 @@
+"""The engine-owned pseudo-random generator.
+
+Python's ``random`` may change its algorithms between releases, which would
+silently change every recorded deal. This generator is fixed: SplitMix64 for
+the stream, BLAKE2b for deriving child seeds. Changing either is a breaking
+change and must bump ``RNG_VERSION`` (and with it every game's version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+RNG_VERSION = 1
+_MASK = (1 << 64) - 1
+
+
+def derive_seed(seed: int, *path: int | str) -> int:
+    """A 64-bit seed for a sub-stream, e.g. ``derive_seed(match_seed, "hand", 3)``.
+
+    Each hand of a match gets its own stream so it can be replayed or dealt
+    again (duplicate play) without playing the hands before it.
+    """
+    text = ":".join(["arena-rng", str(RNG_VERSION), str(int(seed))] + [str(p) for p in path])
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+class Rng:
+    """SplitMix64. Small, fast in pure Python, and identical on every platform."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int) -> None:
+        self._state = int(seed) & _MASK
+
+    def next_u64(self) -> int:
+        self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK
+        z = self._state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform integer in ``[0, n)``, without modulo bias."""
+        if n <= 0:
+            raise ValueError("below() needs a positive bound")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+    def choice(self, items: list):
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: list) -> None:
+        """Fisher-Yates, in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def getstate(self) -> int:
+        return self._state

@@ -1,0 +1,85 @@
+"""Ranking and multi-hand bookkeeping shared by every engine."""
+
+from __future__ import annotations
+
+from games.rng import derive_seed
+
+
+def ranks_from_scores(scores: list[int], higher_is_better: bool = True) -> list[int]:
+    """Competition ranking: 1 = best, ties share a rank, the next rank skips (1, 1, 3)."""
+    keyed = [s if higher_is_better else -s for s in scores]
+    return [1 + sum(1 for other in keyed if other > mine) for mine in keyed]
+
+
+def seat_results(scores: list[int], ranks: list[int] | None = None, **extra_per_seat) -> list[dict]:
+    ranks = ranks if ranks is not None else ranks_from_scores(scores)
+    seats = []
+    for i, (score, rank) in enumerate(zip(scores, ranks)):
+        seat = {"score": int(score), "rank": int(rank)}
+        for key, values in extra_per_seat.items():
+            seat[key] = values[i]
+        seats.append(seat)
+    return seats
+
+
+class Session:
+    """State carried across the hands of one match.
+
+    Holds the hand index, the dealer (or button), running totals and each
+    finished hand's summary; each hand draws from its own derived seed so it
+    can be replayed, or dealt again for duplicate play, on its own.
+    """
+
+    __slots__ = ("players", "seed", "hand", "dealer", "totals", "hands")
+
+    def __init__(self, players: int, seed: int, totals: int | list[int] = 0, dealer: int = 0):
+        self.players = players
+        self.seed = seed
+        self.hand = 0
+        self.dealer = dealer
+        self.totals = list(totals) if isinstance(totals, list) else [totals] * players
+        self.hands: list[dict] = []
+
+    def hand_seed(self, hand: int | None = None) -> int:
+        return derive_seed(self.seed, "hand", self.hand if hand is None else hand)
+
+    def finish_hand(self, deltas: list[int], **summary) -> None:
+        """Add one hand's per-seat deltas to the totals and move the deal left."""
+        for seat, delta in enumerate(deltas):
+            self.totals[seat] += delta
+        self.hands.append({"hand": self.hand, "deltas": list(deltas), **summary})
+        self.hand += 1
+        self.dealer = (self.dealer + 1) % self.players
+
+    def left_of(self, seat: int, steps: int = 1) -> int:
+        return (seat + steps) % self.players
+
+    def order_from(self, seat: int) -> list[int]:
+        """Every seat, starting at ``seat`` and going left."""
+        return [(seat + i) % self.players for i in range(self.players)]
+
+
+class Pot:
+    """Chips in the middle. Splitting leaves odd chips in the pot for the next hand."""
+
+    __slots__ = ("chips",)
+
+    def __init__(self, chips: int = 0):
+        self.chips = chips
+
+    def add(self, amount: int) -> None:
+        if amount < 0:
+            raise ValueError("cannot add a negative amount to a pot")
+        self.chips += amount
+
+    def split(self, winners: list[int]) -> dict[int, int]:
+        """Equal whole shares to ``winners``; the remainder stays in the pot."""
+        if not winners:
+            return {}
+        share = self.chips // len(winners)
+        self.chips -= share * len(winners)
+        return {seat: share for seat in winners}
+
+    def take_all(self) -> int:
+        chips, self.chips = self.chips, 0
+        return chips
