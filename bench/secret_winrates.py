@@ -1,0 +1,67 @@
+"""Heuristic against random in the secret-hand Pairs games (printed, not a test).
+
+One seat plays the heuristic, every other seat plays random; the heuristic's
+seat moves round the table from match to match. A match counts as a win when
+the heuristic's seat ranks first (a shared first place counts). Usage:
+
+    .venv/bin/python bench/secret_winrates.py [matches] [slug ...]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games import registry  # noqa: E402
+from games.rng import Rng, derive_seed  # noqa: E402
+
+SLUGS = [
+    "pairs-hawthorn",
+    "pairs-goblin-poker",
+    "pairs-monster",
+    "pairs-regent",
+    "pairs-troll-guts",
+]
+
+
+def play(game, players: int, seed: int, hero: int) -> dict:
+    state = game.new_match(players=players, seed=seed)
+    rng = Rng(derive_seed(seed, "winrates"))
+    heuristic = game.policies["heuristic"]
+    random = game.policies["random"]
+    while not state.is_over():
+        moves = {}
+        for seat in state.to_act():
+            policy = heuristic if seat == hero else random
+            moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
+        state.apply(moves)
+    return state.result()["seats"][hero]
+
+
+def main() -> None:
+    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    slugs = sys.argv[2:] or SLUGS
+    for slug in slugs:
+        game = registry.get(slug)
+        for players in range(game.min_players, game.max_players + 1):
+            start = time.perf_counter()
+            wins = 0
+            net = 0
+            for i in range(matches):
+                hero = i % players
+                seat = play(game, players, seed=i, hero=hero)
+                wins += seat["rank"] == 1
+                net += seat["score"]
+            took = time.perf_counter() - start
+            print(
+                f"{slug} p{players}: heuristic first in {wins / matches:.1%} "
+                f"(chance {1 / players:.1%}), mean net {net / matches:+.2f} chips, "
+                f"{matches} matches in {took:.1f}s"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Regent: a bluffing game of hidden pairs, for two players or (modern rules) three to six.
+
+Draw, attack, gift, fold or see; catch a pair and get paid. Rules in
+docs/rules/pairs-regent.md; the heuristic lives in games/pairs_regent_heuristic.py.
+"""
+
+from __future__ import annotations
+
+from games.cards import Shoe, pairs_deck
+from games.pairs_common import deal_for_low
+from games.pairs_regent_heuristic import heuristic
+from games.policies import random_policy
+from games.protocol import Game
+from games.rng import Rng, derive_seed
+from games.secret_hands import (
+    ChipSession,
+    can_draw,
+    check_rotations,
+    deal_order,
+    next_seat,
+    redistribute,
+    rotations_option,
+    shoe_piles,
+)
+
+BURN = 5
+DOWN_CARDS = 2
+OPTIONS = {"rotations": rotations_option(3)}
+
+DRAW = "draw"
+ATTACK = "attack"
+GIFT = "gift"
+SEE = "see"
+FOLD = "fold"
+
+
+def highest_pair(cards: list[int]) -> int:
+    """The rank of the highest pair among ``cards``, 0 when there is none."""
+    seen: set[int] = set()
+    best = 0
+    for card in cards:
+        if card in seen and card > best:
+            best = card
+        seen.add(card)
+    return best
+
+
+class RegentState(ChipSession):
+    """Two players: each round is one game of the session. Three to six: a game
+    runs until one player is left, who takes the fold penalties in the centre.
+    """
+
+    @classmethod
+    def check_players_with_options(cls, players: int, options: dict) -> None:
+        check_rotations(options)
+
+    def setup(self) -> None:
+        self.start_session()
+        # One deck for the whole match: the book deals to the bottom and recycles.
+        self.shoe = Shoe(
+            pairs_deck(), Rng(derive_seed(self.seed, "shoe")), self.forced_deck, burn=BURN
+        )
+        self.hands: list[list[int]] = [[] for _ in range(self.players)]
+        self.stacks: list[list[int]] = [[] for _ in range(self.players)]
+        self.duel = self.players == 2
+        self._start_game()
+
+    # -- the course of one game -------------------------------------------
+    def _start_game(self) -> None:
+        self.game_events_start = len(self._events)
+        self.alive = [True] * self.players
+        self.phase = "play"
+        self._legal_cache: dict[int, list] = {}
+        order = deal_order(self.session.dealer, self.players)
+        for _ in range(DOWN_CARDS):
+            for seat in order:
+                self.hands[seat].append(self.shoe.draw())
+        for seat in order:
+            self.hands[seat].sort()
+            self.log(
+                {"type": "deal", "seat": seat, "count": DOWN_CARDS},
+                {seat: {"cards": list(self.hands[seat])}},
+            )
+        stacks, first, dealt = deal_for_low(self.shoe, order)
+        for seat, card, discarded in dealt:
+            self.log({"type": "upcard", "seat": seat, "card": card, "discarded": discarded})
+        for seat in order:
+            self.stacks[seat] = stacks[seat]
+        self.turn = first
+        self.log({"type": "first", "seat": first})
+
+    def fold_price(self) -> int:
+        """The lowest face-up card on the table."""
+        return min(
+            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
+            default=0,
+        )
+
+    def _clear(self, seat: int) -> None:
+        self.shoe.discard(*self.stacks[seat], *self.hands[seat])
+        self.stacks[seat] = []
+        self.hands[seat] = []
+
+    def _knock_out(self, seat: int) -> None:
+        self.alive[seat] = False
+        self._clear(seat)
+        self.log({"type": "out", "seat": seat})
+
+    def _end_game(self) -> None:
+        survivors = [seat for seat in range(self.players) if self.alive[seat]]
+        pot = self.pot.chips
+        if pot:
+            self.chips[survivors[0]] += self.pot.take_all()
+            self.log({"type": "win", "seat": survivors[0], "amount": pot})
+        for seat in range(self.players):
+            self._clear(seat)
+        if self.finish_game(survivors=survivors, pot=pot):
+            self._start_game()
+        else:
+            self.phase = "over"
+
+    def _round_over(self, loser: int) -> bool:
+        """After a payment: end the duel's round, or knock the loser out. True if the game ended."""
+        if self.duel:
+            self._end_game()
+            return True
+        self._knock_out(loser)
+        if sum(self.alive) == 1:
+            self._end_game()
+            return True
+        return False
+
+    # -- protocol hooks ---------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        return (self.turn,) if self.phase == "play" else ()
+
+    def _legal_actions(self, seat: int) -> list:
+        cached = self._legal_cache.get(seat)
+        if cached is not None:
+            return cached
+        targets = [t for t in range(self.players) if t != seat and self.alive[t]]
+        legal: list = []
+        drawable = can_draw(self.shoe)
+        if drawable:
+            legal.append([DRAW])
+            legal.extend([ATTACK, t] for t in targets)
+        cards = sorted(set(self.hands[seat]))
+        for t in targets:
+            legal.extend([GIFT, t, card] for card in cards if card not in self.stacks[t])
+        legal.extend([SEE, t] for t in targets if self.hands[t])
+        legal.append([FOLD])
+        self._legal_cache[seat] = legal
+        return legal
+
+    def _default_action(self, seat: int) -> object:
+        return [FOLD]
+
+    def _apply(self, actions: dict) -> None:
+        self._legal_cache = {}
+        seat = self.turn
+        action = actions[seat]
+        kind = action[0]
+        if kind == DRAW:
+            card = self.shoe.draw()
+            self.hands[seat].append(card)
+            self.hands[seat].sort()
+            self.log({"type": "draw", "seat": seat}, {seat: {"card": card}})
+            self.turn = next_seat(seat, self.alive)
+        elif kind == FOLD:
+            self._fold(seat)
+        elif kind == ATTACK:
+            self._attack(seat, action[1])
+        elif kind == GIFT:
+            target, card = action[1], action[2]
+            self.hands[seat].remove(card)
+            self.stacks[target].append(card)
+            self.log({"type": "gift", "seat": seat, "target": target, "card": card})
+            self.turn = target
+        else:
+            self._see(seat, action[1])
+
+    def _fold(self, seat: int) -> None:
+        price = self.fold_price()
+        if self.duel:
+            other = 1 - seat
+            self.pay_seat(seat, other, price)
+            self.log({"type": "fold", "seat": seat, "paid": price, "to": other})
+            self._end_game()
+            return
+        self.pay_pot(seat, price)
+        self.log({"type": "fold", "seat": seat, "paid": price, "to": None})
+        following = next_seat(seat, self.alive)
+        if not self._round_over(seat):
+            self.turn = following
+
+    def _attack(self, seat: int, target: int) -> None:
+        card = self.shoe.draw()
+        paired = card in self.stacks[target]
+        self.log({"type": "attack", "seat": seat, "target": target, "card": card, "pair": paired})
+        if not paired:
+            self.stacks[target].append(card)
+            self.turn = target
+            return
+        # The paired card never joins the stack; the attacker pays its rank.
+        self.shoe.discard(card)
+        self.pay_seat(seat, target, card)
+        if not self._round_over(seat):
+            self.turn = target
+
+    def _see(self, seat: int, target: int) -> None:
+        shown = list(self.hands[target])
+        pair = highest_pair(self.stacks[target] + shown)
+        self.log({"type": "see", "seat": seat, "target": target, "cards": shown, "pair": pair})
+        if pair:
+            self.pay_seat(target, seat, pair)
+            following = next_seat(target, self.alive)
+            if not self._round_over(target):
+                self.turn = following
+            return
+        self.pay_seat(seat, target, max(self.stacks[target] + shown))
+        # The target's cards stay face up: they join its stack.
+        self.stacks[target].extend(shown)
+        self.hands[target] = []
+        if not self._round_over(seat):
+            self.turn = target
+
+    def _observation(self, seat: int | None) -> dict:
+        view = self.session_view()
+        view.update(
+            {
+                "seat": seat,
+                "phase": self.phase,
+                "to_act": list(self._to_act()),
+                "turn": self.turn,
+                "alive": list(self.alive),
+                "stacks": [list(stack) for stack in self.stacks],
+                "hand_sizes": [len(hand) for hand in self.hands],
+                "fold_price": self.fold_price(),
+                "deck_size": len(self.shoe),
+                "discards": len(self.shoe.discards),
+                "history": self.events(seat, self.game_events_start),
+            }
+        )
+        if seat is not None:
+            view["hand"] = list(self.hands[seat])
+        return view
+
+    def card_count(self) -> int:
+        held = sum(len(h) for h in self.hands) + sum(len(s) for s in self.stacks)
+        return held + len(self.shoe) + len(self.shoe.discards)
+
+    def perturb_hidden(self, seat: int | None, rng: Rng) -> RegentState:
+        dup = self.clone()
+        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
+        redistribute(rng, hidden + shoe_piles(dup.shoe))
+        for hand in hidden:
+            hand.sort()
+        dup._legal_cache = {}
+        return dup
+
+
+GAME = Game(
+    slug="pairs-regent",
+    title="Regent",
+    version=1,
+    min_players=2,
+    max_players=6,
+    state_class=RegentState,
+    summary=(
+        "Each player holds two secret cards and shows one. In turn you draw a secret card, "
+        "attack (deal a face-up card to a rival, paying if it pairs), gift a card from your hand "
+        "to a rival's stack, fold (paying the lowest face-up card), or see a rival's hand: a "
+        "pair pays you its rank, no pair costs you their highest card. Two players settle each "
+        "round at once; with three to six, losers drop out and the last player in collects the "
+        "fold penalties."
+    ),
+    options=OPTIONS,
+    policies={"random": random_policy, "heuristic": heuristic},
+)

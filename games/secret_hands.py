@@ -1,0 +1,176 @@
+"""Mechanics shared by the Pairs games with secret hands.
+
+Hawthorn, Goblin Poker, Monster, Regent and Troll Guts are all played for
+chips over a session of games with a rotating dealer, all hide cards in
+hands, decks and face-down piles, and all need the same bookkeeping: net
+chip stacks, a pot that keeps odd coins, a perturbation that reshuffles
+exactly the cards a seat cannot see, and card counting for the heuristics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from games.cards import Shoe
+from games.protocol import InvalidOptions, Option, State
+from games.rng import Rng
+from games.scoring import Pot, Session, seat_results
+
+# Copies of each rank in the Pairs deck: index = rank (index 0 unused).
+RANK_COUNTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+DECK_SIZE = 55
+# A generous ceiling so a typo cannot start a match that never ends.
+MAX_ROTATIONS = 50
+
+
+def rotations_option(default: int) -> Option:
+    """The session length: every seat deals this many games."""
+    return Option(
+        default,
+        minimum=1,
+        help="the match lasts this many turns of the deal around the table "
+        "(rotations x players games), so every seat deals equally often",
+    )
+
+
+def check_rotations(options: dict) -> None:
+    if options["rotations"] > MAX_ROTATIONS:
+        raise InvalidOptions(f"option 'rotations' must be at most {MAX_ROTATIONS}")
+
+
+def can_draw(shoe: Shoe) -> bool:
+    """Whether ``shoe.draw()`` would give a card (counting the burn on reshuffle)."""
+    return len(shoe) > 0 or len(shoe.discards) > shoe.burn
+
+
+def shoe_piles(shoe: Shoe) -> list[list]:
+    """The shoe's face-down piles (draw pile, then discards), for perturbation.
+
+    The draw pile is private to ``Shoe``; perturbation has to reorder it in
+    place, and this is the one place that reaches in.
+    """
+    return [shoe._pile, shoe.discards]
+
+
+def redistribute(rng: Rng, containers: list[list]) -> None:
+    """Shuffle every card of ``containers`` among them, in place, keeping each size.
+
+    Sizes are public (a seat can count the cards in another's hand), the
+    cards are not: this is the core of every ``perturb_hidden``.
+    """
+    pool = [card for box in containers for card in box]
+    rng.shuffle(pool)
+    start = 0
+    for box in containers:
+        size = len(box)
+        box[:] = pool[start : start + size]
+        start += size
+
+
+def unseen_counts(seen: Iterable[int]) -> list[int]:
+    """Copies of each rank (index = rank) not among ``seen``: what a counter expects."""
+    counts = list(RANK_COUNTS)
+    for card in seen:
+        counts[card] -= 1
+    return counts
+
+
+def pair_risk(stack_ranks: Iterable[int], unseen: list[int]) -> tuple[float, float]:
+    """Chance that one unseen card pairs ``stack_ranks``, and the expected cost of that pair."""
+    total = sum(unseen[1:])
+    if total <= 0:
+        return 0.0, 0.0
+    chance = 0.0
+    cost = 0.0
+    for rank in set(stack_ranks):
+        p = unseen[rank] / total
+        chance += p
+        cost += p * rank
+    return chance, cost
+
+
+def next_seat(seat: int, alive: list[bool]) -> int:
+    """The first seat still in, strictly to the left of ``seat`` (``seat`` itself if alone)."""
+    players = len(alive)
+    for step in range(1, players + 1):
+        other = (seat + step) % players
+        if alive[other]:
+            return other
+    return seat
+
+
+def deal_order(dealer: int, players: int) -> list[int]:
+    """Seats in dealing order: the dealer's left first, the dealer last."""
+    return [(dealer + step) % players for step in range(1, players + 1)]
+
+
+class ChipSession(State):
+    """A match made of several chip games: net stacks, the pot, the rotating deal.
+
+    Stacks start at zero and count net winnings (they may go negative: the
+    books play for tracking score, not table stakes). Subclasses call
+    ``start_session`` in ``setup``, ``game_rng``/``game_forced`` to shuffle
+    each game, ``finish_game`` when the pot clears, and implement
+    ``card_count`` for the conservation check.
+    """
+
+    def start_session(self) -> None:
+        self.session = Session(self.players, self.seed)
+        self.games_total = self.options["rotations"] * self.players
+        self.chips = [0] * self.players
+        self.pot = Pot()
+        self.game_start_chips = list(self.chips)
+        self.finished = False
+
+    def game_rng(self) -> Rng:
+        return Rng(self.session.hand_seed())
+
+    def game_forced(self) -> list | None:
+        """The forced deck applies to the first shuffle of the match only."""
+        return self.forced_deck if self.session.hand == 0 else None
+
+    def pay_pot(self, seat: int, amount: int) -> None:
+        self.chips[seat] -= amount
+        self.pot.add(amount)
+
+    def pay_seat(self, payer: int, payee: int, amount: int) -> None:
+        self.chips[payer] -= amount
+        self.chips[payee] += amount
+
+    def award_pot(self, winners: list[int]) -> dict[int, int]:
+        """Split the pot among ``winners``; odd coins stay for the next game."""
+        shares = self.pot.split(winners)
+        for seat, share in shares.items():
+            self.chips[seat] += share
+        return shares
+
+    def finish_game(self, **summary) -> bool:
+        """Close the game's books; True when the session goes on to another game."""
+        deltas = [now - before for now, before in zip(self.chips, self.game_start_chips)]
+        self.session.finish_hand(deltas, **summary)
+        self.log({"type": "game_over", "game": self.session.hand - 1, "deltas": deltas, **summary})
+        self.game_start_chips = list(self.chips)
+        if self.session.hand >= self.games_total:
+            self.finished = True
+            return False
+        return True
+
+    def session_view(self) -> dict:
+        """The public session facts every observation carries."""
+        return {
+            "game": self.session.hand,
+            "games": self.games_total,
+            "dealer": self.session.dealer,
+            "chips": list(self.chips),
+            "pot": self.pot.chips,
+            "past_games": [dict(h) for h in self.session.hands],
+        }
+
+    def card_count(self) -> int:
+        raise NotImplementedError
+
+    def conserved(self) -> dict[str, int]:
+        return {"chips": sum(self.chips) + self.pot.chips, "cards": self.card_count()}
+
+    def _result(self) -> dict:
+        return {"seats": seat_results(list(self.chips), chips=list(self.chips))}
