@@ -1,0 +1,145 @@
+"""Thin API views for bots and versions: parse, call a service or selector, serialise."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, permissions, serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from bots import selectors, services
+from bots.models import Bot, BotVersion
+
+
+class IsOwnerOrReadOnly(permissions.BasePermission):
+    message = "only the bot's owner may change it"
+
+    def has_object_permission(self, request, view, obj):
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        owner_id = obj.owner_id if isinstance(obj, Bot) else obj.bot.owner_id
+        return owner_id == request.user.id
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="bot.name", read_only=True)
+
+    class Meta:
+        model = BotVersion
+        fields = [
+            "id",
+            "bot",
+            "number",
+            "filename",
+            "sha256",
+            "size",
+            "status",
+            "reason",
+            "created_at",
+            "validated_at",
+        ]
+        read_only_fields = fields
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    current_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "description", "owner", "created_at", "current_version"]
+        read_only_fields = ["id", "owner", "created_at", "current_version"]
+
+    def get_current_version(self, bot) -> int | None:
+        version = selectors.current_version(bot=bot)
+        return version.number if version else None
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    description = serializers.CharField(max_length=500, allow_blank=True)
+
+
+class BotListCreateApi(generics.ListAPIView):
+    serializer_class = BotSerializer
+
+    def get_queryset(self):
+        return selectors.bot_list(
+            game=self.request.query_params.get("game"),
+            owner_id=self.request.query_params.get("owner"),
+        )
+
+    @extend_schema(request=BotSerializer, responses={201: BotSerializer})
+    def post(self, request):
+        data = BotSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = services.create_bot(owner=request.user, **data.validated_data)
+        return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+
+class BotDetailApi(generics.RetrieveAPIView):
+    serializer_class = BotSerializer
+    queryset = Bot.objects.select_related("owner")
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+
+    @extend_schema(request=BotUpdateSerializer, responses=BotSerializer)
+    def patch(self, request, pk):
+        bot = self.get_object()
+        data = BotUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = services.update_bot(bot=bot, **data.validated_data)
+        return Response(BotSerializer(bot).data)
+
+    def delete(self, request, pk):
+        services.delete_bot(bot=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A .py file, or a .zip holding main.py")
+
+
+class BotVersionsApi(generics.ListAPIView):
+    serializer_class = VersionSerializer
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_scope = "uploads"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+
+    def get_queryset(self):
+        bot = get_object_or_404(Bot, pk=self.kwargs["pk"])
+        return selectors.version_list(bot=bot).select_related("bot")
+
+    @extend_schema(request=UploadSerializer, responses={201: VersionSerializer})
+    def post(self, request, pk):
+        bot = get_object_or_404(Bot, pk=pk)
+        if bot.owner_id != request.user.id:
+            raise PermissionDenied("only the bot's owner may upload versions")
+        data = UploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        version = services.upload_version(bot=bot, filename=upload.name, data=upload.read())
+        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class VersionDetailApi(generics.RetrieveAPIView):
+    serializer_class = VersionSerializer
+    queryset = BotVersion.objects.defer("upload").select_related("bot")
+
+
+class VersionSourceApi(APIView):
+    """The uploaded file itself: its owner only."""
+
+    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    def get(self, request, pk):
+        version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=pk)
+        if not request.user.is_authenticated or version.bot.owner_id != request.user.id:
+            raise PermissionDenied("only the bot's owner may read its source")
+        response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        return response

@@ -1,0 +1,233 @@
+"""A launched bot program: pause/resume between turns, CPU time, limit verdicts, kill-all.
+
+Split from bots/sandbox.py, which builds the sandbox and launches it (``sandbox.launch``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import signal
+import subprocess
+from pathlib import Path
+
+from bots import cgroups, slots
+
+log = logging.getLogger("arena.sandbox")
+
+
+class BotProcess:
+    """One launched program: pipes, pause/resume, CPU time, limit verdicts, kill-all."""
+
+    def __init__(self, proc: subprocess.Popen, slot: slots.Slot, group: cgroups.Cgroup | None,
+                 staged: Path | None, sandboxed: bool):  # fmt: skip
+        self.proc = proc
+        self.slot = slot
+        self.slot_uid = slot.uid  # kept after close, for checks that nothing of it is left
+        self.group = group
+        self.staged = staged
+        self.sandboxed = sandboxed
+        self.paused = False
+        self._frozen = False
+        self._bot: int | None = None if sandboxed else proc.pid
+        self._stat_fd: int | None = None
+        self._closed = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def wait(self, timeout: float) -> int | None:
+        """Exit status, or None if still running after ``timeout`` s. Waits on a pidfd:
+        Popen.wait(timeout) polls with sleeps growing to 50 ms."""
+        if self.proc.poll() is not None:
+            return self.proc.returncode
+        try:
+            fd = os.pidfd_open(self.proc.pid)
+        except OSError:  # no pidfd (old kernel): fall back to polling
+            try:
+                return self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return None
+        try:
+            ready, _, _ = select.select([fd], [], [], timeout)
+        finally:
+            os.close(fd)
+        return self.proc.wait() if ready else None
+
+    def _tree(self) -> list[int]:
+        """The monitor's descendants, from /proc children lists (the no-cgroup fallback)."""
+        out, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                    kids = [int(p) for p in handle.read().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+        return out
+
+    def _bot_pid(self) -> int | None:
+        """The program itself (pid 1 of its namespace), the monitor's only child."""
+        if self._bot is None:
+            kids = self._children(self.proc.pid)
+            self._bot = kids[0] if len(kids) == 1 else None
+        return self._bot
+
+    def _threads(self, pid: int) -> int:
+        """Thread count of ``pid`` from a kept /proc/<pid>/stat descriptor (0 if unknown)."""
+        try:
+            if self._stat_fd is None:
+                self._stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
+            return int(fields[17])
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    @staticmethod
+    def _children(pid: int) -> list[int]:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as handle:
+                return [int(p) for p in handle.read().split()]
+        except OSError:
+            return []
+
+    def pause(self) -> None:
+        """Stop the bot between its turns so it cannot think on another seat's time.
+
+        Cheap path (~5 us): SIGSTOP the program, which stops all its threads; a fork racing
+        the signal is restarted by the kernel after the stop, so if the group then holds no
+        other process, nothing can run. Otherwise the cgroup freezer stops the whole tree.
+        """
+        if self.paused or self._closed:
+            return
+        self.paused = True
+        bot = self._bot_pid()
+        if self.group is not None:
+            if bot is not None:
+                _signal(bot, signal.SIGSTOP)
+                monitor = 1 if self.sandboxed else 0
+                if self.group.tasks() <= self._threads(bot) + monitor:
+                    return  # nothing in the group but the (stopping) bot and bwrap's monitor
+            self.group.freeze()
+            self._frozen = True
+        else:
+            for pid in self._tree():
+                _signal(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if not self.paused or self._closed:
+            return
+        self.paused = False
+        if self.group is not None:
+            if self._frozen:
+                self.group.thaw()
+                self._frozen = False
+            if self._bot is not None:
+                _signal(self._bot, signal.SIGCONT)
+        else:
+            for pid in self._tree():
+                _signal(pid, signal.SIGCONT)
+
+    def cpu_ms(self) -> int | None:
+        """CPU time of every thread and process of the bot so far."""
+        if self.group is not None:
+            return self.group.cpu_ns() // 1_000_000
+        ticks = 0
+        for pid in [self.proc.pid, *self._tree()]:
+            try:
+                with open(f"/proc/{pid}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                ticks += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            except (OSError, IndexError, ValueError):
+                continue
+        return ticks * 1000 // os.sysconf("SC_CLK_TCK")
+
+    def closed_stdio(self) -> str | None:
+        """Which pipe ("stdin" or "stdout") the running bot has closed, if any. It shows as a
+        timeout (bwrap's monitor holds the other copy); /proc/<pid>/fd is the kernel's view."""
+        bot = self._bot_pid()
+        if bot is None or self.proc.poll() is not None:
+            return None
+        for fd, name in ((1, "stdout"), (0, "stdin")):
+            if not os.path.lexists(f"/proc/{bot}/fd/{fd}"):
+                return name
+        return None
+
+    def limit_hit(self, stderr_tail: str = "") -> str | None:
+        """Which limit killed or choked the bot, if any: "memory", "processes" or "cpu".
+
+        The cgroup's counters say so exactly; without a cgroup, the rlimits' usual effects
+        on a Python bot (MemoryError, EAGAIN from fork, no new thread) in its stderr tail."""
+        rc = self.proc.poll()
+        if rc is not None and rc in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            return "cpu"
+        if self.group is not None:
+            if self.group.oom_killed():
+                return "memory"
+            if self.group.pids_hit():
+                return "processes"
+            return None
+        last = stderr_tail.strip().splitlines()[-1:] or [""]
+        if last[0].startswith("MemoryError"):
+            return "memory"
+        if "Resource temporarily unavailable" in last[0] or "can't start new thread" in last[0]:
+            return "processes"
+        return None
+
+    def close(self) -> None:
+        """Kill the whole tree, reap it, check nothing of the slot is left, free the slot.
+
+        The bot goes first and bwrap's monitor reaps it and exits by itself; killing the
+        monitor first would hand the bot's zombie to the machine's init.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        monitor = self.proc.pid
+        if self.group is not None:
+            self.group.kill_all(spare=monitor)
+        else:
+            for pid in self._tree():
+                _signal(pid, signal.SIGKILL)  # pid 1 of the namespace takes the rest with it
+        if self.wait(2) is None:
+            _signal(monitor, signal.SIGKILL)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                log.error("sandbox monitor %s did not die", monitor)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        if self._stat_fd is not None:
+            os.close(self._stat_fd)
+            self._stat_fd = None
+        clean = True
+        if self.group is not None:  # the group holds every process of the slot: authoritative
+            clean = self.group.kill_all()
+            self.group.remove()
+        elif self.slot.uid is not None and slots.uid_processes(self.slot.uid):
+            clean = slots.kill_uid(self.slot.uid)
+        if clean:
+            self.slot.release()
+        else:
+            log.error("processes of sandbox uid %s survived; its slot stays locked", self.slot.uid)
+        if self.staged is not None:
+            slots.unstage(self.staged)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

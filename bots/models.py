@@ -1,0 +1,67 @@
+"""Bots and their immutable uploaded versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+bot_name_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+    "1-40 characters: letters, digits, '_', '.', '-', starting with a letter or digit.",
+)
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    name = models.CharField(max_length=40, unique=True, validators=[bot_name_validator])
+    game = models.CharField(max_length=40, db_index=True)
+    description = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotVersion(models.Model):
+    """One upload. Never edited after creation except for its validation verdict."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALIDATING = "validating"
+        ACTIVE = "active"
+        INVALID = "invalid"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    filename = models.CharField(max_length=200)
+    # The upload itself lives in the database so any worker can run it
+    # without shared storage; the validator caps its size.
+    upload = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    reason = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="unique_version_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name}@v{self.number}"

@@ -1,0 +1,259 @@
+"""Seats of a match: built-in policies (trusted, in process) and programs (sandboxed).
+
+Every player answers ``act`` with an :class:`ActResult`; a program that misbehaves gets a
+:class:`Fault` instead of an action, and never makes the host raise. The runner then closes
+it and plays its seat with ``state.default_action``.
+"""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from bots import sandbox, slots
+from bots.sandbox import Limits
+from bots.wire import Channel, WireError, short
+from games.protocol import Game
+from games.rng import Rng, derive_seed
+
+FAULT_KINDS = ("timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed")
+
+
+@dataclass
+class Fault:
+    kind: str
+    reason: str
+    move: int | None = None  # index into the match's move list; None = before the first move
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}")
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "reason": self.reason, "move": self.move}
+
+
+@dataclass
+class ActResult:
+    action: Any
+    fault: Fault | None
+    wall_ms: int
+    cpu_ms: int | None
+
+
+class Player(Protocol):
+    label: str
+
+    def start(self, info: dict) -> Fault | None: ...
+
+    def act(self, observation: dict, legal: list, clock: dict) -> ActResult: ...
+
+    def end(self, result: dict) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class BuiltinPlayer:
+    """A game's own policy (``game.policies[name]``), seeded per seat: trusted, no sandbox."""
+
+    def __init__(self, game: Game, policy_name: str, seed: int):
+        if policy_name not in game.policies:
+            known = ", ".join(sorted(game.policies))
+            raise ValueError(f"{game.slug} has no built-in bot {policy_name!r}; known: {known}")
+        self.label = policy_name
+        self.policy = game.policies[policy_name]
+        self.rng = Rng(derive_seed(seed, "policy", policy_name))
+
+    def start(self, info: dict) -> Fault | None:
+        return None
+
+    def act(self, observation: dict, legal: list, clock: dict) -> ActResult:
+        began = time.perf_counter()
+        try:
+            action = self.policy(observation, legal, self.rng)
+            fault = None
+        except Exception as exc:  # a broken policy must not take the match down either
+            action, fault = None, Fault("crashed", f"built-in policy raised {exc!r}")
+        return ActResult(action, fault, int((time.perf_counter() - began) * 1000), None)
+
+    def end(self, result: dict) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class ProgramPlayer:
+    """``main.py`` from ``bot_dir``, run in the sandbox for the whole match."""
+
+    def __init__(self, bot_dir: Path, limits: Limits | None = None, label: str = ""):
+        self.bot_dir = Path(bot_dir)
+        self.limits = limits or Limits()
+        self.label = label or self.bot_dir.name
+        self.box: sandbox.BotProcess | None = None
+        self.channel: Channel | None = None
+        self.moves = 0
+        self.cpu_used: int | None = None  # CPU ms at the end of the last move
+        self._cleanup: list = []
+
+    def _fault(self, error: WireError, during: str, waited_ms: int) -> Fault:
+        """Turn a wire error into a fault, asking the sandbox which limit (if any) was hit."""
+        box, channel = self.box, self.channel
+        assert box is not None and channel is not None
+        kind, reason = error.kind, error.reason
+        if kind in ("crashed", "timeout", "output"):
+            rc = box.wait(0.3) if kind == "crashed" else box.returncode
+            tail = channel.stderr_tail(wait=0.2) if kind == "crashed" else ""
+            hit = box.limit_hit(tail)
+            if hit == "memory":
+                return Fault(
+                    "memory", f"exceeded the memory limit of {self.limits.memory_mb} MB {during}"
+                )
+            if hit == "cpu":
+                return Fault(
+                    "cpu", f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}"
+                )
+            if hit == "processes" and kind != "timeout":
+                return Fault(
+                    "processes",
+                    f"hit the limit of {self.limits.processes} processes/threads {during}",
+                )
+            if kind == "crashed":
+                how = _describe_exit(rc)
+                if how is None:
+                    return Fault("crashed", f"{reason} {during}" + (f": {tail}" if tail else ""))
+                return Fault(
+                    "crashed", f"crashed with {how} {during}" + (f": {tail}" if tail else "")
+                )
+            if kind == "timeout":
+                closed = box.closed_stdio()
+                if closed:
+                    return Fault("crashed", f"closed its {closed} {during}")
+                return Fault("timeout", f"timed out {during} after {waited_ms} ms")
+        return Fault(kind, f"{reason} {during}")
+
+    def start(self, info: dict) -> Fault | None:
+        self.box = sandbox.launch(self.bot_dir, self.limits)
+        proc = self.box.proc
+        self.channel = Channel(
+            proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
+            self.limits.line_bytes, self.limits.output_mb << 20,
+        )  # fmt: skip
+        deadline = time.monotonic() + self.limits.start_ms / 1000
+        try:
+            self.channel.send({"type": "start", **info}, deadline)
+            message = self.channel.recv(deadline)
+        except WireError as error:
+            return self._fault(error, "before it was ready", self.limits.start_ms)
+        if message.get("type") != "ready":
+            return Fault(
+                "protocol", f'answered {short(message)} to "start" instead of {{"type":"ready"}}'
+            )
+        self.box.pause()
+        return None
+
+    def act(self, observation: dict, legal: list, clock: dict) -> ActResult:
+        assert self.box is not None and self.channel is not None
+        self.moves += 1
+        during = f"on move {self.moves}"
+        allowed_ms = int(clock.get("move_ms", 0)) + int(clock.get("bank_ms", 0))
+        try:
+            if self.channel.unsolicited():
+                raise WireError("protocol", "wrote a message nobody asked for (replied twice?)")
+        except WireError as error:
+            return ActResult(None, self._fault(error, during, 0), 0, 0)
+        cpu_before = self.cpu_used if self.cpu_used is not None else self.box.cpu_ms()
+        began = time.monotonic()
+        deadline = began + allowed_ms / 1000
+        fault = None
+        action = None
+        try:
+            try:
+                self.channel.queue(
+                    {"type": "act", "observation": observation, "legal": legal, "clock": clock}
+                )
+            finally:
+                self.box.resume()  # after queueing: the bot wakes up to a waiting message
+            self.channel.flush(deadline)
+            message = self.channel.recv(deadline)
+            if message.get("type") != "action" or "action" not in message:
+                raise WireError(
+                    "protocol",
+                    f'answered {short(message)} instead of {{"type":"action","action":...}}',
+                )
+            action = message["action"]
+        except WireError as error:
+            fault = self._fault(error, during, allowed_ms)
+        wall_ms = int((time.monotonic() - began) * 1000)
+        # Whatever the bot burns after answering (it is paused only when another program
+        # seat thinks) counts towards its next move: one cgroup read per move.
+        cpu_after = self.cpu_used = self.box.cpu_ms()
+        cpu_ms = None if cpu_before is None or cpu_after is None else max(0, cpu_after - cpu_before)
+        if fault is None and cpu_after is not None and cpu_after > self.limits.cpu_seconds * 1000:
+            fault = Fault("cpu", f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}")
+        return ActResult(action, fault, wall_ms, cpu_ms)
+
+    def pause(self) -> None:
+        """Freeze the bot while another program seat thinks (the runner calls this)."""
+        if self.box is not None:
+            self.box.pause()
+
+    def end(self, result: dict) -> None:
+        if self.box is None or self.channel is None or self.box.returncode is not None:
+            return
+        self.box.resume()
+        try:  # a courtesy: the bot may log the result; we never wait for it
+            self.channel.send({"type": "end", "result": result}, time.monotonic() + 0.2)
+        except WireError:
+            pass
+
+    def close(self) -> None:
+        if self.box is not None:
+            self.box.close()
+        for cleanup in self._cleanup:
+            cleanup()
+        self._cleanup.clear()
+
+
+def _describe_exit(rc: int | None) -> str | None:
+    if rc is None:
+        return None
+    # bwrap reports a child killed by a signal as 128 + signal; a plain Popen as -signal.
+    sig = -rc if rc < 0 else rc - 128 if rc > 128 else None
+    if sig:
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return f"signal {name}"
+    return f"exit code {rc}"
+
+
+def resolve_player(
+    spec: str, *, game: Game, seat: int, seed: int, limits: Limits | None = None
+) -> Player:
+    """A seat from the command line: a policy name, a .py file, a bot directory or a .zip."""
+    if spec in game.policies:
+        return BuiltinPlayer(game, spec, derive_seed(seed, "seat", seat))
+    path = Path(spec)
+    if path.is_dir():
+        if not (path / "main.py").is_file():
+            raise ValueError(f"{spec}: a bot directory needs a main.py")
+        return ProgramPlayer(path, limits, label=path.name)
+    if path.is_file() and path.suffix in (".py", ".zip"):
+        from bots.validation import materialize, validate_upload
+
+        upload = validate_upload(path.name, path.read_bytes())
+        tmp = Path(tempfile.mkdtemp(prefix="arena-play-"))
+        materialize(upload.files, tmp / "bot")
+        player = ProgramPlayer(tmp / "bot", limits, label=path.name)
+        player._cleanup.append(lambda: slots.unstage(tmp))
+        return player
+    known = ", ".join(sorted(game.policies))
+    raise ValueError(
+        f"{spec!r} is neither a built-in bot of {game.slug} ({known}) nor a .py, .zip or bot directory"
+    )

@@ -1,0 +1,214 @@
+"""Plays one match between players and returns everything needed to replay it.
+
+The time control (:class:`Clock`): on each move a seat has ``move_ms`` for free; time beyond
+it is drawn from the seat's bank (``bank_ms`` for the whole match). A move that takes longer
+than ``move_ms`` + what is left in the bank is a timeout. The bot is told both numbers in
+every ``act`` (``"clock": {"move_ms": ..., "bank_ms": <left>}``).
+
+Faults: a seat that faults is closed at once and played out by ``state.default_action``;
+the other seats play on, so their results still mean something. In the final result the
+faulted seats rank last and share that rank; the others are re-ranked among themselves by
+their engine rank (ties still share). In a team game a fault of any member puts the whole
+team last (a team shares one result). The engine's own rank stays in ``engine_rank``.
+``play_match`` never raises because of a bot; it raises for a bad game, options or player
+count, and :class:`bots.sandbox.SandboxUnavailable` when a program cannot be run safely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bots.players import BuiltinPlayer, Fault, Player, ProgramPlayer
+from bots.sandbox import Limits
+from bots.slots import BotTooLarge
+from bots.wire import short
+from games import registry
+from games.protocol import is_legal
+
+
+@dataclass
+class Clock:
+    move_ms: int = 1000
+    bank_ms: int = 10000
+
+    def to_dict(self) -> dict:
+        return {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
+
+
+@dataclass
+class MatchOutcome:
+    game: str
+    version: int
+    seed: int
+    players: list[str]
+    options: dict
+    clock: dict
+    result: dict
+    moves: list[dict] = field(default_factory=list)
+    record: dict = field(default_factory=dict)
+
+    @property
+    def faults(self) -> dict[int, dict]:
+        return {i: s["fault"] for i, s in enumerate(self.result["seats"]) if s["fault"]}
+
+    def to_dict(self) -> dict:
+        return {
+            "game": self.game,
+            "version": self.version,
+            "seed": self.seed,
+            "players": list(self.players),
+            "options": dict(self.options),
+            "clock": dict(self.clock),
+            "result": self.result,
+            "moves": self.moves,
+            "record": self.record,
+        }
+
+
+def play_match(
+    *,
+    game_slug: str,
+    players: list[Player],
+    options: dict,
+    seed: int,
+    clock: Clock | None = None,
+    on_move: Callable[[int], None] | None = None,
+) -> MatchOutcome:
+    clock = clock or Clock()
+    game = registry.get(game_slug)
+    count = len(players)
+    state = game.new_match(players=count, options=options, seed=seed)
+    teams = game.teams(count, state.options)
+    faults: dict[int, Fault] = {}
+    banks = [clock.bank_ms] * count
+    moves: list[dict] = []
+
+    decisions = [0] * count
+    # Seats that can be paused. A bot is paused only while another such seat thinks: built-in
+    # policies answer in microseconds, so pausing for them would only cost time.
+    programs = [seat for seat, p in enumerate(players) if hasattr(p, "pause")]
+
+    try:
+        for seat, player in enumerate(players):
+            info = {
+                "game": game.slug, "version": game.version, "seat": seat, "players": count,
+                "options": state.options, "teams": teams, "clock": clock.to_dict(),
+            }  # fmt: skip
+            # A launch that fails for the host's reasons (no sandbox, no free uid, a missing
+            # directory) raises: the match is the host's to retry, not the bot's to lose.
+            try:
+                started = player.start(info)
+            except BotTooLarge as exc:
+                started = Fault("crashed", f"could not be started: {exc}")
+            if started is not None:
+                started.move = None
+                faults[seat] = started
+                player.close()
+        while acting := state.to_act():
+            actions, wall, cpu, defaulted = {}, {}, {}, []
+            for seat in acting:  # each seat sees only its own observation: no peeking
+                if seat not in faults:
+                    for other in programs:  # nobody thinks on another program's time
+                        if other != seat and other not in faults:
+                            players[other].pause()  # type: ignore[attr-defined]
+                    decisions[seat] += 1
+                    legal = state.legal_actions(seat)
+                    seat_clock = {"move_ms": clock.move_ms, "bank_ms": banks[seat]}
+                    answer = players[seat].act(state.observation(seat), legal, seat_clock)
+                    wall[str(seat)] = answer.wall_ms
+                    cpu[str(seat)] = answer.cpu_ms
+                    problem = answer.fault
+                    over = answer.wall_ms - clock.move_ms
+                    if problem is None and over > banks[seat]:
+                        problem = Fault(
+                            "timeout", f"timed out on move {decisions[seat]} after {answer.wall_ms}"
+                            f" ms (move {clock.move_ms} ms + bank {banks[seat]} ms)",
+                        )  # fmt: skip
+                    if problem is None and not is_legal(answer.action, legal):
+                        problem = Fault(
+                            "illegal",
+                            f"answered an action not in legal on move {decisions[seat]}: "
+                            f"{short(answer.action)}",
+                        )
+                    if problem is None:
+                        banks[seat] -= max(0, over)
+                        actions[seat] = answer.action
+                        continue
+                    problem.move = len(moves)
+                    faults[seat] = problem
+                    players[seat].close()  # the whole tree dies now, not at match end
+                actions[seat] = state.default_action(seat)
+                defaulted.append(seat)
+            state.apply(actions)
+            moves.append({
+                "actions": {str(s): a for s, a in sorted(actions.items())},
+                "ms": wall, "cpu_ms": cpu, "defaulted": defaulted,
+            })  # fmt: skip
+            if on_move is not None:
+                on_move(len(moves))
+        result = rank_with_faults(state.result(), faults, [p.label for p in players])
+        for seat, player in enumerate(players):
+            if seat not in faults:
+                player.end(result)
+    finally:
+        for player in players:
+            player.close()
+    return MatchOutcome(
+        game=game.slug, version=game.version, seed=seed, players=[p.label for p in players],
+        options=dict(state.options), clock=clock.to_dict(), result=result, moves=moves,
+        record=state.to_json(),
+    )  # fmt: skip
+
+
+def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) -> dict:
+    """The engine result with ``bot`` and ``fault`` per seat, faulted seats (teams) ranked last."""
+    seats = [dict(s) for s in result["seats"]]
+    teams = result.get("teams") or []
+    units = [list(t) for t in teams] if teams else [[i] for i in range(len(seats))]
+    clean = [u for u in units if not any(s in faults for s in u)]
+    dirty = [u for u in units if any(s in faults for s in u)]
+    clean.sort(key=lambda u: min(seats[s]["rank"] for s in u))
+    rank_of: dict[int, int] = {}
+    previous, previous_rank = None, 0
+    for position, unit in enumerate(clean, start=1):
+        engine = min(seats[s]["rank"] for s in unit)
+        rank = previous_rank if engine == previous else position
+        previous, previous_rank = engine, rank
+        for s in unit:
+            rank_of[s] = rank
+    for unit in dirty:
+        for s in unit:
+            rank_of[s] = len(clean) + 1
+    for i, seat in enumerate(seats):
+        seat["engine_rank"] = seat["rank"]
+        seat["rank"] = rank_of.get(i, seat["rank"])
+        seat["bot"] = labels[i]
+        seat["fault"] = faults[i].to_dict() if i in faults else None
+    return {**result, "seats": seats}
+
+
+def validation_match(
+    bot_dir: Path, *, game_slug: str, limits: Limits | None = None, clock: Clock | None = None
+) -> tuple[bool, str]:
+    """Play the bot against built-in random bots (first seat, then last seat) in the sandbox.
+
+    (True, "") when it finishes both without a fault, else (False, the fault's reason).
+    Raises SandboxUnavailable when programs cannot be run safely on this machine.
+    """
+    game = registry.get(game_slug)
+    count = game.min_players
+    policy = "random" if "random" in game.policies else sorted(game.policies)[0]
+    for n, seat in enumerate(sorted({0, count - 1})):
+        players: list[Player] = [
+            BuiltinPlayer(game, policy, 1000 + n * 10 + i) for i in range(count)
+        ]
+        players[seat] = ProgramPlayer(Path(bot_dir), limits or Limits(), label="candidate")
+        outcome = play_match(
+            game_slug=game_slug, players=players, options={}, seed=n + 1, clock=clock
+        )
+        problem = outcome.result["seats"][seat]["fault"]
+        if problem is not None:
+            return False, f"in a test match as seat {seat}, the bot {problem['reason']}"
+    return True, ""

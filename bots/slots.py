@@ -1,0 +1,219 @@
+"""Unprivileged uids for concurrent sandboxes, and staging a bot's files where they can read them.
+
+RLIMIT_NPROC counts processes per real uid and root ignores it, so each concurrently
+running bot gets its own uid from a pool (``SLOT_UID_BASE`` ... ``+ SLOT_COUNT``), held
+with an ``flock`` on a root-only lock file so that several worker processes on one machine
+never hand out the same uid. A worker that is not root runs every bot under its own uid
+(the pool needs CAP_SETUID); :func:`describe` says so in the worker's log.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import shutil
+import signal
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+SLOT_UID_BASE = int(os.environ.get("ARENA_SLOT_UID_BASE", "61000"))
+SLOT_COUNT = int(os.environ.get("ARENA_SLOT_COUNT", "256"))
+STATE_DIR = Path(os.environ.get("ARENA_SANDBOX_DIR", "/tmp/arena-sandbox"))
+
+
+class SlotsExhausted(RuntimeError):
+    pass
+
+
+class BotTooLarge(ValueError):
+    """The bot's files exceed MAX_STAGED_BYTES (uploads are capped far below)."""
+
+
+def _private_dir(path: Path, mode: int) -> Path:
+    """Create ``path`` (ours, not a symlink) or refuse: a planted symlink must not redirect us."""
+    try:
+        path.mkdir(mode=mode)
+    except FileExistsError:
+        pass
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise RuntimeError(f"{path} is not a directory owned by this user; refusing to use it")
+    os.chmod(path, mode)
+    return path
+
+
+def can_switch_uid() -> bool:
+    return os.geteuid() == 0
+
+
+class Slot:
+    """A uid held for one sandbox; ``release`` after every process of it is gone."""
+
+    def __init__(self, uid: int | None, fd: int | None):
+        self.uid = uid
+        self._fd = fd
+
+    def release(self) -> None:
+        """Only once every process of the uid is gone: the lock file is marked clean."""
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+
+def acquire() -> Slot:
+    if not can_switch_uid():
+        return Slot(None, None)
+    lock_dir = _private_dir(STATE_DIR, 0o711) / "slots"
+    _private_dir(lock_dir, 0o700)
+    start = random.randrange(SLOT_COUNT)
+    for i in range(SLOT_COUNT):
+        uid = SLOT_UID_BASE + (start + i) % SLOT_COUNT
+        fd = os.open(
+            lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        # A lock file still marked "in use" was left by a worker that died hard: its
+        # processes may still run (a /proc scan costs ms, so only then).
+        if os.pread(fd, 8, 0) == b"in use" and uid_processes(uid):
+            kill_uid(uid)
+        os.pwrite(fd, b"in use", 0)
+        return Slot(uid, fd)
+    raise SlotsExhausted(f"all {SLOT_COUNT} sandbox uids are busy")
+
+
+def uid_processes(uid: int | range) -> list[int]:
+    """Live (not zombie) pids whose real uid is ``uid`` (or in that range), from /proc."""
+    uids = uid if isinstance(uid, range) else range(uid, uid + 1)
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"State:") and b"Z" in line:
+                        break
+                    if line.startswith(b"Uid:"):
+                        if int(line.split()[1]) in uids:
+                            found.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return found
+
+
+def kill_uid(uid: int, timeout: float = 3.0) -> bool:
+    """SIGKILL every process of ``uid``: a forked helper takes that uid and calls kill(-1),
+    which the kernel applies atomically to every process it may signal (isolate does the same).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            try:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            except BaseException:
+                pass
+            os._exit(0)
+        os.waitpid(pid, 0)
+        if not uid_processes(uid):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+
+
+# -- staging ------------------------------------------------------------------------------
+
+MAX_STAGED_BYTES = 64 << 20
+
+
+def stage(src: Path) -> Path:
+    """Copy a bot's regular files into a fresh world-readable, read-only directory.
+
+    The sandbox runs as a slot uid that cannot read the worker's private directories
+    (pytest's tmp dirs, the media root). Symlinks and special files are skipped, never
+    followed: the source may have been written by someone else.
+    """
+    if not Path(src).is_dir():
+        raise FileNotFoundError(f"bot directory {src} does not exist")
+    base = _private_dir(STATE_DIR, 0o711) / "stage"
+    _private_dir(base, 0o711)
+    _sweep_stages(base)
+    dest = Path(tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-", dir=base))
+    total = 0
+    src = Path(src)
+    for root, dirs, files in os.walk(src, followlinks=False):
+        rel = Path(root).relative_to(src)
+        for name in dirs:
+            if not os.path.islink(Path(root) / name):
+                (dest / rel / name).mkdir(mode=0o755, exist_ok=True)
+        for name in files:
+            path = Path(root) / name
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            total += info.st_size
+            if total > MAX_STAGED_BYTES:
+                unstage(dest)
+                raise BotTooLarge(f"bot directory {src} is larger than {MAX_STAGED_BYTES} bytes")
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle, open(dest / rel / name, "wb") as out:
+                shutil.copyfileobj(handle, out)
+            os.chmod(dest / rel / name, 0o444)
+    for root, dirs, _files in os.walk(dest):
+        for name in dirs:
+            os.chmod(Path(root) / name, 0o555)
+    os.chmod(dest, 0o555)
+    return dest
+
+
+_SWEPT = False
+
+
+def _sweep_stages(base: Path) -> None:
+    """Once per process: remove copies staged by workers that died (bot-<pid>-...)."""
+    global _SWEPT
+    if _SWEPT:
+        return
+    _SWEPT = True
+    for path in base.glob("bot-*-*"):
+        try:
+            owner = int(path.name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
+            unstage(path)
+
+
+def unstage(path: Path) -> None:
+    def writable(func, p, _exc):
+        os.chmod(os.path.dirname(p), 0o755)
+        func(p)
+
+    for root, dirs, _files in os.walk(path):
+        os.chmod(root, 0o755)
+        for name in dirs:
+            os.chmod(Path(root) / name, 0o755)
+    shutil.rmtree(path, onerror=writable)
+
+
+def all_slot_processes() -> list[int]:
+    return uid_processes(range(SLOT_UID_BASE, SLOT_UID_BASE + SLOT_COUNT))
+
+
+def describe() -> str:
+    if can_switch_uid():
+        return f"one uid per sandbox from {SLOT_UID_BASE}-{SLOT_UID_BASE + SLOT_COUNT - 1}"
+    return f"every sandbox runs as uid {os.geteuid()} (not root: no per-slot uid, no RLIMIT_NPROC)"

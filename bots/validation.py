@@ -1,0 +1,183 @@
+"""Checks an uploaded bot before anything is stored or run: a .py file or a .zip archive.
+
+Every refusal raises :class:`UploadRejected` with a reason a person can act on. The zip is
+inspected from its central directory and read entry by entry with hard caps, never
+extracted by a library call: absolute paths, ``..``, symlinks, devices, too many entries,
+too much unpacked data and zip bombs are refused before a byte reaches the disk.
+The caps below are documented in docs/bots.md ("Uploads").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MAX_UPLOAD_BYTES = 1 << 20  # the file as uploaded
+MAX_ENTRIES = 200  # files and directories in a zip
+MAX_UNPACKED_BYTES = 8 << 20  # all files of a zip, unpacked
+MAX_RATIO = 100  # unpacked / compressed, per entry (past RATIO_FLOOR bytes)
+RATIO_FLOOR = 64 << 10  # small files may compress as well as they like
+MAX_PATH_CHARS = 200
+MAX_DEPTH = 8
+
+
+class UploadRejected(ValueError):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class ValidatedUpload:
+    files: dict[str, bytes]  # relative posix path -> content; always has "main.py"
+    sha256: str  # of the upload as sent
+    size: int  # bytes as sent
+    kind: str  # "py" or "zip"
+
+
+def validate_upload(filename: str, data: bytes) -> ValidatedUpload:
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise UploadRejected(
+            f"the upload is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
+        )
+    if not data:
+        raise UploadRejected("the upload is empty")
+    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if suffix == ".py":
+        files, kind = {"main.py": data}, "py"
+    elif suffix == ".zip":
+        files, kind = _unzip(data), "zip"
+    else:
+        raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+    for path, content in files.items():
+        if path.endswith(".py"):
+            check_python(path, content)
+    return ValidatedUpload(files, hashlib.sha256(data).hexdigest(), len(data), kind)
+
+
+def check_python(path: str, content: bytes) -> None:
+    """UTF-8 and compiles (without running anything): "main.py: SyntaxError line 3: ..."."""
+    try:
+        source = content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UploadRejected(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f" line {exc.lineno}" if exc.lineno else ""
+        raise UploadRejected(f"{path}: {type(exc).__name__}{where}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. NUL bytes in the source
+        raise UploadRejected(f"{path}: cannot be compiled: {exc}") from None
+
+
+def _entry_name(info: zipfile.ZipInfo) -> str:
+    if info.flag_bits & 0x800:
+        return info.filename  # flagged UTF-8; zipfile already decoded it strictly
+    raw = info.filename.encode("cp437")  # zipfile decoded unflagged names as cp437
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UploadRejected(f"a file name in the zip is not UTF-8: {raw!r}") from None
+
+
+def _check_path(name: str) -> str:
+    if "\\" in name:
+        raise UploadRejected(f"{name!r}: backslashes are not allowed in zip paths")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        raise UploadRejected(f"{name!r}: absolute paths are not allowed in a zip")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UploadRejected(f"{name!r}: '..' is not allowed in zip paths")
+    if any("\x00" in p or p.startswith("\n") for p in parts):
+        raise UploadRejected(f"{name!r}: invalid characters in a zip path")
+    if len(name) > MAX_PATH_CHARS or len(parts) > MAX_DEPTH:
+        raise UploadRejected(f"{name[:60]!r}...: path too long or too deep")
+    return "/".join(parts)
+
+
+def _unzip(data: bytes) -> dict[str, bytes]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise UploadRejected(f"not a valid zip archive ({exc})") from None
+    if len(infos) > MAX_ENTRIES:
+        raise UploadRejected(f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}")
+    declared = sum(i.file_size for i in infos)
+    if declared > MAX_UNPACKED_BYTES:
+        raise UploadRejected(
+            f"the zip unpacks to {declared} bytes; the limit is {MAX_UNPACKED_BYTES} bytes"
+        )
+    files: dict[str, bytes] = {}
+    total = 0
+    for info in infos:
+        name = _entry_name(info)
+        if name.startswith("__MACOSX/"):
+            continue  # Finder's resource forks: metadata, never code
+        path = _check_path(name)
+        kind = stat.S_IFMT(info.external_attr >> 16) if info.create_system == 3 else 0
+        if kind:  # unix file type present (many tools store permission bits only)
+            if kind == stat.S_IFLNK:
+                raise UploadRejected(f"{name!r}: symbolic links are not allowed in a zip")
+            if kind not in (stat.S_IFREG, stat.S_IFDIR):
+                raise UploadRejected(f"{name!r}: devices, pipes and sockets are not allowed")
+        if info.is_dir() or not path:
+            continue
+        if info.flag_bits & 0x1:
+            raise UploadRejected(f"{name!r}: encrypted entries are not allowed")
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(1, info.compress_size):
+            raise UploadRejected(f"{name!r}: compression ratio above {MAX_RATIO}:1 (a zip bomb?)")
+        if path in files:
+            raise UploadRejected(f"{name!r}: appears twice in the zip")
+        try:
+            with archive.open(info) as handle:  # read at most what is left of the cap
+                content = handle.read(MAX_UNPACKED_BYTES - total + 1)
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as exc:
+            raise UploadRejected(f"{name!r}: cannot be read ({exc})") from None
+        total += len(content)
+        if total > MAX_UNPACKED_BYTES or len(content) != info.file_size:
+            raise UploadRejected(
+                f"the zip unpacks to more than {MAX_UNPACKED_BYTES} bytes or lies about sizes"
+            )
+        files[path] = content
+    return _with_main_at_root(files)
+
+
+def _with_main_at_root(files: dict[str, bytes]) -> dict[str, bytes]:
+    if "main.py" in files:
+        return files
+    # A zip of a folder ("mybot/main.py", ...): strip the one top directory all files share.
+    tops = {p.split("/", 1)[0] for p in files}
+    if len(tops) == 1 and all("/" in p for p in files):
+        top = tops.pop()
+        stripped = {p.split("/", 1)[1]: c for p, c in files.items()}
+        if "main.py" in stripped:
+            return stripped
+        raise UploadRejected(f"the zip has no main.py (not at its root, nor in {top}/)")
+    raise UploadRejected("the zip has no main.py at its root")
+
+
+def materialize(files: dict[str, bytes], dest: Path) -> None:
+    """Write validated files under ``dest`` (which must not exist yet); files end read-only."""
+    dest = Path(dest)
+    dest.mkdir(mode=0o755)  # raises if it exists: never write into someone else's tree
+    for path, content in files.items():
+        clean = _check_path(path)
+        target = dest / clean
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+        os.chmod(target, 0o444)
+
+
+def validation_match(bot_dir: Path, *, game_slug: str, limits=None, clock=None) -> tuple[bool, str]:
+    """Test matches against built-in bots in the sandbox (see bots.runner.validation_match)."""
+    from bots.runner import validation_match as run  # late: runner imports players imports us
+
+    return run(bot_dir, game_slug=game_slug, limits=limits, clock=clock)

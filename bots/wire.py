@@ -1,0 +1,206 @@
+"""The host side of the JSON-lines wire protocol (DESIGN.md, "The bot wire protocol").
+
+::
+
+    arena -> bot  {"type":"start", "game", "version", "seat", "players", "options", "teams", "clock"}
+    bot -> arena  {"type":"ready"}
+    arena -> bot  {"type":"act", "observation", "legal", "clock"}
+    bot -> arena  {"type":"action", "action": <one value of legal>}
+    arena -> bot  {"type":"end", "result"}
+
+Both directions are non-blocking and bounded by a deadline, so a bot that stops reading or
+writing can never hang the worker. stdout is read in chunks into a buffer (an unbuffered
+``readline`` reads byte by byte) with a cap on line length and on the whole match's output;
+stderr is drained into a bounded tail whenever we wait, so the bot never blocks on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from collections import deque
+
+CHUNK = 65536
+STDERR_TAIL = 2000  # characters of stderr kept for the fault reason
+FLOOD_BYTES = 4096  # unasked-for stdout beyond this is an output fault, below a protocol one
+
+
+class WireError(Exception):
+    """The bot broke the protocol. ``kind`` is a Fault kind; ``reason`` reads as a sentence
+    fragment after the bot's name ("timed out ...", "wrote ...")."""
+
+    def __init__(self, kind: str, reason: str):
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def encode(message: dict) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def short(value: object, limit: int = 80) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Channel:
+    """Pipes to one bot: ``send``, ``recv`` with a deadline, stderr tail, output caps."""
+
+    def __init__(self, stdin: int, stdout: int, stderr: int, line_bytes: int, output_bytes: int):
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        for fd in (stdin, stdout, stderr):
+            os.set_blocking(fd, False)
+        self.line_bytes = line_bytes
+        self.output_bytes = output_bytes
+        self.buffer = bytearray()
+        self.scanned = 0  # buffer[:scanned] holds no newline
+        self.total_out = 0
+        self.stdout_eof = False
+        self.stderr_eof = False
+        self._pending = memoryview(b"")
+        self._tail: deque[bytes] = deque()
+        self._tail_len = 0
+
+    # -- stderr --------------------------------------------------------------------------
+    def _drain_stderr(self) -> None:
+        while not self.stderr_eof:
+            try:
+                chunk = os.read(self.stderr, CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.stderr_eof = True
+                return
+            self._tail.append(chunk)
+            self._tail_len += len(chunk)
+            while self._tail_len - len(self._tail[0]) >= STDERR_TAIL * 4:
+                self._tail_len -= len(self._tail.popleft())
+
+    def stderr_tail(self, wait: float = 0.0) -> str:
+        """The last lines of stderr (waiting up to ``wait`` s for EOF, e.g. after a crash)."""
+        deadline = time.monotonic() + wait
+        self._drain_stderr()
+        while not self.stderr_eof and time.monotonic() < deadline:
+            select.select([self.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            self._drain_stderr()
+        text = b"".join(self._tail).decode("utf-8", "replace").strip()
+        return text[-STDERR_TAIL:]
+
+    # -- stdout --------------------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        try:
+            chunk = os.read(self.stdout, CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.stdout_eof = True
+            return
+        self.total_out += len(chunk)
+        self.buffer += chunk
+        if self.total_out > self.output_bytes:
+            raise WireError("output", f"wrote more than {self.output_bytes} bytes on stdout")
+
+    def _take_line(self) -> bytes | None:
+        end = self.buffer.find(b"\n", self.scanned)
+        if end < 0:
+            self.scanned = len(self.buffer)
+            if len(self.buffer) > self.line_bytes:
+                raise WireError("output", f"wrote a line longer than {self.line_bytes} bytes")
+            return None
+        if end > self.line_bytes:
+            raise WireError("output", f"wrote a line longer than {self.line_bytes} bytes")
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        self.scanned = 0
+        return line
+
+    def unsolicited(self) -> bool:
+        """Did the bot write anything since its last answer (a second reply, a stray line)?
+
+        Raises an output fault when more than ``FLOOD_BYTES`` are waiting: a flood."""
+        while not self.stdout_eof and len(self.buffer) <= FLOOD_BYTES:
+            before = len(self.buffer)
+            self._read_stdout()
+            if len(self.buffer) == before:
+                break
+        if len(self.buffer) > FLOOD_BYTES:
+            raise WireError(
+                "output", f"flooded stdout with over {FLOOD_BYTES} bytes nobody asked for"
+            )
+        return bool(self.buffer.strip())
+
+    def recv(self, deadline: float) -> dict:
+        """The next message; WireError on timeout, EOF, oversize or garbage."""
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return _decode(line)
+            if self.stdout_eof:
+                raise WireError("crashed", "closed its stdout")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WireError("timeout", "timed out")
+            fds = [self.stdout] + ([] if self.stderr_eof else [self.stderr])
+            ready, _, _ = select.select(fds, [], [], remaining)
+            if self.stderr in ready:
+                self._drain_stderr()
+            if self.stdout in ready:
+                self._read_stdout()
+
+    def send(self, message: dict, deadline: float) -> None:
+        """Write one message; a bot that stops reading times out instead of blocking us."""
+        self.queue(message)
+        self.flush(deadline)
+
+    def queue(self, message: dict) -> None:
+        """Write what fits in the pipe now, without waiting; ``flush`` writes the rest.
+
+        The runner queues an ``act`` before waking a paused bot, so the bot finds it waiting
+        instead of going back to sleep in read() first (saves a wake-up per move)."""
+        self._pending = memoryview(encode(message))
+        self._write_some()
+
+    def _write_some(self) -> None:
+        while self._pending:
+            try:
+                written = os.write(self.stdin, self._pending)
+            except BlockingIOError:
+                return
+            except OSError:  # EPIPE and friends: the bot closed its end
+                self._pending = memoryview(b"")
+                raise WireError("crashed", "closed its stdin") from None
+            self._pending = self._pending[written:]
+
+    def flush(self, deadline: float) -> None:
+        self._write_some()
+        while self._pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WireError("timeout", "timed out (stopped reading its input)")
+            fds = [] if self.stderr_eof else [self.stderr]
+            ready, writable, _ = select.select(fds, [self.stdin], [], remaining)
+            if self.stderr in ready:
+                self._drain_stderr()
+            if writable:
+                self._write_some()
+
+
+def _decode(line: bytes) -> dict:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WireError("protocol", "wrote a line that is not valid UTF-8") from None
+    try:
+        message = json.loads(text)
+    except ValueError:
+        raise WireError("protocol", f"wrote a line that is not JSON: {text[:80]!r}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise WireError("protocol", f'wrote {short(message)}, not an object with a "type"')
+    return message

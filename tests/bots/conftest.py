@@ -1,0 +1,66 @@
+"""Fixtures for the bot-running tests: the toy games, bot folders from source, leak checks."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bots import sandbox, slots
+from games import registry
+from tests.bots import toygame
+
+
+@pytest.fixture
+def toy_games(monkeypatch):
+    """Register the toy games for the duration of a test (they are not in games/); not
+    autouse, so the other tests under tests/bots never see them in the registry."""
+    games = registry._load()
+    monkeypatch.setitem(games, "toy", toygame.GAME)
+    monkeypatch.setitem(games, "toy-teams", toygame.TEAM_GAME)
+
+
+@pytest.fixture
+def make_bot(tmp_path):
+    """make_bot(source, name="bot", **extra_files) -> a bot folder with main.py."""
+
+    def make(source: str, name: str = "bot", **files: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "main.py").write_text(textwrap.dedent(source))
+        for filename, text in files.items():
+            (folder / filename).write_text(textwrap.dedent(text))
+        return folder
+
+    return make
+
+
+def slot_processes() -> list[int]:
+    """Live processes of any sandbox uid."""
+    return slots.all_slot_processes()
+
+
+def own_children() -> list[int]:
+    kids = []
+    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            with open(f"/proc/{os.getpid()}/task/{tid}/children") as handle:
+                kids += [int(p) for p in handle.read().split()]
+        except OSError:
+            pass
+    return kids
+
+
+@pytest.fixture
+def no_leaks():
+    """Asserts after the test that no sandbox process, child or descriptor was left."""
+    if not sandbox.sandbox_available():
+        pytest.skip("bubblewrap is not usable here")
+    fds_before = set(os.listdir("/proc/self/fd"))
+    yield
+    assert sandbox.wait_gone(slot_processes()), f"sandbox processes left: {slot_processes()}"
+    assert own_children() == [], f"child processes left: {own_children()}"
+    leaked = set(os.listdir("/proc/self/fd")) - fds_before
+    assert not leaked, f"descriptors left open: {leaked}"

@@ -1,0 +1,25 @@
+"""Tries to reach 127.0.0.1:5432 (and ::1, and the host's other addresses); contained."""
+
+import socket
+
+import arena_sdk
+
+
+def attack():
+    for host in ("127.0.0.1", "::1", "localhost", "172.17.0.1", "10.0.2.2"):
+        try:
+            with socket.create_connection((host, 5432), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+        except OSError:
+            continue
+        raise SystemExit(f"ESCAPED: connected to {host}:5432")
+
+
+def act(observation, legal):
+    if not hasattr(act, "done"):
+        act.done = True
+        attack()
+    return legal[0]
+
+
+arena_sdk.run(act)

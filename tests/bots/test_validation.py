@@ -1,0 +1,140 @@
+"""Upload validation: every refusal gets its reason; good uploads come back as files."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+
+from bots import validation
+from bots.validation import UploadRejected, materialize, validate_upload
+
+
+def make_zip(entries, *, compression=zipfile.ZIP_DEFLATED) -> bytes:
+    """entries: name -> bytes, or name -> (bytes, unix mode)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, content in entries.items():
+            mode = None
+            if isinstance(content, tuple):
+                content, mode = content
+            info = zipfile.ZipInfo(name)
+            info.compress_type = compression
+            if mode is not None:
+                info.create_system = 3
+                info.external_attr = mode << 16
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+def rejected(filename, data) -> str:
+    with pytest.raises(UploadRejected) as caught:
+        validate_upload(filename, data)
+    return caught.value.reason
+
+
+def test_py_upload_becomes_main():
+    upload = validate_upload("mybot.py", b"print('hi')\n")
+    assert upload.files == {"main.py": b"print('hi')\n"}
+    assert upload.size == 12 and len(upload.sha256) == 64 and upload.kind == "py"
+
+
+def test_zip_happy_path_and_materialize(tmp_path):
+    data = make_zip({"main.py": b"import helper\n", "helper.py": b"X = 1\n", "data/": b"",
+                     "data/table.txt": b"1 2 3"})  # fmt: skip
+    upload = validate_upload("bot.zip", data)
+    assert set(upload.files) == {"main.py", "helper.py", "data/table.txt"}
+    materialize(upload.files, tmp_path / "bot")
+    assert (tmp_path / "bot" / "helper.py").read_bytes() == b"X = 1\n"
+    assert not (tmp_path / "bot" / "main.py").stat().st_mode & 0o222  # read-only
+    with pytest.raises(FileExistsError):
+        materialize(upload.files, tmp_path / "bot")
+
+
+def test_zip_of_a_folder_is_unwrapped():
+    upload = validate_upload("bot.zip", make_zip({"mybot/main.py": b"", "mybot/h.py": b""}))
+    assert set(upload.files) == {"main.py", "h.py"}
+
+
+@pytest.mark.parametrize(
+    "filename, data, expected",
+    [
+        ("bot.py", b"def f(:\n    pass\n", "main.py: SyntaxError line 1"),
+        ("bot.py", b"x = 1\n\n  y = 2\n", "main.py: IndentationError line 3"),
+        ("bot.py", b"print('\xff')\n", "main.py: not UTF-8"),
+        ("bot.py", b"", "empty"),
+        ("bot.py", b"x=1\x00\n", "null bytes"),
+        ("bot.exe", b"MZ", "upload a .py file or a .zip"),
+        ("bot.zip", b"not a zip", "not a valid zip archive"),
+        ("bot.py", b"#" * (validation.MAX_UPLOAD_BYTES + 1), "the limit is 1048576 bytes"),
+    ],
+)
+def test_refusals(filename, data, expected):
+    assert expected in rejected(filename, data)
+
+
+@pytest.mark.parametrize(
+    "entries, expected",
+    [
+        ({"helper.py": b""}, "no main.py"),
+        ({"main.py": b"", "/etc/passwd": b""}, "absolute paths"),
+        ({"main.py": b"", "../evil.py": b""}, "'..'"),
+        ({"main.py": b"", "a/../../evil.py": b""}, "'..'"),
+        ({"main.py": b"", "link": (b"/etc/passwd", stat.S_IFLNK | 0o777)}, "symbolic links"),
+        ({"main.py": b"", "fifo": (b"", stat.S_IFIFO | 0o644)}, "devices, pipes"),
+        ({"main.py": b"", "dev": (b"", stat.S_IFCHR | 0o644)}, "devices, pipes"),
+        ({"main.py": b"", "helper.py": b"def (:"}, "helper.py: SyntaxError line 1"),
+        ({"main.py": b"", "a\\b.py": b""}, "backslashes"),
+    ],
+)
+def test_zip_refusals(entries, expected):
+    assert expected in rejected("bot.zip", make_zip(entries))
+
+
+def test_too_many_entries():
+    entries = {f"f{i}.txt": b"" for i in range(validation.MAX_ENTRIES + 1)}
+    entries["main.py"] = b""
+    assert "entries; the limit is 200" in rejected("bot.zip", make_zip(entries))
+
+
+def test_zip_bomb_ratio():
+    data = make_zip({"main.py": b"", "bomb.txt": b"\0" * (4 << 20)})
+    assert len(data) < 10_000
+    assert "compression ratio" in rejected("bot.zip", data)
+
+
+def test_declared_size_cap(monkeypatch):
+    monkeypatch.setattr(validation, "MAX_UNPACKED_BYTES", 1000)
+    data = make_zip({"main.py": b"", "big.txt": b"y" * 2000})
+    assert "unpacks to 2000 bytes; the limit is 1000" in rejected("bot.zip", data)
+
+
+def test_lying_sizes_are_caught():
+    data = bytearray(make_zip({"main.py": b"x = 1\n"}, compression=zipfile.ZIP_STORED))
+    # Shrink the declared size in the central directory: the content no longer matches.
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 24 : central + 28] = (2).to_bytes(4, "little")
+    reason = rejected("bot.zip", bytes(data))
+    assert "cannot be read" in reason or "lies about sizes" in reason
+
+
+def test_non_utf8_name():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", b"")
+        archive.writestr("NAME.py", b"")
+    data = buffer.getvalue().replace(b"NAME.py", b"N\xffME.py")
+    assert "not UTF-8" in rejected("bot.zip", data)
+
+
+def test_encrypted_entry():
+    data = bytearray(make_zip({"main.py": b"", "s.txt": b"secret"}, compression=zipfile.ZIP_STORED))
+    for marker in (b"PK\x03\x04", b"PK\x01\x02"):
+        start = 0
+        while (at := data.find(marker, start)) >= 0:
+            flag_at = at + (6 if marker == b"PK\x03\x04" else 8)
+            data[flag_at] |= 1
+            start = at + 4
+    assert "encrypted" in rejected("bot.zip", bytes(data))

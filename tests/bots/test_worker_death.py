@@ -1,0 +1,63 @@
+"""When the worker dies hard (SIGKILL), every process of its sandboxes dies with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bots import sandbox, slots
+
+REPO = Path(__file__).resolve().parents[2]
+WORKER = """
+import sys, time
+from pathlib import Path
+from bots import sandbox
+box = sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
+box.proc.stdin.write(b"go\\n")
+box.proc.stdin.flush()
+print(box.slot.uid, box.proc.stdout.readline().decode().strip(), flush=True)
+time.sleep(60)
+"""
+BOT = """
+import os, sys, time
+sys.stdin.readline()
+if os.fork() == 0:          # a daemon, detached from the bot
+    os.setsid()
+    if os.fork() == 0:
+        while True:
+            time.sleep(0.01)
+    os._exit(0)
+os.wait()
+print("daemon up", flush=True)
+time.sleep(60)
+"""
+
+
+def test_sandbox_dies_with_the_worker(tmp_path):
+    if not sandbox.sandbox_available():
+        pytest.skip("bubblewrap is not usable here")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main.py").write_text(BOT)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(bot)], cwd=REPO, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    try:
+        uid, status = worker.stdout.readline().split(" ", 1)
+        assert status.strip() == "daemon up"
+        assert len(slots.uid_processes(int(uid))) >= 3  # monitor, bot, daemon
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        worker.stdout.close()
+    deadline = time.monotonic() + 5
+    while slots.uid_processes(int(uid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert slots.uid_processes(int(uid)) == []
