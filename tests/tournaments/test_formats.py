@@ -1,0 +1,42 @@
+from collections import Counter
+
+import pytest
+
+from tournaments.formats import round_robin
+
+
+def test_two_player_round_robin_meets_everyone_with_rotated_seats():
+    plan = round_robin(entrants=4, players_per_match=2, games_per_pairing=2, rotate_seats=True)
+    assert len(plan) == 6 * 2
+    pairs = Counter(frozenset(p.entrants) for p in plan)
+    assert set(pairs.values()) == {2} and len(pairs) == 6
+    # Each pair plays once from each seat, on the same deal (duplicate style).
+    for group in {p.group for p in plan}:
+        games = [p for p in plan if p.group == group]
+        assert {g.entrants for g in games} == {games[0].entrants, games[0].entrants[::-1]}
+        assert {g.deal for g in games} == {0}
+
+
+def test_multiplayer_groups_rotate_every_seat():
+    plan = round_robin(entrants=4, players_per_match=3, games_per_pairing=3, rotate_seats=True)
+    assert len(plan) == 4 * 3
+    for group in {p.group for p in plan}:
+        games = [p.entrants for p in plan if p.group == group]
+        for seat in range(3):
+            assert len({g[seat] for g in games}) == 3
+
+
+def test_fixed_seats_use_a_new_deal_each_game():
+    plan = round_robin(entrants=2, players_per_match=2, games_per_pairing=3, rotate_seats=False)
+    assert [p.entrants for p in plan] == [(0, 1)] * 3
+    assert [p.deal for p in plan] == [0, 1, 2]
+
+
+def test_rounds_hold_each_groups_nth_game():
+    plan = round_robin(entrants=3, players_per_match=2, games_per_pairing=2, rotate_seats=True)
+    assert [p.round for p in plan] == [1, 1, 1, 2, 2, 2]
+
+
+def test_too_few_entrants_is_refused():
+    with pytest.raises(ValueError, match="cannot fill"):
+        round_robin(entrants=1, players_per_match=2, games_per_pairing=1, rotate_seats=True)

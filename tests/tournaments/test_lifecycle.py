@@ -1,0 +1,159 @@
+"""Match lifecycle: claims by conditional UPDATE, results recorded once, retries, the reaper."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from tournaments import services
+from tournaments.models import Match, Rating, RatingChange, Tournament
+from tournaments.services.playing import claim_match, record_result
+
+
+def make_bots(owner, count, game="pairs"):
+    bots = []
+    for i in range(count):
+        bot = Bot.objects.create(owner=owner, name=f"bot{i}", game=game)
+        source = f"# bot {i}\n".encode()
+        BotVersion.objects.create(
+            bot=bot,
+            number=1,
+            filename="main.py",
+            upload=source,
+            sha256=hashlib.sha256(source).hexdigest(),
+            size=len(source),
+            status=BotVersion.Status.ACTIVE,
+        )
+        bots.append(bot)
+    return bots
+
+
+@pytest.fixture
+def tournament(db):
+    owner = get_user_model().objects.create_user(username="org")
+    bots = make_bots(owner, 3)
+    t = services.create_tournament(
+        organiser=owner,
+        name="cup",
+        game="pairs",
+        bot_ids=[b.pk for b in bots],
+        games_per_pairing=2,
+        seed=99,
+    )
+    assert services.start_tournament(tournament_id=t.pk)
+    t.refresh_from_db()
+    return t
+
+
+def outcome(match: Match, ranks: list[int]) -> dict:
+    return {
+        "version": match.engine_version,
+        "result": {
+            "seats": [{"score": 10 - r, "rank": r, "fault": None} for r in ranks],
+            "teams": [],
+        },
+        "moves": [],
+        "record": {"game": match.game, "moves": []},
+    }
+
+
+def test_start_is_claimed_once_and_queues_every_match(tournament):
+    assert tournament.status == Tournament.Status.RUNNING
+    assert not services.start_tournament(tournament_id=tournament.pk)
+    matches = tournament.matches.all()
+    assert matches.count() == 3 * 2
+    assert {m.status for m in matches} == {Match.Status.QUEUED}
+    assert all(m.seats.count() == 2 for m in matches)
+    # Entries are pinned to the active version.
+    assert all(e.version is not None for e in tournament.entries.all())
+    # Both games of a pair share a deal, with seats swapped.
+    by_pair = {}
+    for m in matches:
+        key = frozenset(s.version_id for s in m.seats.all())
+        by_pair.setdefault(key, []).append(m)
+    for games in by_pair.values():
+        assert games[0].seed == games[1].seed
+        seats = [[s.version_id for s in g.seats.order_by("seat")] for g in games]
+        assert seats[0] == seats[1][::-1]
+
+
+def test_a_match_is_claimed_by_one_task_only(tournament):
+    match = tournament.matches.first()
+    assert claim_match(match_id=match.pk) == 1
+    assert claim_match(match_id=match.pk) is None
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING and match.attempts == 1
+
+
+def test_result_is_recorded_and_rated_once(tournament):
+    match = tournament.matches.first()
+    attempt = claim_match(match_id=match.pk)
+    assert record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2]))
+    assert not record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [2, 1]))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert [s.rank for s in match.seats.order_by("seat")] == [1, 2]
+    assert RatingChange.objects.filter(match=match).count() == 2
+    winner = match.seats.get(seat=0).version
+    assert Rating.objects.get(version=winner).elo > 1500
+
+
+def test_a_lost_worker_is_replaced_and_cannot_record_late(tournament, settings):
+    match = tournament.matches.first()
+    first = claim_match(match_id=match.pk)
+    # Fresh heartbeat: nobody else may take it.
+    assert claim_match(match_id=match.pk) is None
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    second = claim_match(match_id=match.pk)
+    assert second == first + 1
+    # The first worker wakes up and tries to record: refused.
+    assert not record_result(match_id=match.pk, attempt=first, outcome=outcome(match, [2, 1]))
+    assert record_result(match_id=match.pk, attempt=second, outcome=outcome(match, [1, 2]))
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_reaper_requeues_stale_running_matches_and_fails_after_max_attempts(tournament, settings):
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 2
+    match = tournament.matches.first()
+    stale = timezone.now() - timedelta(hours=1)
+    claim_match(match_id=match.pk)
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=stale)
+    services.requeue_stuck_matches()
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED and match.attempts == 1
+    claim_match(match_id=match.pk)
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=stale)
+    services.requeue_stuck_matches()
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED and match.attempts == 2
+    assert claim_match(match_id=match.pk) is None
+
+
+def test_tournament_finishes_when_every_match_is_final_and_live_equals_recomputed(tournament):
+    matches = list(tournament.matches.all())
+    for i, match in enumerate(matches):
+        attempt = claim_match(match_id=match.pk)
+        ranks = [[1, 2], [2, 1], [1, 1]][i % 3]
+        record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, ranks))
+        tournament.refresh_from_db()
+        expected = (
+            Tournament.Status.FINISHED if i == len(matches) - 1 else Tournament.Status.RUNNING
+        )
+        assert tournament.status == expected
+    live = {r.version_id: r.elo for r in Rating.objects.filter(game="pairs")}
+    recomputed = services.recompute_ratings(game="pairs")
+    assert live.keys() == recomputed.keys()
+    for key in live:
+        assert live[key] == pytest.approx(recomputed[key])
+    assert sorted(Match.objects.values_list("rated_seq", flat=True)) == list(range(1, 7))
+
+
+def test_cancel_stops_queued_matches(tournament):
+    services.cancel_tournament(tournament=tournament)
+    assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
+    assert claim_match(match_id=tournament.matches.first().pk) is None

@@ -1,0 +1,210 @@
+"""Thin API views for tournaments, matches, replays and ratings."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.models import Bot
+from tournaments import selectors, services
+from tournaments.models import Match, MatchSeat, Tournament
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="version.bot.name")
+    bot_id = serializers.IntegerField(source="version.bot_id")
+    version = serializers.IntegerField(source="version.number")
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "bot", "bot_id", "version", "score", "rank", "fault"]
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "tournament",
+            "round",
+            "number",
+            "game",
+            "engine_version",
+            "options",
+            "seed",
+            "status",
+            "attempts",
+            "started_at",
+            "finished_at",
+            "seats",
+            "result",
+            "error",
+        ]
+
+
+class MatchDetailSerializer(MatchSerializer):
+    class Meta(MatchSerializer.Meta):
+        fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms", "moves", "record"]
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    organiser = serializers.CharField(source="organiser.username", read_only=True)
+    bots = serializers.ListField(
+        child=serializers.IntegerField(), write_only=True, help_text="ids of the entrant bots"
+    )
+    entrants = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "name",
+            "organiser",
+            "game",
+            "options",
+            "format",
+            "players_per_match",
+            "games_per_pairing",
+            "rotate_seats",
+            "move_ms",
+            "bank_ms",
+            "rated",
+            "seed",
+            "start_at",
+            "status",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "bots",
+            "entrants",
+        ]
+        read_only_fields = [
+            "id",
+            "organiser",
+            "format",
+            "status",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "entrants",
+        ]
+        extra_kwargs = {
+            "players_per_match": {"required": False},
+            "start_at": {"required": False},
+            "seed": {"required": False},
+            "options": {"required": False},
+        }
+
+    def get_entrants(self, tournament) -> list[dict]:
+        return [
+            {
+                "bot_id": e.bot_id,
+                "bot": e.bot.name,
+                "version": e.version.number if e.version else None,
+            }
+            for e in tournament.entries.select_related("bot", "version")
+        ]
+
+    def validate_options(self, value):
+        if not isinstance(value, dict):
+            raise ValidationError("options must be an object of option name to value")
+        return value
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    standings = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+
+    class Meta(TournamentSerializer.Meta):
+        fields = TournamentSerializer.Meta.fields + ["standings", "progress"]
+
+    def get_standings(self, tournament) -> list[dict]:
+        return selectors.standings(tournament=tournament)
+
+    def get_progress(self, tournament) -> dict:
+        return selectors.progress(tournament=tournament)
+
+
+class TournamentListCreateApi(generics.ListAPIView):
+    serializer_class = TournamentSerializer
+
+    def get_queryset(self):
+        params = self.request.query_params
+        return selectors.tournament_list(game=params.get("game"), status=params.get("status"))
+
+    @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
+    def post(self, request):
+        data = TournamentSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        tournament = services.create_tournament(
+            organiser=request.user, bot_ids=fields.pop("bots"), **fields
+        )
+        return Response(TournamentDetailSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+
+class TournamentDetailApi(generics.RetrieveAPIView):
+    serializer_class = TournamentDetailSerializer
+    queryset = Tournament.objects.select_related("organiser")
+
+
+class TournamentCancelApi(APIView):
+    @extend_schema(request=None, responses=TournamentDetailSerializer)
+    def post(self, request, pk):
+        tournament = get_object_or_404(Tournament, pk=pk)
+        if tournament.organiser_id != request.user.id:
+            raise PermissionDenied("only the organiser may cancel this tournament")
+        tournament = services.cancel_tournament(tournament=tournament)
+        return Response(TournamentDetailSerializer(tournament).data)
+
+
+class TournamentMatchesApi(generics.ListAPIView):
+    serializer_class = MatchSerializer
+
+    def get_queryset(self):
+        tournament = get_object_or_404(Tournament, pk=self.kwargs["pk"])
+        return selectors.match_list(tournament=tournament)
+
+
+class MatchDetailApi(generics.RetrieveAPIView):
+    serializer_class = MatchDetailSerializer
+    queryset = Match.objects.prefetch_related("seats__version__bot")
+
+
+class MatchReplayApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("seat", int, description="whose view; omit for a spectator")]
+    )
+    def get(self, request, pk):
+        match = get_object_or_404(Match, pk=pk)
+        seat = request.query_params.get("seat")
+        if seat is not None:
+            players = len(match.result["seats"]) if match.result else 0
+            if not seat.isdigit() or int(seat) >= players:
+                raise ValidationError({"seat": f"seat must be 0 to {players - 1}"})
+            seat = int(seat)
+        return Response(
+            {
+                "match": match.pk,
+                "seat": seat,
+                "moves": match.moves or [],
+                "events": selectors.replay_events(match=match, seat=seat),
+            }
+        )
+
+
+class LeaderboardApi(APIView):
+    def get(self, request, game):
+        return Response({"game": game, "ratings": selectors.leaderboard(game=game)})
+
+
+class BotRatingsApi(APIView):
+    def get(self, request, pk):
+        bot = get_object_or_404(Bot, pk=pk)
+        return Response({"bot": bot.name, "history": selectors.rating_history(bot=bot)})

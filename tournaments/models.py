@@ -1,0 +1,162 @@
+"""Tournaments, their entries and matches, and Elo ratings."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from bots.models import Bot, BotVersion
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin"
+
+    name = models.CharField(max_length=100)
+    organiser = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournaments"
+    )
+    game = models.CharField(max_length=40, db_index=True)
+    options = models.JSONField(default=dict, blank=True)
+    format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
+    players_per_match = models.PositiveSmallIntegerField()
+    games_per_pairing = models.PositiveSmallIntegerField(default=1)
+    rotate_seats = models.BooleanField(default=True)
+    move_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=10000)
+    rated = models.BooleanField(default=True)
+    seed = models.BigIntegerField()
+    start_at = models.DateTimeField()
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.SCHEDULED, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-start_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    """A bot entered in a tournament; its version is pinned when the tournament starts."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="entries")
+    version = models.ForeignKey(
+        BotVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "bot"], name="unique_entry_per_bot")
+        ]
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled"
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="matches", null=True, blank=True
+    )
+    round = models.PositiveIntegerField(default=1)
+    number = models.PositiveIntegerField(default=1)
+    game = models.CharField(max_length=40)
+    engine_version = models.PositiveIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    move_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=10000)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.SCHEDULED, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    moves = models.JSONField(null=True, blank=True)
+    record = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # Position in the game's rating ledger: ratings replay matches in this order.
+    rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round", "number", "id"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "rated_seq"], name="unique_rated_seq_per_game")
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game})"
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    fault = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
+
+
+class RatingLedger(models.Model):
+    """One row per game; locked while a result is rated so updates apply in order."""
+
+    game = models.CharField(max_length=40, unique=True)
+    last_seq = models.PositiveBigIntegerField(default=0)
+
+
+class Rating(models.Model):
+    game = models.CharField(max_length=40)
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
+    elo = models.FloatField()
+    matches = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-elo"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="unique_rating_per_version")
+        ]
+
+
+class RatingChange(models.Model):
+    """History for charts; unique per (match, version) so a result is rated once."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.CharField(max_length=40)
+    seq = models.PositiveBigIntegerField()
+    before = models.FloatField()
+    after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "version"], name="unique_change_per_match")
+        ]

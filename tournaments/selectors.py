@@ -1,0 +1,142 @@
+"""Reads: standings, leaderboards, rating history, replays."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from bots.models import Bot, BotVersion
+from games import registry
+from tournaments.models import Match, MatchSeat, Rating, RatingChange, Tournament
+
+
+def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
+    qs = Tournament.objects.select_related("organiser")
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    return qs
+
+
+def match_list(*, tournament: Tournament | None = None, version: BotVersion | None = None):
+    qs = Match.objects.defer("moves", "record").prefetch_related("seats__version__bot")
+    if tournament is not None:
+        qs = qs.filter(tournament=tournament)
+    if version is not None:
+        qs = qs.filter(seats__version=version)
+    return qs
+
+
+def progress(*, tournament: Tournament) -> dict:
+    counts = defaultdict(int)
+    for status in tournament.matches.values_list("status", flat=True):
+        counts[status] += 1
+    total = sum(counts.values())
+    done = counts["finished"] + counts["failed"] + counts["cancelled"]
+    return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
+
+
+def standings(*, tournament: Tournament) -> list[dict]:
+    """Points per entrant: each match shares one point per opponent met (a tie is half).
+
+    A 2-player win is 1, a draw 0.5; in an n-player match the winner gets 1
+    and the last 0. Ties in points are broken by total game score.
+    """
+    rows: dict[int, dict] = {}
+    for entry in tournament.entries.select_related("bot", "version"):
+        rows[entry.bot_id] = {
+            "bot_id": entry.bot_id,
+            "bot": entry.bot.name,
+            "version": entry.version.number if entry.version else None,
+            "played": 0,
+            "points": 0.0,
+            "wins": 0,
+            "faults": 0,
+            "score": 0,
+        }
+    seats = MatchSeat.objects.filter(
+        match__tournament=tournament, match__status=Match.Status.FINISHED
+    ).select_related("version")
+    by_match: dict[int, list[MatchSeat]] = defaultdict(list)
+    for seat in seats:
+        by_match[seat.match_id].append(seat)
+    for match_seats in by_match.values():
+        n = len(match_seats)
+        for seat in match_seats:
+            row = rows.get(seat.version.bot_id)
+            if row is None:
+                continue
+            beaten = sum(1 for o in match_seats if o is not seat and seat.rank < o.rank)
+            tied = sum(1 for o in match_seats if o is not seat and seat.rank == o.rank)
+            row["played"] += 1
+            row["points"] += (beaten + 0.5 * tied) / max(1, n - 1)
+            row["wins"] += 1 if seat.rank == 1 else 0
+            row["faults"] += 1 if seat.fault else 0
+            row["score"] += seat.score or 0
+    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["score"], r["bot"]))
+    for position, row in enumerate(table, start=1):
+        row["points"] = round(row["points"], 3)
+        row["position"] = position
+    return table
+
+
+def leaderboard(*, game: str) -> list[dict]:
+    """One row per bot: the Elo of its latest active version (a new version starts afresh)."""
+    registry.get(game)
+    bots = Bot.objects.filter(game=game).select_related("owner")
+    latest = {}
+    for version in BotVersion.objects.filter(bot__game=game, status=BotVersion.Status.ACTIVE).defer(
+        "upload"
+    ):
+        if version.bot_id not in latest or version.number > latest[version.bot_id].number:
+            latest[version.bot_id] = version
+    ratings = {
+        r.version_id: r
+        for r in Rating.objects.filter(game=game, version_id__in=[v.pk for v in latest.values()])
+    }
+    rows = []
+    for bot in bots:
+        version = latest.get(bot.pk)
+        if version is None:
+            continue
+        rating = ratings.get(version.pk)
+        rows.append(
+            {
+                "bot_id": bot.pk,
+                "bot": bot.name,
+                "owner": bot.owner.username,
+                "version": version.number,
+                "elo": round(rating.elo, 1) if rating else float(settings.ARENA_ELO_START),
+                "matches": rating.matches if rating else 0,
+            }
+        )
+    rows.sort(key=lambda r: (r["matches"] == 0, -r["elo"], r["bot"]))
+    for position, row in enumerate(rows, start=1):
+        row["position"] = position
+    return rows
+
+
+def rating_history(*, bot: Bot) -> list[dict]:
+    changes = RatingChange.objects.filter(version__bot=bot).select_related("version", "match")
+    return [
+        {
+            "version": change.version.number,
+            "match": change.match_id,
+            "seq": change.seq,
+            "before": round(change.before, 1),
+            "after": round(change.after, 1),
+            "at": change.created_at,
+        }
+        for change in changes.order_by("seq")
+    ]
+
+
+def replay_events(*, match: Match, seat: int | None) -> list[dict]:
+    """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record."""
+    if not match.record:
+        return []
+    state = registry.replay(match.record)
+    return state.events(seat)
