@@ -1,0 +1,67 @@
+"""Forms of the dashboard. They only parse; the services decide."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.utils import timezone
+
+from bots.models import Bot
+from games import registry
+
+
+def game_choices():
+    return [(slug, registry.get(slug).title) for slug in registry.slugs()]
+
+
+class BotUploadForm(forms.Form):
+    name = forms.CharField(max_length=40)
+    game = forms.ChoiceField(choices=game_choices)
+    description = forms.CharField(max_length=500, required=False)
+    file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
+
+
+class VersionUploadForm(forms.Form):
+    file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    game = forms.ChoiceField(choices=game_choices)
+    bots = forms.ModelMultipleChoiceField(
+        queryset=Bot.objects.order_by("game", "name"),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Entrants (bots of the chosen game with an active version)",
+    )
+    players_per_match = forms.IntegerField(min_value=1, max_value=16, required=False)
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
+    rotate_seats = forms.BooleanField(required=False, initial=True)
+    move_ms = forms.IntegerField(
+        min_value=10, max_value=60000, initial=1000, label="Move time (ms)"
+    )
+    bank_ms = forms.IntegerField(
+        min_value=0, max_value=600000, initial=10000, label="Time bank (ms)"
+    )
+    start_at = forms.DateTimeField(
+        required=False, help_text="UTC, e.g. 2026-12-01 18:00; empty = now"
+    )
+    options = forms.CharField(
+        required=False,
+        initial="{}",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text='JSON object of game options, e.g. {"continuous": true}',
+    )
+
+    def clean_options(self):
+        text = self.cleaned_data["options"].strip() or "{}"
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not JSON: {exc.msg}") from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError("options must be a JSON object")
+        return value
+
+    def clean_start_at(self):
+        return self.cleaned_data["start_at"] or timezone.now()

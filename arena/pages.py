@@ -1,0 +1,27 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from arena import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("games/<str:slug>/", views.leaderboard, name="leaderboard"),
+    path("games/<str:slug>/rules/", views.rules, name="rules"),
+    path("bots/", views.bot_list, name="bots"),
+    path("bots/new/", views.bot_new, name="bot-new"),
+    path("bots/<int:pk>/", views.bot_detail, name="bot"),
+    path("bots/<int:pk>/upload/", views.bot_upload, name="bot-upload"),
+    path("tournaments/", views.tournament_list, name="tournaments"),
+    path("tournaments/new/", views.tournament_new, name="tournament-new"),
+    path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
+    path("matches/<int:pk>/", views.match_detail, name="match"),
+    path("signup/", views.signup, name="signup"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="arena/form.html", extra_context={"title": "Log in"}
+        ),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+]

@@ -1,0 +1,57 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from arena import api
+from bots import apis as bot_apis
+from tournaments import apis as tournament_apis
+
+api_patterns = [
+    path("", api.ApiRoot.as_view(), name="api-root"),
+    path("games/", api.GameListApi.as_view(), name="api-games"),
+    path("games/<str:slug>/", api.GameDetailApi.as_view(), name="api-game"),
+    path("auth/register/", api.RegisterApi.as_view(), name="api-register"),
+    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("bots/", bot_apis.BotListCreateApi.as_view(), name="api-bots"),
+    path("bots/<int:pk>/", bot_apis.BotDetailApi.as_view(), name="api-bot"),
+    path("bots/<int:pk>/versions/", bot_apis.BotVersionsApi.as_view(), name="api-bot-versions"),
+    path("bots/<int:pk>/ratings/", tournament_apis.BotRatingsApi.as_view(), name="api-bot-ratings"),
+    path("versions/<int:pk>/", bot_apis.VersionDetailApi.as_view(), name="api-version"),
+    path(
+        "versions/<int:pk>/source/", bot_apis.VersionSourceApi.as_view(), name="api-version-source"
+    ),
+    path("tournaments/", tournament_apis.TournamentListCreateApi.as_view(), name="api-tournaments"),
+    path(
+        "tournaments/<int:pk>/",
+        tournament_apis.TournamentDetailApi.as_view(),
+        name="api-tournament",
+    ),
+    path(
+        "tournaments/<int:pk>/cancel/",
+        tournament_apis.TournamentCancelApi.as_view(),
+        name="api-tournament-cancel",
+    ),
+    path(
+        "tournaments/<int:pk>/matches/",
+        tournament_apis.TournamentMatchesApi.as_view(),
+        name="api-tournament-matches",
+    ),
+    path("matches/<int:pk>/", tournament_apis.MatchDetailApi.as_view(), name="api-match"),
+    path(
+        "matches/<int:pk>/replay/",
+        tournament_apis.MatchReplayApi.as_view(),
+        name="api-match-replay",
+    ),
+    path(
+        "leaderboards/<str:game>/", tournament_apis.LeaderboardApi.as_view(), name="api-leaderboard"
+    ),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+urlpatterns = [
+    path("api/", include(api_patterns)),
+    path("admin/", admin.site.urls),
+    path("", include("arena.pages")),
+]

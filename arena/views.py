@@ -1,0 +1,193 @@
+"""Server-rendered dashboard pages. Reads go through selectors, writes through services."""
+
+from __future__ import annotations
+
+import markdown
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+
+from arena.api import describe_game, rules_text
+from arena.charts import rating_chart
+from arena.forms import BotUploadForm, TournamentForm, VersionUploadForm
+from bots import selectors as bot_selectors
+from bots import services as bot_services
+from bots.models import Bot
+from bots.validation import UploadRejected
+from games import registry
+from tournaments import selectors, services
+from tournaments.models import Match, Tournament
+
+
+def home(request):
+    games = [registry.get(slug) for slug in registry.slugs()]
+    return render(
+        request,
+        "arena/home.html",
+        {"games": games, "tournaments": selectors.tournament_list()[:10]},
+    )
+
+
+def _game_or_404(slug: str):
+    try:
+        return registry.get(slug)
+    except registry.UnknownGame:
+        raise Http404(f"no game {slug!r}") from None
+
+
+def leaderboard(request, slug):
+    game = _game_or_404(slug)
+    return render(
+        request,
+        "arena/leaderboard.html",
+        {"game": game, "rows": selectors.leaderboard(game=slug), "info": describe_game(slug)},
+    )
+
+
+def rules(request, slug):
+    game = _game_or_404(slug)
+    html = markdown.markdown(rules_text(slug) or "No rules page yet.", extensions=["tables"])
+    return render(request, "arena/rules.html", {"game": game, "rules_html": html})
+
+
+def bot_list(request):
+    return render(request, "arena/bot_list.html", {"bots": bot_selectors.bot_list()})
+
+
+def bot_detail(request, pk):
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    history = selectors.rating_history(bot=bot)
+    return render(
+        request,
+        "arena/bot_detail.html",
+        {
+            "bot": bot,
+            "versions": bot_selectors.version_list(bot=bot),
+            "current": bot_selectors.current_version(bot=bot),
+            "history": history,
+            "chart": rating_chart([h["after"] for h in history]),
+            "matches": selectors.match_list().filter(seats__version__bot=bot).distinct()[:30],
+            "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+        },
+    )
+
+
+def _upload(request, bot, upload) -> bool:
+    try:
+        version = bot_services.upload_version(bot=bot, filename=upload.name, data=upload.read())
+    except (UploadRejected, bot_services.UploadRefused) as exc:
+        messages.error(request, f"Upload refused: {exc}")
+        return False
+    messages.success(request, f"Version {version.number} uploaded; its validation match is queued.")
+    return True
+
+
+@login_required
+def bot_new(request):
+    form = BotUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            bot = bot_services.create_bot(
+                owner=request.user,
+                name=data["name"],
+                game=data["game"],
+                description=data["description"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            if not _upload(request, bot, data["file"]):
+                bot.delete()  # nothing is kept from a refused first upload
+                return render(request, "arena/form.html", {"form": form, "title": "New bot"})
+            return redirect("bot", pk=bot.pk)
+    return render(request, "arena/form.html", {"form": form, "title": "New bot", "multipart": True})
+
+
+@login_required
+def bot_upload(request, pk):
+    bot = get_object_or_404(Bot, pk=pk, owner=request.user)
+    form = VersionUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        if _upload(request, bot, form.cleaned_data["file"]):
+            return redirect("bot", pk=bot.pk)
+    title = f"Upload a new version of {bot.name}"
+    return render(request, "arena/form.html", {"form": form, "title": title, "multipart": True})
+
+
+def tournament_list(request):
+    return render(
+        request, "arena/tournament_list.html", {"tournaments": selectors.tournament_list()}
+    )
+
+
+def tournament_detail(request, pk):
+    tournament = get_object_or_404(Tournament.objects.select_related("organiser"), pk=pk)
+    return render(
+        request,
+        "arena/tournament_detail.html",
+        {
+            "tournament": tournament,
+            "standings": selectors.standings(tournament=tournament),
+            "progress": selectors.progress(tournament=tournament),
+            "matches": selectors.match_list(tournament=tournament),
+        },
+    )
+
+
+@login_required
+def tournament_new(request):
+    form = TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            tournament = services.create_tournament(
+                organiser=request.user,
+                name=data["name"],
+                game=data["game"],
+                bot_ids=[bot.pk for bot in data["bots"]],
+                options=data["options"],
+                players_per_match=data["players_per_match"],
+                games_per_pairing=data["games_per_pairing"],
+                rotate_seats=data["rotate_seats"],
+                move_ms=data["move_ms"],
+                bank_ms=data["bank_ms"],
+                start_at=data["start_at"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, "Tournament scheduled.")
+            return redirect("tournament", pk=tournament.pk)
+    return render(request, "arena/form.html", {"form": form, "title": "New tournament"})
+
+
+def match_detail(request, pk):
+    match = get_object_or_404(Match.objects.prefetch_related("seats__version__bot"), pk=pk)
+    seat_param = request.GET.get("seat", "")
+    players = match.seats.count()
+    seat = int(seat_param) if seat_param.isdigit() and int(seat_param) < players else None
+    return render(
+        request,
+        "arena/match_detail.html",
+        {
+            "match": match,
+            "seat": seat,
+            "seat_choices": range(players),
+            "events": selectors.replay_events(match=match, seat=seat),
+            "moves": list(enumerate(match.moves or [], start=1)),
+        },
+    )
+
+
+def signup(request):
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("home")
+    return render(request, "arena/form.html", {"form": form, "title": "Sign up"})

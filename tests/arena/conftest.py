@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from bots.models import Bot, BotVersion
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str):
+        user = get_user_model().objects.create_user(username=username, password="correct horse 1")
+        return user
+
+    return make
+
+
+@pytest.fixture
+def client_for():
+    def make(user):
+        client = APIClient()
+        if user is not None:
+            client.credentials(
+                HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}"
+            )
+        return client
+
+    return make
+
+
+@pytest.fixture
+def stored_version(db):
+    """A version stored directly (no validation match): for permission tests."""
+
+    def make(bot: Bot, source: bytes = b"print('secret strategy')\n"):
+        return BotVersion.objects.create(
+            bot=bot,
+            number=bot.versions.count() + 1,
+            filename="main.py",
+            upload=source,
+            sha256=hashlib.sha256(source).hexdigest(),
+            size=len(source),
+            status=BotVersion.Status.ACTIVE,
+        )
+
+    return make

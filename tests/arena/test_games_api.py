@@ -1,0 +1,28 @@
+from games import registry
+
+
+def test_games_api_lists_every_registered_game_with_options(client, db):
+    body = client.get("/api/games/").json()
+    assert [g["slug"] for g in body] == registry.slugs()
+    for game in body:
+        engine = registry.get(game["slug"])
+        assert game["min_players"] == engine.min_players
+        assert game["max_players"] == engine.max_players
+        assert set(game["options"]) == set(engine.options)
+        assert {"random", "heuristic"} <= set(game["policies"])
+
+
+def test_game_detail_has_its_rules_page(client, db):
+    for slug in registry.slugs():
+        body = client.get(f"/api/games/{slug}/").json()
+        assert body["slug"] == slug
+        assert "Ambiguities" in body["rules"], f"{slug} has no rules page with its decisions"
+
+
+def test_pages_render_for_every_game(client, db):
+    for slug in registry.slugs():
+        assert client.get(f"/games/{slug}/").status_code == 200
+        assert client.get(f"/games/{slug}/rules/").status_code == 200
+    assert client.get("/games/no-such-game/").status_code == 404
+    for path in ["/", "/bots/", "/tournaments/", "/api/", "/api/schema/", "/api/docs/"]:
+        assert client.get(path).status_code == 200, path

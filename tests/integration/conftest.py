@@ -1,0 +1,98 @@
+"""A real Celery worker process for integration tests, pointed at the test database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    auth = f"{user}:{db['PASSWORD']}" if db.get("PASSWORD") else user
+    return (
+        f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+    )
+
+
+def _purge_broker() -> None:
+    url = settings.CELERY_BROKER_URL
+    if url.startswith("redis://"):
+        import redis
+
+        redis.Redis.from_url(url).flushdb()
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db, tmp_path):
+    """Start `celery worker --beat` as a separate process; stop it (and check it lived) after."""
+    _purge_broker()
+    env = dict(os.environ)
+    env["DATABASE_URL"] = _database_url()
+    env["ARENA_BOT_CACHE"] = str(tmp_path / "bot-cache")
+    log = open(tmp_path / "worker.log", "w+")
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "arena",
+            "worker",
+            "--beat",
+            "--schedule",
+            str(tmp_path / "beat-schedule"),
+            "--pool",
+            "prefork",
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    worker.log_path = tmp_path / "worker.log"
+    try:
+        yield worker
+    finally:
+        alive = worker.poll() is None
+        os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+        log.close()
+        if not alive:
+            pytest.fail("the worker died during the test:\n" + worker.log_path.read_text()[-3000:])
+
+
+def wait_for(predicate, timeout: float, what: str, worker=None, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        if worker is not None and worker.poll() is not None:
+            break
+        time.sleep(interval)
+    tail = worker.log_path.read_text()[-4000:] if worker is not None else ""
+    pytest.fail(f"timed out waiting for {what}\n--- worker log ---\n{tail}")
