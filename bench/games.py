@@ -1,0 +1,234 @@
+"""Random-playout speed of every registered game, beside OpenSpiel as a yardstick.
+
+    .venv/bin/python bench/games.py                 # every game, 3 s each, plus OpenSpiel
+    .venv/bin/python bench/games.py --seconds 1 --games pairs,punk
+    .venv/bin/python bench/games.py --all-players   # one row per player count
+    .venv/bin/python bench/games.py --no-openspiel
+    .venv/bin/python bench/games.py --soak 10000 --games pairs   # matches, every option set
+
+Each engine is driven in this process exactly as a host would drive it, minus
+the bots: ``to_act()``, ``legal_actions(seat)``, a uniformly random legal
+action per acting seat, ``apply()``. An "action" is one ``apply`` call, the
+engine's automatic steps (deals, scoring, reshuffles) included in its cost.
+
+OpenSpiel's ``python_liars_poker`` (a game written in Python on pyspiel's
+Python API) is driven the same way in its own virtualenv, bench/.venv-openspiel,
+created on first use with ``pip install open-spiel``: the project never
+depends on OpenSpiel. If it cannot be installed the bench says why and goes on.
+See bench/README.md for what the figures mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from games import registry  # noqa: E402
+from games.rng import Rng  # noqa: E402
+
+GOAL = 50_000  # random-playout actions per second every engine should reach
+OPENSPIEL_VENV = ROOT / "bench" / ".venv-openspiel"
+OPENSPIEL_GAME = "python_liars_poker"
+
+# Runs inside the OpenSpiel virtualenv; prints one JSON line.
+OPENSPIEL_DRIVER = r"""
+import json, random, sys, time
+import pyspiel
+from open_spiel.python import games  # noqa: F401  (registers the python_* games)
+
+budget = float(sys.argv[1])
+game = pyspiel.load_game(sys.argv[2])
+rng = random.Random(1)
+actions = chances = matches = 0
+start = time.perf_counter()
+while time.perf_counter() - start < budget:
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+            chances += 1
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            actions += 1
+    matches += 1
+elapsed = time.perf_counter() - start
+print(json.dumps({"actions": actions, "chances": chances, "matches": matches,
+                  "seconds": elapsed, "players": game.num_players(),
+                  "version": getattr(pyspiel, "__version__", "?")}))
+"""
+
+
+def measure(game, players: int, options: dict, budget: float) -> dict:
+    """Play random matches for ``budget`` seconds; count apply() calls and matches."""
+    rng = Rng(12345)
+    actions = matches = 0
+    seed = 0
+    start = time.perf_counter()
+    deadline = start + budget
+    while True:
+        state = game.new_match(players=players, options=options, seed=seed)
+        seed += 1
+        to_act = state.to_act
+        legal_actions = state.legal_actions
+        apply = state.apply
+        acting = to_act()
+        while acting:
+            moves = {}
+            for seat in acting:
+                legal = legal_actions(seat)
+                moves[seat] = legal[rng.below(len(legal))]
+            apply(moves)
+            actions += 1
+            acting = to_act()
+        matches += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    elapsed = now - start
+    return {
+        "actions": actions,
+        "matches": matches,
+        "seconds": elapsed,
+        "actions_per_s": actions / elapsed,
+        "matches_per_s": matches / elapsed,
+        "actions_per_match": actions / matches,
+    }
+
+
+def option_sets(game) -> list[tuple[str, dict]]:
+    """The defaults, then each option changed alone to each of its other values."""
+    sets = [("defaults", {})]
+    for name, option in game.options.items():
+        for value in option.allowed_values():
+            if value != option.default:
+                sets.append((f"{name}={value}", {name: value}))
+    return sets
+
+
+def soak(game, matches: int) -> None:
+    """Many random matches at every player count and option set; any exception fails."""
+    rng = Rng(99)
+    for label, options in option_sets(game):
+        for players in range(game.min_players, game.max_players + 1):
+            start = time.perf_counter()
+            most = 0
+            for seed in range(matches):
+                state = game.new_match(players=players, options=options, seed=seed)
+                conserved = state.conserved()
+                count = 0
+                while not state.is_over():
+                    moves = {}
+                    for seat in state.to_act():
+                        legal = state.legal_actions(seat)
+                        moves[seat] = legal[rng.below(len(legal))]
+                    state.apply(moves)
+                    count += 1
+                    if count > game.max_actions:
+                        raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: endless")
+                if state.conserved() != conserved:
+                    raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: leak")
+                state.result()
+                most = max(most, count)
+            took = time.perf_counter() - start
+            print(
+                f"soak {game.slug:22} p{players} {label:26} {matches} matches ok, "
+                f"longest {most} actions, {took:.1f} s",
+                flush=True,
+            )
+
+
+def openspiel(budget: float) -> dict | str:
+    """OpenSpiel's figures, or the reason there are none."""
+    python = OPENSPIEL_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"(creating {OPENSPIEL_VENV.relative_to(ROOT)} and installing open-spiel...)")
+        made = subprocess.run(
+            [sys.executable, "-m", "venv", str(OPENSPIEL_VENV)], capture_output=True, text=True
+        )
+        if made.returncode != 0:
+            return f"could not create the virtualenv: {made.stderr.strip()[-300:]}"
+    check = subprocess.run([str(python), "-c", "import pyspiel"], capture_output=True)
+    if check.returncode != 0:
+        pip = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "open-spiel"],
+            capture_output=True,
+            text=True,
+        )
+        if pip.returncode != 0:
+            return f"pip install open-spiel failed: {pip.stderr.strip()[-300:]}"
+    run = subprocess.run(
+        [str(python), "-c", OPENSPIEL_DRIVER, str(budget), OPENSPIEL_GAME],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    if run.returncode != 0:
+        return f"the OpenSpiel run failed: {run.stderr.strip()[-300:]}"
+    figures = json.loads(run.stdout.strip().splitlines()[-1])
+    seconds = figures["seconds"]
+    figures["actions_per_s"] = figures["actions"] / seconds
+    figures["matches_per_s"] = figures["matches"] / seconds
+    figures["actions_per_match"] = figures["actions"] / figures["matches"]
+    return figures
+
+
+def row(name: str, players, figures: dict, note: str = "") -> str:
+    return (
+        f"{name:34} {players!s:>3} {figures['actions_per_s']:>11,.0f} "
+        f"{figures['matches_per_s']:>10,.1f} {figures['actions_per_match']:>9,.1f}  {note}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time budget per row")
+    parser.add_argument("--games", default="", help="comma-separated slugs (default: all)")
+    parser.add_argument("--all-players", action="store_true", help="a row per player count")
+    parser.add_argument("--no-openspiel", action="store_true", help="skip the yardstick")
+    parser.add_argument("--soak", type=int, default=0, help="N random matches per option set")
+    args = parser.parse_args()
+
+    wanted = [slug for slug in args.games.split(",") if slug]
+    games = [registry.get(slug) for slug in wanted] if wanted else registry.all_games()
+    if args.soak:
+        for game in games:
+            soak(game, args.soak)
+        return 0
+
+    print(f"{'game':34} {'p':>3} {'actions/s':>11} {'matches/s':>10} {'act/match':>9}")
+    slow = []
+    for game in games:
+        if args.all_players:
+            counts = range(game.min_players, game.max_players + 1)
+        else:
+            counts = [min(max(4, game.min_players), game.max_players)]
+        for players in counts:
+            figures = measure(game, players, {}, args.seconds)
+            below = figures["actions_per_s"] < GOAL
+            if below:
+                slow.append(f"{game.slug} p{players}")
+            print(row(game.slug, players, figures, "below goal" if below else ""), flush=True)
+    if not args.no_openspiel:
+        figures = openspiel(args.seconds)
+        if isinstance(figures, str):
+            print(f"{'openspiel ' + OPENSPIEL_GAME:34} --  {figures}")
+        else:
+            note = f"pyspiel {figures['version']}, +{figures['chances']:,} chance moves"
+            print(row(f"openspiel {OPENSPIEL_GAME}", figures["players"], figures, note))
+    if slow:
+        print(f"\nbelow {GOAL:,} actions/s: {', '.join(slow)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
