@@ -1,10 +1,10 @@
-"""Heuristic against random in the secret-hand Pairs games (printed, not a test).
+"""Heuristic against random in every registered game (printed, not a test).
 
 One seat plays the heuristic, every other seat plays random; the heuristic's
 seat moves round the table from match to match. A match counts as a win when
 the heuristic's seat ranks first (a shared first place counts). Usage:
 
-    .venv/bin/python bench/secret_winrates.py [matches] [slug ...]
+    .venv/bin/python bench/winrates.py [matches] [slug ...]   # default: 1000, every game
 """
 
 from __future__ import annotations
@@ -17,15 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import registry  # noqa: E402
 from games.rng import Rng, derive_seed  # noqa: E402
-
-SLUGS = [
-    "pairs-hawthorn",
-    "pairs-goblin-poker",
-    "pairs-monster",
-    "pairs-regent",
-    "pairs-troll-guts",
-]
-
 
 def play(game, players: int, seed: int, hero: int) -> dict:
     state = game.new_match(players=players, seed=seed)
@@ -43,7 +34,7 @@ def play(game, players: int, seed: int, hero: int) -> dict:
 
 def main() -> None:
     matches = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    slugs = sys.argv[2:] or SLUGS
+    slugs = sys.argv[2:] or registry.slugs()
     for slug in slugs:
         game = registry.get(slug)
         for players in range(game.min_players, game.max_players + 1):
@@ -58,7 +49,7 @@ def main() -> None:
             took = time.perf_counter() - start
             print(
                 f"{slug} p{players}: heuristic first in {wins / matches:.1%} "
-                f"(chance {1 / players:.1%}), mean net {net / matches:+.2f} chips, "
+                f"(chance {1 / players:.1%}), mean score {net / matches:+.2f}, "
                 f"{matches} matches in {took:.1f}s"
             )
 
