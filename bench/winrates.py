@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from games import registry  # noqa: E402
 from games.rng import Rng, derive_seed  # noqa: E402
 
+
 def play(game, players: int, seed: int, hero: int) -> dict:
     state = game.new_match(players=players, seed=seed)
     rng = Rng(derive_seed(seed, "winrates"))
