@@ -43,7 +43,8 @@ def standings(*, tournament: Tournament) -> list[dict]:
     """Points per entrant: each match shares one point per opponent met (a tie is half).
 
     A 2-player win is 1, a draw 0.5; in an n-player match the winner gets 1
-    and the last 0. Ties in points are broken by total game score.
+    and the last 0. Ties in points are broken by wins, then by fewer faults. Game
+    scores are shown but never compared: in some games (Pairs) lower is better.
     """
     rows: dict[int, dict] = {}
     for entry in tournament.entries.select_related("bot", "version"):
@@ -76,7 +77,7 @@ def standings(*, tournament: Tournament) -> list[dict]:
             row["wins"] += 1 if seat.rank == 1 else 0
             row["faults"] += 1 if seat.fault else 0
             row["score"] += seat.score or 0
-    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["score"], r["bot"]))
+    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["wins"], r["faults"], r["bot"]))
     for position, row in enumerate(table, start=1):
         row["points"] = round(row["points"], 3)
         row["position"] = position

@@ -7,6 +7,8 @@ product starts with real results even before the worker has picked anything up.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 from django.conf import settings
@@ -22,11 +24,23 @@ from tournaments.models import Match, Tournament
 DEMO_USER = "demo"
 DEMO_TOURNAMENT = "Demo round robin (Pairs)"
 DEMO_BOTS = {
-    # bot name -> example file shipped in examples/bots/
+    # bot name -> example shipped in examples/bots/ (a folder is uploaded as a .zip)
     "cautious-pairs": "pairs_cautious.py",
-    "random-pairs": "random_bot.py",
-    "raw-protocol-pairs": "raw_protocol_bot.py",
+    "random-sdk": "sdk_bot.py",
+    "first-legal-raw": "raw_bot.py",
+    "largest-zip": "zip_bot",
 }
+
+
+def example_upload(path: Path) -> tuple[str, bytes]:
+    """The file name and bytes a user would upload for the example at ``path``."""
+    if path.is_file():
+        return path.name, path.read_bytes()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member in sorted(path.glob("*.py")):
+            archive.write(member, member.name)
+    return f"{path.name}.zip", buffer.getvalue()
 
 
 class Command(BaseCommand):
@@ -48,16 +62,20 @@ class Command(BaseCommand):
                 self.stderr.write(f"skipping {name}: {path} is missing")
                 continue
             bot = Bot.objects.filter(name=name).first() or bot_services.create_bot(
-                owner=user, name=name, game="pairs", description=f"example: examples/bots/{filename}"
+                owner=user,
+                name=name,
+                game="pairs",
+                description=f"example: examples/bots/{filename}",
             )
             if not bot.versions.exists():
+                upload_name, data = example_upload(path)
                 with transaction.atomic():
-                    version = bot_services.upload_version(
-                        bot=bot, filename=filename, data=path.read_bytes()
-                    )
+                    version = bot_services.upload_version(bot=bot, filename=upload_name, data=data)
                 # Validate here rather than wait for the worker.
                 version = bot_services.validate_version(version_id=version.pk)
-                self.stdout.write(f"{bot.name} v{version.number}: {version.status} {version.reason}")
+                self.stdout.write(
+                    f"{bot.name} v{version.number}: {version.status} {version.reason}"
+                )
             bot_ids.append(bot.pk)
         tournament = services.create_tournament(
             organiser=user,

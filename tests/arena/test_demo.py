@@ -1,0 +1,34 @@
+"""The demo `make run` loads: every example bot validates, and the tournament finishes."""
+
+import pytest
+from django.core.management import call_command
+
+from bots.models import BotVersion
+from tournaments import selectors
+from tournaments.models import Match, Tournament
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_demo_loads_active_examples_and_a_finished_tournament():
+    call_command("demo")
+    versions = BotVersion.objects.select_related("bot")
+    assert {v.bot.name: v.status for v in versions} == {
+        "cautious-pairs": "active",
+        "random-sdk": "active",
+        "first-legal-raw": "active",
+        "largest-zip": "active",
+    }
+    tournament = Tournament.objects.get()
+    assert tournament.status == Tournament.Status.FINISHED
+    matches = tournament.matches.all()
+    assert matches and all(m.status == Match.Status.FINISHED for m in matches)
+    table = selectors.standings(tournament=tournament)
+    assert len(table) == 4
+    # The card-counting example must beat the one that picks at random.
+    names = [row["bot"] for row in table]
+    assert names.index("cautious-pairs") < names.index("random-sdk")
+    # Idempotent: a second run adds nothing.
+    call_command("demo")
+    assert Tournament.objects.count() == 1
+    assert BotVersion.objects.count() == 4
