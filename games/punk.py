@@ -1,0 +1,416 @@
+"""Punk: everyone plays a secret card at once and the lowest unique card takes the trick.
+
+Hands shrink by a card each round; the first to the target wins at once, otherwise the
+highest score. Variants: the Dummy (2 players), Dice Punk, Play-Again, Fixed Opening.
+Rules: docs/rules/punk.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import product
+
+from games.cards import Shoe, check_forced
+from games.policies import random_policy
+from games.protocol import Game, InvalidOptions, Option, State
+from games.punk_policy import heuristic
+from games.rng import Rng
+from games.scoring import Session, seat_results
+from games.secret_hands import redistribute
+
+# The standard polyhedral dice; a wider range would only slow the conformance suite.
+DICE_CHOICES = (0, 4, 6, 8, 10, 12, 20)
+MIN_TABLE = 3  # two players add the Dummy to make a 3-player table
+MAX_PLAYERS = 8  # "any number": 8 keeps an 88-card deck and a match under ~60 actions
+TARGET = 21
+BIG_TARGET = 28  # with five or more at the table
+BIG_TABLE = 5
+THREE_PLAYER_RANKS = 7  # the book's table (A-7), not its n + 3 formula
+PLAY_AGAIN_MARGIN = 10
+MAX_GAMES = 10  # Play-Again: the match stops after this many games even with no winner
+
+OPTIONS = {
+    "dice": Option(
+        0,
+        choices=DICE_CHOICES,
+        help="Dice Punk: 0 plays with cards, otherwise dice with this many sides",
+    ),
+    "play_again": Option(
+        False,
+        help="if nobody reaches the target, play another game with scores carried "
+        f"and the target raised to the leader's score + 10 (at most {MAX_GAMES} games)",
+    ),
+    "fixed_opening": Option(
+        False, help="every player starts each game with one card of each rank (cards only)"
+    ),
+}
+
+TRICK = "trick"
+KEEP = "keep"
+OVER = "over"
+
+
+def table_size(players: int) -> int:
+    """Seats at the table: two players play as three with the Dummy."""
+    return max(players, MIN_TABLE)
+
+
+def rank_count(table: int) -> int:
+    """Highest rank in play (cards are 1 to this), with ``table`` copies of each."""
+    return THREE_PLAYER_RANKS if table == MIN_TABLE else table + 3
+
+
+def target_for(table: int) -> int:
+    return BIG_TARGET if table >= BIG_TABLE else TARGET
+
+
+def tricks_in_round(table: int, hand_size: int) -> int:
+    """One trick per seat, stopping early so everyone keeps at least one card."""
+    return min(table, hand_size - 1)
+
+
+def next_target(target: int, leader: int) -> int:
+    """Play-Again: the leader's score + 10, unless the target is already that far off."""
+    return max(target, leader + PLAY_AGAIN_MARGIN)
+
+
+def tiebreak_key(cards: list[int]) -> tuple[int, list[int]]:
+    """Order of two results: score, then the highest cards, one by one."""
+    return (sum(cards), sorted(cards, reverse=True))
+
+
+def round_plan(table: int) -> list[dict]:
+    """Cards in play, hand size, tricks and face-up surplus of each round (no play needed)."""
+    cards = table * rank_count(table)
+    hand = rank_count(table)
+    plan = []
+    while hand >= 2:
+        tricks = tricks_in_round(table, hand)
+        plan.append(
+            {"cards": cards, "hand_size": hand, "tricks": tricks, "surplus": cards - table * hand}
+        )
+        cards -= tricks
+        hand -= 1
+    return plan
+
+
+def sub_multisets(hand: list[int]) -> list[list[int]]:
+    """Every way to keep part of ``hand``, smallest first (the canonical keep actions)."""
+    counts = sorted(Counter(hand).items())
+    choices = [
+        [card for (card, _), n in zip(counts, picks) for _ in range(n)]
+        for picks in product(*(range(n + 1) for _, n in counts))
+    ]
+    return sorted(choices, key=lambda kept: (len(kept), kept))
+
+
+class PunkState(State):
+    @classmethod
+    def check_players_with_options(cls, players: int, options: dict) -> None:
+        if options["dice"] and options["fixed_opening"]:
+            raise InvalidOptions("fixed_opening needs cards: dice have no fixed opening hand")
+
+    def setup(self) -> None:
+        self.table = table_size(self.players)
+        self.dummy: int | None = MIN_TABLE - 1 if self.players < MIN_TABLE else None
+        self.sides: int = self.options["dice"]
+        self.ranks = rank_count(self.table)
+        self.size = self.table * self.ranks
+        self.target = target_for(self.table)
+        self.session = Session(self.table, self.seed)
+        self.scores = [0] * self.table
+        # Every card won over the match, for the tie-break (Play-Again carries them over).
+        self.won: list[list[int]] = [[] for _ in range(self.table)]
+        self.acting = tuple(range(self.players))
+        self.winner: int | None = None
+        forced = list(self.forced_deck) if self.forced_deck else None
+        if forced is not None:
+            if self.sides:
+                if any(type(f) is not int or not 1 <= f <= self.sides for f in forced):
+                    raise ValueError(f"forced dice must be integers from 1 to {self.sides}")
+            else:
+                check_forced(forced, self.deck())
+        # Only the first shuffle (or the first rolls) of the match is forced.
+        self.forced_pending = forced
+        self._start_game()
+
+    def deck(self) -> list[int]:
+        return [rank for rank in range(1, self.ranks + 1) for _ in range(self.table)]
+
+    # -- the course of a game ------------------------------------------------
+    def _start_game(self) -> None:
+        table = self.table
+        self.rng = Rng(self.session.hand_seed())
+        self.game_events = len(self._events)
+        self.hands: list[list[int]] = [[] for _ in range(table)]
+        self.caches: list[list[int]] = [[] for _ in range(table)]
+        self.neutral: list[int] = []
+        self.pot: list[int] = []
+        self.tricks: list[dict] = []
+        self.kept: list[int] | None = None
+        self.round = 0
+        self._legal: dict[int, list] = {}
+        self.log({"type": "game", "game": self.session.hand, "target": self.target})
+        if self.options["fixed_opening"]:
+            for seat in range(table):
+                self.hands[seat] = list(range(1, self.ranks + 1))
+            if self.dummy is not None:
+                # The Dummy's "top card" must still be a random one.
+                self.rng.shuffle(self.hands[self.dummy])
+            for seat in range(table):
+                self.log({"type": "deal", "seat": seat, "count": self.ranks, "fixed": True})
+            self._start_round(self.ranks)
+        else:
+            # Dice not rolled yet: their faces are placeholders, every one gets rolled.
+            self._deal(self.deck() if not self.sides else [1] * self.size, self.ranks)
+
+    def _forced_for(self, pool: list[int]) -> list[int] | None:
+        """The forced order, cut where it stops fitting ``pool`` (a fixed opening deals first)."""
+        forced, self.forced_pending = self.forced_pending, None
+        if not forced or self.sides:
+            return forced
+        left = Counter(pool)
+        fitting = []
+        for card in forced:
+            if left[card] <= 0:
+                break
+            left[card] -= 1
+            fitting.append(card)
+        return fitting
+
+    def _roll(self) -> int:
+        if self.forced_pending:
+            return self.forced_pending.pop(0)
+        return self.rng.below(self.sides) + 1
+
+    def _deal(self, pool: list[int], hand_size: int) -> None:
+        """Deal ``pool`` round the table, a card at a time, until every hand holds
+        ``hand_size``; what is left lies face up in the pot.
+        """
+        hands = self.hands
+        needs = [hand_size - len(hand) for hand in hands]
+        new: list[list[int]] = [[] for _ in hands]
+        if self.sides:
+            dealt = sum(needs)
+            surplus = pool[dealt:]
+            draw = self._roll
+        else:
+            shoe = Shoe(pool, self.rng, self._forced_for(pool))
+            draw = shoe.draw
+        for step in range(max(needs, default=0)):
+            for seat, need in enumerate(needs):
+                if step < need:
+                    card = draw()
+                    hands[seat].append(card)
+                    new[seat].append(card)
+        if self.sides:
+            self.pot = surplus
+        else:
+            self.pot = shoe.cards()
+        for seat, cards in enumerate(new):
+            private = {} if seat == self.dummy else {seat: {"cards": sorted(cards)}}
+            self.log({"type": "deal", "seat": seat, "count": len(cards)}, private)
+        self._start_round(hand_size)
+
+    def _start_round(self, hand_size: int) -> None:
+        self.round += 1
+        self.hand_size = hand_size
+        self.round_tricks = tricks_in_round(self.table, hand_size)
+        self.trick = 0
+        self.phase = TRICK
+        self.log(
+            {
+                "type": "round",
+                "round": self.round,
+                "cards": sum(map(len, self.hands)) + len(self.pot),
+                "hand_size": hand_size,
+                "tricks": self.round_tricks,
+                "surplus": sorted(self.pot),
+            }
+        )
+
+    def _play_trick(self, actions: dict[int, int]) -> None:
+        plays = [0] * self.table
+        for seat, card in actions.items():
+            self.hands[seat].remove(card)
+            plays[seat] = card
+        if self.dummy is not None:
+            plays[self.dummy] = self.hands[self.dummy].pop()  # its top card: the last dealt
+        counts = Counter(plays)
+        unique = [card for card, n in counts.items() if n == 1]
+        rest = list(plays)
+        winner = neutral = None
+        if unique:
+            best = min(unique)
+            winner = plays.index(best)
+            rest.remove(best)
+            self.caches[winner].append(best)
+            self.won[winner].append(best)
+            self.scores[winner] += best
+        else:
+            # Which of the tied lowest cards leaves does not matter: they are alike.
+            neutral = min(plays)
+            rest.remove(neutral)
+            self.neutral.append(neutral)
+        self.pot.extend(rest)
+        record = {"round": self.round, "cards": plays, "winner": winner, "neutral": neutral}
+        self.tricks.append(record)
+        self.log({"type": "trick", **record, "scores": list(self.scores)})
+        self.trick += 1
+        if winner is not None and winner != self.dummy and self.scores[winner] >= self.target:
+            self._end_game(winner)
+        elif self.trick == self.round_tricks:
+            if self.hand_size - 1 < 2:
+                self._end_game(None)
+            else:
+                self.phase = KEEP
+
+    def _keep(self, actions: dict[int, list[int]]) -> None:
+        discards: list[int] = []
+        kept = []
+        private = {}
+        for seat, hand in enumerate(self.hands):
+            keep = list(actions.get(seat, []))  # the Dummy always discards everything
+            for card in keep:
+                hand.remove(card)
+            discards.extend(hand)
+            self.hands[seat] = keep
+            kept.append(len(keep))
+            if seat != self.dummy:
+                private[seat] = {"cards": sorted(keep)}
+        self.kept = kept
+        self.log({"type": "keep", "kept": kept}, private)
+        # Discarded dice are re-rolled; the dice of the pot are rolled again too.
+        self._deal(self.pot + discards, self.hand_size - 1)
+
+    def _end_game(self, winner: int | None) -> None:
+        points = [sum(cache) for cache in self.caches]
+        self.session.finish_hand(points, target=self.target, winner=winner)
+        self.log(
+            {
+                "type": "game_over",
+                "game": self.session.hand - 1,
+                "points": points,
+                "scores": list(self.scores),
+                "winner": winner,
+            }
+        )
+        self.phase = OVER
+        if winner is None and self.options["play_again"] and self.session.hand < MAX_GAMES:
+            leader = max(self.scores[: self.players])
+            self.target = next_target(self.target, leader)
+            self._start_game()
+        else:
+            self.winner = winner
+
+    # -- protocol hooks --------------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        return () if self.phase == OVER else self.acting
+
+    def _legal_actions(self, seat: int) -> list:
+        legal = self._legal.get(seat)
+        if legal is None:
+            hand = self.hands[seat]
+            legal = sorted(set(hand)) if self.phase == TRICK else sub_multisets(hand)
+            self._legal[seat] = legal
+        return legal
+
+    def _apply(self, actions: dict) -> None:
+        self._legal = {}
+        if self.phase == TRICK:
+            self._play_trick(actions)
+        else:
+            self._keep(actions)
+
+    def _default_action(self, seat: int) -> object:
+        # The lowest card in a trick; in a keep decision, a fresh hand (keep nothing).
+        return self._legal_actions(seat)[0]
+
+    def _observation(self, seat: int | None) -> dict:
+        view = {
+            "seat": seat,
+            "players": self.players,
+            "table": self.table,
+            "dummy": self.dummy,
+            "dice": self.sides,
+            "ranks": self.ranks,
+            "copies": self.table,
+            "game": self.session.hand,
+            "target": self.target,
+            "phase": self.phase,
+            "to_act": list(self._to_act()),
+            "round": self.round,
+            "hand_size": self.hand_size,
+            "round_tricks": self.round_tricks,
+            "trick": self.trick,
+            "scores": list(self.scores),
+            "caches": [sorted(cache) for cache in self.caches],
+            "won": [sorted(cards, reverse=True) for cards in self.won],
+            "neutral": sorted(self.neutral),
+            "pot": sorted(self.pot),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "kept": list(self.kept) if self.kept is not None else None,
+            "tricks": [dict(t, cards=list(t["cards"])) for t in self.tricks],
+            "past_games": [dict(h, deltas=list(h["deltas"])) for h in self.session.hands],
+        }
+        if seat is not None:
+            view["hand"] = sorted(self.hands[seat])
+        return view
+
+    def _result(self) -> dict:
+        keys = [tiebreak_key(self.won[seat]) for seat in range(self.players)]
+        ranks = [1 + sum(1 for other in keys if other > mine) for mine in keys]
+        return {
+            "seats": seat_results(
+                self.scores[: self.players],
+                ranks,
+                cards=[key[1] for key in keys],
+                reached_target=[seat == self.winner for seat in range(self.players)],
+            )
+        }
+
+    def hands_public(self) -> bool:
+        """In the first round of a fixed opening every hand is known from the tricks."""
+        return self.options["fixed_opening"] and self.round == 1
+
+    def perturb_hidden(self, seat: int | None, rng: Rng) -> PunkState:
+        dup = self.clone()
+        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
+        if dup.sides:
+            # Unseen dice could show any face.
+            for hand in hidden:
+                hand[:] = [rng.below(dup.sides) + 1 for _ in hand]
+        elif dup.hands_public():
+            for hand in hidden:
+                rng.shuffle(hand)  # only the order (the Dummy's next card) is unknown
+        else:
+            redistribute(rng, hidden)
+        dup._legal = {}
+        return dup
+
+    def conserved(self) -> dict[str, int]:
+        places = [*self.hands, *self.caches, self.neutral, self.pot]
+        if self.sides:
+            return {"dice": sum(map(len, places))}
+        counts = Counter(card for place in places for card in place)
+        return {"cards": sum(counts.values()), **{f"rank_{r}": counts[r] for r in sorted(counts)}}
+
+
+GAME = Game(
+    slug="punk",
+    title="Punk",
+    version=1,
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    state_class=PunkState,
+    summary=(
+        "Every trick, all players pick a card from their hidden hand at once; the lowest card "
+        "nobody else played wins and scores its rank, so aces win easily but score little. "
+        "After each round players keep part of their hand and are dealt back up to one card "
+        "fewer. The first to 21 points (28 with five or more at the table) wins at once, "
+        "otherwise the highest score. Two players add the Dummy; variants: dice, Play-Again "
+        "and a fixed opening hand."
+    ),
+    options=OPTIONS,
+    policies={"random": random_policy, "heuristic": heuristic},
+)
