@@ -165,7 +165,7 @@ class BotProcess:
         """Which limit killed or choked the bot, if any: "memory", "processes" or "cpu".
 
         The cgroup's counters say so exactly; without a cgroup, the rlimits' usual effects
-        on a Python bot (MemoryError, EAGAIN from fork, no new thread) in its stderr tail."""
+        on a Python bot (MemoryError, EAGAIN from fork, no new thread) in its stderr."""
         rc = self.proc.poll()
         if rc is not None and rc in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
             return "cpu"
@@ -175,10 +175,15 @@ class BotProcess:
             if self.group.pids_hit():
                 return "processes"
             return None
-        last = stderr_tail.strip().splitlines()[-1:] or [""]
-        if last[0].startswith("MemoryError"):
+        # A fork bomb's children go on writing half tracebacks after the bot itself died,
+        # so the telling line can be anywhere in what was kept. A bot faking it gains
+        # nothing: every fault ranks last.
+        if "MemoryError" in stderr_tail:
             return "memory"
-        if "Resource temporarily unavailable" in last[0] or "can't start new thread" in last[0]:
+        if (
+            "Resource temporarily unavailable" in stderr_tail
+            or "can't start new thread" in stderr_tail
+        ):
             return "processes"
         return None
 

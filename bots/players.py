@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from bots import sandbox, slots
 from bots.sandbox import Limits
-from bots.wire import Channel, WireError, short
+from bots.wire import STDERR_TAIL, Channel, WireError, short
 from games.protocol import Game
 from games.rng import Rng, derive_seed
 
@@ -108,7 +108,7 @@ class ProgramPlayer:
         if kind in ("crashed", "timeout", "output"):
             rc = box.wait(0.3) if kind == "crashed" else box.returncode
             tail = channel.stderr_tail(wait=0.2) if kind == "crashed" else ""
-            hit = box.limit_hit(tail)
+            hit = box.limit_hit(channel.stderr_tail(chars=4 * STDERR_TAIL) if tail else "")
             if hit == "memory":
                 return Fault(
                     "memory", f"exceeded the memory limit of {self.limits.memory_mb} MB {during}"

@@ -81,15 +81,16 @@ class Channel:
             while self._tail_len - len(self._tail[0]) >= STDERR_TAIL * 4:
                 self._tail_len -= len(self._tail.popleft())
 
-    def stderr_tail(self, wait: float = 0.0) -> str:
-        """The last lines of stderr (waiting up to ``wait`` s for EOF, e.g. after a crash)."""
+    def stderr_tail(self, wait: float = 0.0, chars: int = STDERR_TAIL) -> str:
+        """The last ``chars`` of stderr (waiting up to ``wait`` s for EOF, e.g. after a crash);
+        at most about 4 x STDERR_TAIL are kept."""
         deadline = time.monotonic() + wait
         self._drain_stderr()
         while not self.stderr_eof and time.monotonic() < deadline:
             select.select([self.stderr], [], [], max(0.0, deadline - time.monotonic()))
             self._drain_stderr()
         text = b"".join(self._tail).decode("utf-8", "replace").strip()
-        return text[-STDERR_TAIL:]
+        return text[-chars:]
 
     # -- stdout --------------------------------------------------------------------------
     def _read_stdout(self) -> None:
