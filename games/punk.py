@@ -96,12 +96,33 @@ def round_plan(table: int) -> list[dict]:
 
 def sub_multisets(hand: list[int]) -> list[list[int]]:
     """Every way to keep part of ``hand``, smallest first (the canonical keep actions)."""
-    counts = sorted(Counter(hand).items())
-    choices = [
-        [card for (card, _), n in zip(counts, picks) for _ in range(n)]
-        for picks in product(*(range(n + 1) for _, n in counts))
-    ]
-    return sorted(choices, key=lambda kept: (len(kept), kept))
+    key = tuple(sorted(hand))
+    found = _SUBSETS.get(key)
+    if found is None:
+        counts = sorted(Counter(key).items())
+        found = sorted(
+            (
+                tuple(card for (card, _), n in zip(counts, picks) for _ in range(n))
+                for picks in product(*(range(n + 1) for _, n in counts))
+            ),
+            key=lambda kept: (len(kept), kept),
+        )
+        _SUBSETS[key] = found
+    return [list(kept) for kept in found]
+
+
+# Keep decisions repeat the same few small hands over and over: remember their subsets.
+_SUBSETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+
+
+def lowest_unique(plays: list[int]) -> int | None:
+    """The lowest card played exactly once, or None."""
+    ordered = sorted(plays)
+    last = len(ordered) - 1
+    for i, card in enumerate(ordered):
+        if (i == 0 or ordered[i - 1] != card) and (i == last or ordered[i + 1] != card):
+            return card
+    return None
 
 
 class PunkState(State):
@@ -236,12 +257,10 @@ class PunkState(State):
             plays[seat] = card
         if self.dummy is not None:
             plays[self.dummy] = self.hands[self.dummy].pop()  # its top card: the last dealt
-        counts = Counter(plays)
-        unique = [card for card, n in counts.items() if n == 1]
+        best = lowest_unique(plays)
         rest = list(plays)
         winner = neutral = None
-        if unique:
-            best = min(unique)
+        if best is not None:
             winner = plays.index(best)
             rest.remove(best)
             self.caches[winner].append(best)
