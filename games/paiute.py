@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections import Counter
 
 from games.cards import Shoe, rank_of, standard_deck, suit_of
-from games.paiute_hands import VALUE, best_combination, describe
+from games.paiute_hands import VALUE, combination, could_call, describe
 from games.policies import random_policy
-from games.protocol import Game, Option
+from games.protocol import Game, InvalidOptions, Option
 from games.rng import Rng
 from games.scoring import seat_results
 from games.secret_hands import (
+    MAX_ROTATIONS,
     ChipSession,
     check_rotations,
     deal_order,
@@ -24,6 +25,7 @@ from games.secret_hands import (
 )
 
 HAND_SIZE = 5
+MAX_ANTE = 1000
 # A deal where nobody has called after this many trips round the table is
 # void (see the rules page): the text has no end without a call.
 MAX_ROUNDS = 25
@@ -48,6 +50,8 @@ class PaiuteState(ChipSession):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         check_rotations(options)
+        if options["ante"] > MAX_ANTE:
+            raise InvalidOptions(f"option 'ante' must be at most {MAX_ANTE}")
 
     def setup(self) -> None:
         self.start_session()
@@ -106,13 +110,10 @@ class PaiuteState(ChipSession):
 
     def _combination(self, seat: int, cards: list[str]) -> list[int] | None:
         """The combination ``cards`` would call with, if it may be called now."""
-        combination = best_combination(cards, self.wild, self.turns_taken[seat] == 0)
-        if combination is None:
+        found = combination(cards, self.wild, self.turns_taken[seat] == 0)
+        if found is None or (self.best_call is not None and found < self.best_call):
             return None
-        combination = list(combination)
-        if self.best_call is not None and combination < self.best_call:
-            return None
-        return combination
+        return found
 
     def _remove(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
@@ -144,8 +145,8 @@ class PaiuteState(ChipSession):
             {
                 "type": "win",
                 "seats": winners,
-                "combination": best,
-                "name": describe(tuple(best)),
+                "combination": list(best),
+                "name": describe(best),
                 "shares": [shares.get(seat, 0) for seat in range(self.players)],
                 "pot_left": self.pot.chips,
             }
@@ -178,12 +179,14 @@ class PaiuteState(ChipSession):
             hand = self.hands[seat]
             options = [card for card in hand if card != self.from_pile]
             legal = [[DISCARD, card] for card in options]
-            legal.extend(
-                [CALL, card]
-                for card in options
-                if self._combination(seat, [c for c in hand if c != card]) is not None
-            )
-            if self._combination(seat, hand) is not None:
+            five, six = could_call(hand, self.wild)
+            if five:
+                legal.extend(
+                    [CALL, card]
+                    for card in options
+                    if self._combination(seat, [c for c in hand if c != card]) is not None
+                )
+            if six and self._combination(seat, hand) is not None:
                 legal.append([CALL])
         self._legal_cache[seat] = legal
         return legal
@@ -212,17 +215,17 @@ class PaiuteState(ChipSession):
             self.log({"type": "discard", "seat": seat, "card": card})
         if action[0] == CALL:
             hand = self.hands[seat]
-            combination = self._combination(seat, hand)
+            called = self._combination(seat, hand)
             self.known[seat] = list(hand)
-            self.calls.append({"seat": seat, "cards": list(hand), "combination": combination})
-            self.best_call = max(combination, self.best_call or combination)
+            self.calls.append({"seat": seat, "cards": list(hand), "combination": called})
+            self.best_call = called  # never below the call before it
             self.log(
                 {
                     "type": "call",
                     "seat": seat,
                     "cards": list(hand),
-                    "combination": combination,
-                    "name": describe(tuple(combination)),
+                    "combination": list(called),
+                    "name": describe(called),
                 }
             )
         self._end_turn(seat)
@@ -241,8 +244,11 @@ class PaiuteState(ChipSession):
                 "hand_sizes": [len(hand) for hand in self.hands],
                 "known": [sorted(cards) for cards in self.known],
                 "turns_taken": list(self.turns_taken),
-                "calls": [dict(call, cards=list(call["cards"])) for call in self.calls],
-                "best_call": self.best_call,
+                "calls": [
+                    dict(call, cards=list(call["cards"]), combination=list(call["combination"]))
+                    for call in self.calls
+                ],
+                "best_call": list(self.best_call) if self.best_call else None,
                 "from_pile": self.from_pile,
                 "rounds": self.rounds,
                 "max_rounds": MAX_ROUNDS,
@@ -322,7 +328,7 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> object:
 
         def strength(action: list) -> tuple:
             cards = [c for c in hand if len(action) == 1 or c != action[1]]
-            return best_combination(cards, wild, paiute_ok) or (0,)
+            return combination(cards, wild, paiute_ok) or [0]
 
         return max(calls, key=strength)
     _, card = _best_discard(hand, wild, observation["from_pile"])
@@ -332,7 +338,8 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> object:
 GAME = Game(
     slug="paiute",
     title="Paiute",
-    version=1,
+    # 2: five called cards make only five-card combinations, six only six-card ones.
+    version=2,
     min_players=2,
     max_players=5,
     state_class=PaiuteState,
@@ -346,4 +353,6 @@ GAME = Game(
     ),
     options=OPTIONS,
     policies={"random": random_policy, "heuristic": heuristic},
+    # Every deal ends within MAX_ROUNDS trips round the table of two actions a seat.
+    max_actions=MAX_ROTATIONS * 5 * (MAX_ROUNDS * 5 * 2),
 )
