@@ -295,6 +295,18 @@ def test_fixed_opening_deals_one_card_of_each_rank() -> None:
     assert [sorted(h) for h in other.hands] == [sorted(h) for h in state.hands]
 
 
+def test_fixed_opening_forces_the_first_shuffle_it_makes() -> None:
+    # No deal opens the game, so a forced deck orders the second round's deal;
+    # only two aces are left to deal, so the third forced ace is cut off.
+    state = GAME.new_match(3, {"fixed_opening": True}, seed=2, deck=[7, 1, 1, 1])
+    for card in (1, 2, 3):
+        state.apply({0: card, 1: card, 2: card})  # three ties: the 1, 2, 3 go neutral
+    assert state.neutral == [1, 2, 3]
+    state.apply({0: [], 1: [], 2: []})
+    assert 7 in state.hands[0] and state.hands[1].count(1) >= 1 and state.hands[2].count(1) >= 1
+    assert state.conserved()["cards"] == 21
+
+
 def test_dice_are_rolled_kept_or_rerolled() -> None:
     # Three players with d6: the forced "deck" is the sequence of rolls, dealt round the table.
     rolls = [[1, 2, 3, 4, 5, 6, 6], [2, 2, 5, 4, 4, 4, 4], [3, 3, 5, 1, 1, 1, 1]]
