@@ -403,15 +403,28 @@ def test_many_random_matches_conserve_cards_and_end() -> None:
 # -- the heuristic -------------------------------------------------------------------------
 
 
-def test_heuristic_takes_a_winning_trick_when_it_ends_the_game() -> None:
+@pytest.mark.parametrize(("score", "card"), [(0, 2), (14, 7), (16, 5), (18, 3)])
+def test_heuristic_plays_for_points_then_for_the_target(score: int, card: int) -> None:
+    """Everyone holds one card of each rank. Far from the target the 2 has the best
+    expected points; near it, the likeliest winner among the cards that reach 21.
+    """
     state = four_player_game()
-    state.scores[0] = 18
+    state.scores[0] = score
     heuristic = GAME.policies["heuristic"]
-    view = state.observation(0)
-    # Everyone else holds one card of each rank: a 3 reaching 21 is worth the risk.
-    choice = heuristic(view, state.legal_actions(0), Rng(1))
-    assert choice in state.legal_actions(0)
-    assert choice >= 3
+    assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) == card
+
+
+def test_heuristic_keeps_only_strong_cards() -> None:
+    state = four_player_game()
+    for plays in ([2, 3, 6, 5], [1, 1, 4, 6], [3, 7, 3, 3], [5, 5, 2, 2]):
+        state.apply(dict(enumerate(plays)))
+    heuristic = GAME.policies["heuristic"]
+    # A 2 or a 4 is likely to win some points next round; the ace scores too little,
+    # the 6 and 7 win too rarely: a fresh card would do better.
+    expected = {0: [4], 1: [2, 4], 2: []}
+    for seat, keep in expected.items():
+        assert heuristic(state.observation(seat), state.legal_actions(seat), Rng(1)) == keep
+    assert state.observation(2)["hand"] == [1, 5, 7]
 
 
 def test_heuristic_beats_random() -> None:
