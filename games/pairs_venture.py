@@ -1,0 +1,370 @@
+"""Venture: secret bids fire from low to high and capture cards; captures cost a point
+each unless they complete a rank. Rules in docs/rules/pairs-venture.md.
+"""
+
+from __future__ import annotations
+
+from games.cards import Shoe, pairs_deck
+from games.policies import random_policy
+from games.protocol import Game, InvalidOptions, Option, State
+from games.rng import Rng
+from games.scoring import Session, seat_results
+from games.secret_hands import redistribute, unseen_counts
+
+# Cards in the slug (the first pool) by player count; the rest deals out evenly.
+SLUG_SIZES = {3: 4, 4: 3, 5: 5, 6: 7, 7: 6, 8: 7}
+KEEP = 3
+QUIET = "quiet"
+MAX_DEALS = 20
+
+OPTIONS = {
+    "drafting": Option(
+        False, help="after the deal, keep three cards and pass the rest left until none are left"
+    ),
+    "talk": Option(
+        False,
+        help="before each bid, everyone announces a rank they claim to bid (or stays quiet); "
+        "claims bind nobody",
+    ),
+    "deals": Option(1, minimum=1, help=f"deals in the match (1 to {MAX_DEALS}); scores add up"),
+}
+
+
+def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], list[dict]]:
+    """Resolve one round: the captures of each seat, the next pool, and the steps taken.
+
+    Bids fire from the lowest rank up. Matched ranks misfire. The lowest bid
+    takes every card of the highest rank on the table, bids included; a bid
+    taken that way never fires. Every other bid takes all cards below it.
+    Fired and misfired bids stay on the table, where higher bids can take them.
+    """
+    table = [0] * 11
+    for card in pool:
+        table[card] += 1
+    for card in bids:
+        table[card] += 1
+    captured: list[list[int]] = [[] for _ in bids]
+    steps: list[dict] = []
+    taken_early = 0
+    first = True
+    for rank in sorted(set(bids)):
+        seats = [seat for seat, bid in enumerate(bids) if bid == rank]
+        if rank == taken_early:
+            steps.append({"rank": rank, "seats": seats, "result": "captured"})
+            continue
+        if len(seats) > 1:
+            first = False
+            steps.append({"rank": rank, "seats": seats, "result": "misfire"})
+            continue
+        if first:
+            first = False
+            top = max(r for r in range(11) if table[r])
+            cards = [top] * table[top]
+            table[top] = 0
+            taken_early = top
+        else:
+            cards = [r for r in range(1, rank) for _ in range(table[r])]
+            for r in range(1, rank):
+                table[r] = 0
+        captured[seats[0]] = cards
+        steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
+    next_pool = [r for r in range(1, 11) for _ in range(table[r])]
+    return captured, next_pool, steps
+
+
+def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
+    """-1 a captured card; a rank whose every copy is yours or in the pool scores its value."""
+    left = [0] * 11
+    for card in pool:
+        left[card] += 1
+    points = []
+    for cards in captured:
+        counts = [0] * 11
+        for card in cards:
+            counts[card] += 1
+        total = 0
+        for rank in range(1, 11):
+            if counts[rank]:
+                total += rank if counts[rank] + left[rank] == rank else -counts[rank]
+        points.append(total)
+    return points
+
+
+class VentureState(State):
+    @classmethod
+    def check_players_with_options(cls, players: int, options: dict) -> None:
+        if options["deals"] > MAX_DEALS:
+            raise InvalidOptions(f"option 'deals' must be at most {MAX_DEALS}")
+
+    def setup(self) -> None:
+        self.drafting: bool = self.options["drafting"]
+        self.talk: bool = self.options["talk"]
+        self.session = Session(self.players, self.seed)
+        self.phase = "bid"
+        self._start_deal()
+
+    # -- one deal -------------------------------------------------------------
+    def _start_deal(self) -> None:
+        n = self.players
+        session = self.session
+        self.deal_events_start = len(self._events)
+        forced = self.forced_deck if session.hand == 0 else None
+        shoe = Shoe(pairs_deck(), Rng(session.hand_seed()), forced)
+        self.slug = [shoe.draw() for _ in range(SLUG_SIZES[n])]
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        order = [(session.dealer + 1 + i) % n for i in range(n)]
+        while len(shoe):
+            for seat in order:
+                self.hands[seat].append(shoe.draw())
+        for hand in self.hands:
+            hand.sort()
+        self.pool: list[int] = []
+        self.captured: list[list[int]] = [[] for _ in range(n)]
+        self.claims: list = [None] * n
+        self.last_bids: list | None = None
+        self.round = 0
+        self.rounds = len(self.hands[0])
+        self._legal_cache: dict[int, list] = {}
+        self.log(
+            {
+                "type": "deal",
+                "deal": session.hand,
+                "dealer": session.dealer,
+                "slug": len(self.slug),
+                "count": self.rounds,
+            },
+            {seat: {"cards": list(self.hands[seat])} for seat in range(n)},
+        )
+        if self.drafting:
+            self.packets = self.hands
+            self.hands = [[] for _ in range(n)]
+            self.picks = 0
+            self.phase = "draft"
+            self._draft_continue()
+        else:
+            self._reveal_slug()
+
+    def _draft_continue(self) -> None:
+        """Pass packets after three keeps; a packet of three or fewer is kept whole."""
+        n = self.players
+        while True:
+            if self.picks == KEEP:
+                self.packets = [self.packets[(seat - 1) % n] for seat in range(n)]
+                self.picks = 0
+                self.log(
+                    {"type": "pass", "count": len(self.packets[0])},
+                    {seat: {"cards": list(self.packets[seat])} for seat in range(n)},
+                )
+            size = len(self.packets[0])
+            if size == 0 or (self.picks == 0 and size <= KEEP):
+                for seat in range(n):
+                    self.hands[seat].extend(self.packets[seat])
+                    self.hands[seat].sort()
+                self.packets = [[] for _ in range(n)]
+                self._reveal_slug()
+                return
+            if self.picks < KEEP:
+                return
+
+    def _reveal_slug(self) -> None:
+        self.pool = sorted(self.slug)
+        self.slug = []
+        self.log({"type": "slug", "cards": list(self.pool)})
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.round += 1
+        self.claims = [None] * self.players
+        self.phase = "talk" if self.talk else "bid"
+
+    def _resolve(self, bids: list[int]) -> None:
+        captured, self.pool, steps = fire(self.pool, bids)
+        for seat, cards in enumerate(captured):
+            self.captured[seat].extend(cards)
+            self.captured[seat].sort()
+        self.last_bids = bids
+        self.log(
+            {
+                "type": "reveal",
+                "round": self.round,
+                "bids": list(bids),
+                "steps": steps,
+                "pool": list(self.pool),
+            }
+        )
+        if self.hands[0]:
+            self._start_round()
+        else:
+            self._end_deal()
+
+    def _end_deal(self) -> None:
+        points = deal_points(self.captured, self.pool)
+        session = self.session
+        session.finish_hand(points, captured=[len(cards) for cards in self.captured])
+        self.log({"type": "score", "deal": session.hand - 1, "points": points})
+        if session.hand >= self.options["deals"]:
+            self.phase = "over"
+        else:
+            self._start_deal()
+
+    # -- protocol hooks -----------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        if self.phase == "over":
+            return ()
+        return tuple(range(self.players))
+
+    def _legal_actions(self, seat: int) -> list:
+        cached = self._legal_cache.get(seat)
+        if cached is None:
+            if self.phase == "talk":
+                cached = [QUIET, *range(1, 11)]
+            elif self.phase == "draft":
+                cached = sorted(set(self.packets[seat]))
+            else:
+                cached = sorted(set(self.hands[seat]))
+            self._legal_cache[seat] = cached
+        return cached
+
+    def _default_action(self, seat: int) -> object:
+        if self.phase == "talk":
+            return QUIET
+        return self._legal_actions(seat)[0]
+
+    def _apply(self, actions: dict) -> None:
+        self._legal_cache = {}
+        phase = self.phase
+        if phase == "talk":
+            self.claims = [actions[seat] for seat in range(self.players)]
+            self.log({"type": "talk", "round": self.round, "claims": list(self.claims)})
+            self.phase = "bid"
+        elif phase == "draft":
+            for seat, card in actions.items():
+                self.packets[seat].remove(card)
+                self.hands[seat].append(card)
+                self.hands[seat].sort()
+            self.picks += 1
+            self.log({"type": "keep"}, {seat: {"card": card} for seat, card in actions.items()})
+            self._draft_continue()
+        else:
+            bids = [actions[seat] for seat in range(self.players)]
+            for seat, card in enumerate(bids):
+                self.hands[seat].remove(card)
+            self._resolve(bids)
+
+    def _observation(self, seat: int | None) -> dict:
+        session = self.session
+        view = {
+            "seat": seat,
+            "players": self.players,
+            "phase": self.phase,
+            "to_act": list(self._to_act()),
+            "drafting": self.drafting,
+            "talk": self.talk,
+            "deal": session.hand if self.phase != "over" else session.hand - 1,
+            "deals": self.options["deals"],
+            "dealer": session.dealer,
+            "totals": list(session.totals),
+            "past_deals": [dict(h) for h in session.hands],
+            "round": self.round,
+            "rounds": self.rounds,
+            "slug_size": len(self.slug),
+            "pool": list(self.pool),
+            "captured": [list(cards) for cards in self.captured],
+            "points_now": deal_points(self.captured, self.pool),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "claims": list(self.claims),
+            "last_bids": list(self.last_bids) if self.last_bids is not None else None,
+            "history": self.events(seat, self.deal_events_start),
+        }
+        if self.phase == "draft":
+            view["packet_sizes"] = [len(packet) for packet in self.packets]
+            view["keeps_left"] = KEEP - self.picks
+        if seat is not None:
+            view["cards"] = list(self.hands[seat])
+            if self.phase == "draft":
+                view["packet"] = list(self.packets[seat])
+        return view
+
+    def _result(self) -> dict:
+        return {"seats": seat_results(list(self.session.totals))}
+
+    def conserved(self) -> dict[str, int]:
+        cards = sum(len(hand) for hand in self.hands) + sum(len(c) for c in self.captured)
+        cards += len(self.pool) + len(self.slug)
+        if self.phase == "draft":
+            cards += sum(len(packet) for packet in self.packets)
+        return {"cards": cards}
+
+    def perturb_hidden(self, seat: int | None, rng: Rng) -> VentureState:
+        dup = self.clone()
+        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
+        if dup.phase == "draft":
+            hidden += [packet for other, packet in enumerate(dup.packets) if other != seat]
+            # The slug stays face down until the draft is over.
+            hidden.append(dup.slug)
+        redistribute(rng, hidden)
+        for box in hidden:
+            box.sort()
+        dup._legal_cache = {}
+        return dup
+
+
+# -- policies ------------------------------------------------------------------
+
+SAMPLES = 16
+
+
+def _card_value(rank: int) -> int:
+    # The single 1 is a full set by itself: taking it scores +1.
+    return 1 if rank == 1 else -1
+
+
+def heuristic(observation: dict, legal: list, rng: Rng) -> object:
+    """Bid the card expected to capture the least, guessing the others' bids from unseen cards."""
+    phase = observation["phase"]
+    if phase == "talk":
+        return QUIET
+    if phase == "draft":
+        # Middle ranks are the likeliest to be matched and misfire; extremes fire alone.
+        return min(legal, key=lambda card: (abs(card - 6), card))
+    hand = observation["cards"]
+    pool = observation["pool"]
+    seen = hand + pool + [card for cards in observation["captured"] for card in cards]
+    unseen = unseen_counts(seen)
+    deck = [rank for rank in range(1, 11) for _ in range(max(0, unseen[rank]))]
+    others = observation["players"] - 1
+    guesses = []
+    for _ in range(SAMPLES):
+        rng.shuffle(deck)
+        guesses.append(deck[:others])
+    best, best_value = legal[0], None
+    for card in legal:
+        total = 0
+        for guess in guesses:
+            bids = [card, *guess]
+            captured, _, _ = fire(pool, bids)
+            total += sum(_card_value(rank) for rank in captured[0])
+        if best_value is None or total > best_value:
+            best, best_value = card, total
+    return best
+
+
+GAME = Game(
+    slug="pairs-venture",
+    title="Venture",
+    version=1,
+    min_players=3,
+    max_players=8,
+    state_class=VentureState,
+    summary=(
+        "A few cards start face up as the pool and the rest are dealt out. Each round everyone "
+        "bids a card in secret; the bids are revealed and fire from low to high. The lowest "
+        "takes every card of the highest rank on the table, each other bid takes every card "
+        "below it, and matched bids misfire. Captured cards cost a point each, unless you hold "
+        "every copy of a rank not left in the pool: that rank scores its value. Optional "
+        "drafting, and optional non-binding claims before each bid."
+    ),
+    options=OPTIONS,
+    policies={"random": random_policy, "heuristic": heuristic},
+    max_actions=2_000,
+)
