@@ -326,7 +326,7 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> object:
     if calls:
         paiute_ok = observation["turns_taken"][observation["seat"]] == 0
 
-        def strength(action: list) -> tuple:
+        def strength(action: list) -> list[int]:
             cards = [c for c in hand if len(action) == 1 or c != action[1]]
             return combination(cards, wild, paiute_ok) or [0]
 

@@ -162,7 +162,6 @@ class PunkState(State):
     def _start_game(self) -> None:
         table = self.table
         self.rng = Rng(self.session.hand_seed())
-        self.game_events = len(self._events)
         self.hands: list[list[int]] = [[] for _ in range(table)]
         self.caches: list[list[int]] = [[] for _ in range(table)]
         self.neutral: list[int] = []
@@ -184,11 +183,9 @@ class PunkState(State):
             # Dice not rolled yet: their faces are placeholders, every one gets rolled.
             self._deal(self.deck() if not self.sides else [1] * self.size, self.ranks)
 
-    def _forced_for(self, pool: list[int]) -> list[int] | None:
+    def _forced_for(self, pool: list[int]) -> list[int]:
         """The forced order, cut where it stops fitting ``pool`` (a fixed opening deals first)."""
         forced, self.forced_pending = self.forced_pending, None
-        if not forced or self.sides:
-            return forced
         left = Counter(pool)
         fitting = []
         for card in forced:
