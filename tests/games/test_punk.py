@@ -179,6 +179,24 @@ def test_five_players_play_to_28(before: int, over: bool) -> None:
     assert state.is_over() is over
 
 
+def test_the_single_lowest_card_decides_a_close_endgame() -> None:
+    """The Play-Again motivation: scores 13-16 before the last round, and the one 4
+    left in play is the lowest card: whoever holds it wins the match.
+    """
+    state = GAME.new_match(4, seed=12)
+    state.hands = [[5, 6], [5, 7], [4, 7], [6, 6]]
+    state.scores = [16, 15, 13, 14]
+    state.won = [[7, 5, 4], [7, 4, 4], [7, 6], [7, 7]]
+    state.round, state.hand_size, state.round_tricks, state.trick = 6, 2, 1, 0
+    state._legal = {}
+    heuristic = GAME.policies["heuristic"]
+    assert heuristic(state.observation(2), state.legal_actions(2), Rng(1)) == 4
+    state.apply({0: 5, 1: 5, 2: 4, 3: 6})
+    assert state.is_over() and state.winner is None  # the game ran out, nobody at 21
+    assert state.scores == [16, 15, 17, 14]
+    assert [s["rank"] for s in state.result()["seats"]] == [2, 3, 1, 4]
+
+
 @pytest.mark.parametrize(
     ("better", "worse"),
     [
