@@ -22,6 +22,11 @@ BUST = "bust"
 OUT = "out"  # not playing this round (a tie-break round among the leaders)
 
 MAX_TARGET = 200
+# Heuristic: the chance of pairing above which it locks; higher when behind.
+HIT_RISK = 0.2
+AHEAD_RISK = 0.1
+CHASE_RISK = 0.5
+LAST_CHASE_RISK = 0.75
 OPTIONS = {
     "target": Option(21, minimum=1, help=f"game points that win (1 to {MAX_TARGET})"),
 }
@@ -232,10 +237,13 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> str:
         # Last one playing: lock once ahead of everyone locked, else chase them.
         if mine > locked_best:
             return LOCK
-        return HIT if risk < 0.75 else LOCK
-    if mine <= locked_best and risk < 0.5:
-        return HIT
-    return HIT if risk < 0.3 else LOCK
+        return HIT if risk < LAST_CHASE_RISK else LOCK
+    if mine <= locked_best:
+        return HIT if risk < CHASE_RISK else LOCK
+    others_best = max((observation["totals"][s] for s in rivals), default=-1)
+    if mine > others_best:
+        return HIT if risk < AHEAD_RISK else LOCK
+    return HIT if risk < HIT_RISK else LOCK
 
 
 GAME = Game(

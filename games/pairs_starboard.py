@@ -28,6 +28,11 @@ IN = "in"
 LOCKED = "locked"
 BUST = "bust"
 KNOCKED_OUT = "knocked_out"
+# Heuristic: the chance of pairing above which it stops drawing, higher with
+# more players still to act (they are likelier to draw past an early lock).
+DRAW_RISK = 0.1
+RISK_PER_PLAYER = 0.09
+LAST_RISK = 0.5
 
 
 class OpenShoe(PairsShoe):
@@ -213,10 +218,10 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> str:
     others_in = [s for s in range(len(status)) if s != me and status[s] == IN]
     if not others_in:
         # Last to act: locking wins (or splits) unless someone locked on as many cards.
-        if not locked or max(locked) < len(hand) or risk > 0.5:
+        if not locked or max(locked) < len(hand) or risk > LAST_RISK:
             return LOCK
         return DRAW
-    return DRAW if risk < 0.3 else LOCK
+    return DRAW if risk < DRAW_RISK + RISK_PER_PLAYER * len(others_in) else LOCK
 
 
 GAME = Game(

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from games import IllegalAction, InvalidOptions, registry
-from games.pairs_port import round_points
+from games import IllegalAction, InvalidOptions
+from games.pairs_port import GAME, round_points
 from games.policies import random_policy
 from games.rng import Rng
 
-GAME = registry.get("pairs-port")
 BURN = [10, 10, 10, 10, 10]
 
 

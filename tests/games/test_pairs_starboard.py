@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from games import IllegalAction, InvalidOptions, registry
-from games.pairs_starboard import OpenShoe
+from games import IllegalAction, InvalidOptions
+from games.pairs_starboard import GAME, OpenShoe
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
-
-GAME = registry.get("pairs-starboard")
 
 
 def new(players: int, *cards: int, rotations: int = 1):
@@ -199,11 +197,14 @@ def test_bad_options_are_refused(options: dict) -> None:
 
 def test_heuristic_draws_when_safe_and_locks_when_last_and_ahead() -> None:
     heuristic = GAME.policies["heuristic"]
-    state = new(2, 6, 8, 1)
-    play(state, "draw")  # seat 0: three cards, nobody locked yet
-    # 12 of the 52 unseen cards pair 6-8-1: drawing is worth it.
+    state = new(2, 1, 2, 3)
+    play(state, "draw")  # seat 0: a 3
+    # Only 3 of the 52 unseen cards pair 1-2-3: drawing is worth it.
     assert heuristic(state.observation(1), state.legal_actions(1), Rng(1)) == "draw"
-    state = new(2, 6, 8, 1)
+    state = new(2, 6, 8, 9, 10)
+    play(state, "draw")  # seat 0: 6-8-9, where 20 of 52 unseen cards pair
+    assert heuristic(state.observation(1), state.legal_actions(1), Rng(1)) == "lock"
+    state = new(2, 1, 2, 3)
     play(state, "lock", "draw")  # seat 0 locks on 2, seat 1 draws to 3
     # Seat 1 is the last one in and already ahead: locking takes the pot.
     assert heuristic(state.observation(1), state.legal_actions(1), Rng(1)) == "lock"
