@@ -108,9 +108,9 @@ class KittyState(State):
         self.bids: list[int] = []
         self.takers: list[int] = []
         self.round = 0
-        # What perturb_hidden must leave in place: this round's passes (each known to its
+        # What perturb_hidden must leave in place: the latest passes (each known to its
         # passer) and the targets taken since everyone last passed (known to all).
-        self.passed: list[int] = []
+        self.passed: list[int | None] = []
         self.taken: list[list[int]] = []
         self.log(
             {
@@ -129,7 +129,6 @@ class KittyState(State):
         count = self.plan[self.round]
         self.targets = self.kitty[:count]
         del self.kitty[:count]
-        self.passed = []
         self.phase = PASS
         self._acting = self._everyone
         self._legal: dict[int, list] = {}
@@ -155,6 +154,11 @@ class KittyState(State):
         self.bids = [bids[seat] for seat in range(n)]
         for seat, card in bids.items():
             self.hands[seat].remove(card)
+        if self.passed:
+            # A receiver that bids the rank it was given may or may not still hold one.
+            for seat, gift in enumerate(self.passed):
+                if bids[(seat + 1) % n] == gift:
+                    self.passed[seat] = None
         self.log({"type": "bids", "bids": list(self.bids)})
         once = [card for card in set(self.bids) if self.bids.count(card) == 1]
         once.sort()
@@ -329,8 +333,7 @@ class KittyState(State):
         cards = [card for seat, card in self.taken if seat == holder]
         if viewer is not None and self.passed and holder == (viewer + 1) % self.players:
             gift = self.passed[viewer]
-            # Once the receiver bids that rank, the passer cannot tell if it still holds one.
-            if not (self.bids and self.bids[holder] == gift):
+            if gift is not None:
                 cards.append(gift)
         return cards
 
