@@ -1,0 +1,65 @@
+"""The Paks heuristic: capture the richest card, steal the richest enemy pak, pay cheaply.
+
+It reads only the observation (docs/rules/paks.md lists its fields).
+"""
+
+from __future__ import annotations
+
+from games.paks_values import POINTS, SINGLE, capture_value, pak_value, points
+from games.rng import Rng
+
+
+def _needed(observation: dict) -> int:
+    """The value the cards laid so far must beat."""
+    pending = observation["pending"]
+    if "target" in pending:
+        return SINGLE[pending["target"]]
+    owner = observation["paks"][pending["victim"]]
+    return sum(pak_value(owner[i]) for i in pending["paks"])
+
+
+def _lay(observation: dict, legal: list) -> object:
+    """Take more paks while possible; then lay the cheapest card that wins, else the strongest."""
+    takes = [a for a in legal if isinstance(a, dict) and "take" in a]
+    if takes:
+        owner = observation["paks"][observation["pending"]["victim"]]
+        return max(takes, key=lambda a: points(owner[a["take"]]))
+    laid = observation["pending"]["cards"]
+    adds = [a["add"] for a in legal if isinstance(a, dict) and "add" in a]
+    if "done" in legal:
+        # Late in the hand a card kept is a card wasted: put it in the pak, where it scores.
+        if adds and observation["stock"] < observation["players"]:
+            return {"add": max(adds, key=lambda c: POINTS[c])}
+        return "done"
+    needed = _needed(observation)
+    winning = [c for c in adds if capture_value([*laid, c]) > needed]
+    if winning:
+        return {"add": min(winning, key=lambda c: (SINGLE[c], -POINTS[c]))}
+    return {"add": max(adds, key=lambda c: (capture_value([*laid, c]), POINTS[c]))}
+
+
+def _partners(observation: dict) -> set[int]:
+    seat = observation["seat"]
+    for team in observation["teams"]:
+        if seat in team:
+            return set(team)
+    return {seat}
+
+
+def heuristic(observation: dict, legal: list, rng: Rng) -> object:
+    phase = observation["phase"]
+    if phase == "pak":
+        captures = [a for a in legal if isinstance(a, dict)]
+        # Every capture gains points and a pak; the richest card first.
+        return max(captures, key=lambda a: (POINTS[a["capture"]], SINGLE[a["capture"]]))
+    if phase == "steal":
+        friends = _partners(observation)
+        steals = [a for a in legal if isinstance(a, dict) and a["steal"][0] not in friends]
+        if not steals:
+            return "end"
+        paks = observation["paks"]
+        return max(steals, key=lambda a: points(paks[a["steal"][0]][a["steal"][1]]))
+    if phase == "discard":
+        paks = observation["paks"]
+        return min(legal, key=lambda a: points(paks[a["discard"][0]][a["discard"][1]]))
+    return _lay(observation, legal)
