@@ -41,14 +41,19 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     table = [0] * 11
     for card in pool:
         table[card] += 1
-    for card in bids:
+    by_rank: dict[int, list[int]] = {}
+    for seat, card in enumerate(bids):
         table[card] += 1
+        if card in by_rank:
+            by_rank[card].append(seat)
+        else:
+            by_rank[card] = [seat]
     captured: list[list[int]] = [[] for _ in bids]
     steps: list[dict] = []
     taken_early = 0
     first = True
-    for rank in sorted(set(bids)):
-        seats = [seat for seat, bid in enumerate(bids) if bid == rank]
+    for rank in sorted(by_rank):
+        seats = by_rank[rank]
         if rank == taken_early:
             steps.append({"rank": rank, "seats": seats, "result": "captured"})
             continue
@@ -58,14 +63,18 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
             continue
         if first:
             first = False
-            top = max(r for r in range(11) if table[r])
+            top = 10
+            while not table[top]:
+                top -= 1
             cards = [top] * table[top]
             table[top] = 0
             taken_early = top
         else:
-            cards = [r for r in range(1, rank) for _ in range(table[r])]
+            cards = []
             for r in range(1, rank):
-                table[r] = 0
+                if table[r]:
+                    cards += [r] * table[r]
+                    table[r] = 0
         captured[seats[0]] = cards
         steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
     next_pool = [r for r in range(1, 11) for _ in range(table[r])]
@@ -100,6 +109,7 @@ class VentureState(State):
         self.drafting: bool = self.options["drafting"]
         self.talk: bool = self.options["talk"]
         self.session = Session(self.players, self.seed)
+        self._everyone = tuple(range(self.players))
         self.phase = "bid"
         self._start_deal()
 
@@ -110,14 +120,14 @@ class VentureState(State):
         self.deal_events_start = len(self._events)
         forced = self.forced_deck if session.hand == 0 else None
         shoe = Shoe(pairs_deck(), Rng(session.hand_seed()), forced)
-        self.slug = [shoe.draw() for _ in range(SLUG_SIZES[n])]
+        # The whole deck is dealt: the slug from the top, then one card at a time
+        # from the dealer's left (slicing is that deal, without 55 draws).
+        cards = shoe.cards()
+        size = SLUG_SIZES[n]
+        self.slug = cards[:size]
         self.hands: list[list[int]] = [[] for _ in range(n)]
-        order = [(session.dealer + 1 + i) % n for i in range(n)]
-        while len(shoe):
-            for seat in order:
-                self.hands[seat].append(shoe.draw())
-        for hand in self.hands:
-            hand.sort()
+        for i in range(n):
+            self.hands[(session.dealer + 1 + i) % n] = sorted(cards[size + i :: n])
         self.pool: list[int] = []
         self.captured: list[list[int]] = [[] for _ in range(n)]
         self.claims: list = [None] * n
@@ -209,9 +219,8 @@ class VentureState(State):
 
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
-        if self.phase == "over":
-            return ()
-        return tuple(range(self.players))
+        # Every decision of Venture is simultaneous: all seats, or nobody once it is over.
+        return () if self.phase == "over" else self._everyone
 
     def _legal_actions(self, seat: int) -> list:
         cached = self._legal_cache.get(seat)

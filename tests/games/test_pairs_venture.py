@@ -1,0 +1,231 @@
+"""Venture: the rule text's example game and scoring example through forced deals, and
+the tricky rules (docs/rules/pairs-venture.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import IllegalAction, InvalidOptions
+from games.pairs_venture import GAME, SLUG_SIZES, deal_points, fire
+from games.policies import random_policy
+from games.rng import Rng, derive_seed
+
+
+def forced(slug: list[int], hands: dict[int, list[int]]) -> list[int]:
+    """The deck with ``slug`` on top, then ``hands`` dealt one card at a time from
+    seat 1 (seat 0 deals the first deal). Hands may be partial, all the same length."""
+    players = len(hands)
+    order = [(1 + i) % players for i in range(players)]
+    size = len(hands[0])
+    return list(slug) + [hands[seat][i] for i in range(size) for seat in order]
+
+
+def steps(state) -> list[list[dict]]:
+    return [e["steps"] for e in state.events(None) if e["type"] == "reveal"]
+
+
+# The text's 5-player game: each seat's first two cards are its bids of rounds 1 and 2.
+EXAMPLE_HANDS = {0: [2, 5], 1: [3, 5], 2: [4, 7], 3: [5, 9], 4: [6, 9]}
+
+
+def test_the_five_player_example_game() -> None:
+    state = GAME.new_match(5, seed=1, deck=forced([4, 5, 6, 8, 10], EXAMPLE_HANDS))
+    assert state.pool == [4, 5, 6, 8, 10]
+    assert state.to_act() == (0, 1, 2, 3, 4)
+    state.apply({0: 2, 1: 3, 2: 4, 3: 5, 4: 6})
+    # The 2 takes the 10; the 3 the 2; the 4 the 3; the 5 both 4s; the 6 both 5s.
+    assert state.captured == [[10], [2], [3], [4, 4], [5, 5]]
+    assert state.pool == [6, 6, 8]
+    state.apply({0: 5, 1: 5, 2: 7, 3: 9, 4: 9})
+    # The matched 5s misfire; the 7 takes the 5s and the 6s; the matched 9s misfire.
+    assert state.captured == [[10], [2], [3, 5, 5, 6, 6], [4, 4], [5, 5]]
+    assert state.pool == [7, 8, 9, 9]
+    second = steps(state)[1]
+    assert [(s["rank"], s["seats"], s["result"]) for s in second] == [
+        (5, [0, 1], "misfire"),
+        (7, [2], "fire"),
+        (9, [3, 4], "misfire"),
+    ]
+
+
+def test_the_scoring_example() -> None:
+    # Eleven cards, every 5 among them: six odd cards cost 6, the five 5s score 5.
+    captured = [5, 5, 5, 5, 5, 2, 3, 7, 8, 9, 10]
+    assert deal_points([captured, []], [1, 4]) == [-1, 0]
+
+
+def test_pool_cards_complete_the_set_of_whoever_holds_the_rest() -> None:
+    # Eight 9s captured and the last 9 left in the pool: 9 points.
+    assert deal_points([[9] * 8], [9]) == [9]
+    # The last 9 captured by someone else: both pay for their 9s.
+    assert deal_points([[9] * 8, [9]], []) == [-8, -1]
+    # The lone 1 is a full set by itself.
+    assert deal_points([[1, 2]], []) == [1 - 1]
+
+
+def test_a_scoring_example_at_the_end_of_a_forced_deal() -> None:
+    # 8 players, 6 cards each: play the forced deal out and check the final score.
+    slug = [1, 2, 2, 3, 3, 3, 4]
+    hands = {
+        0: [10, 10, 10, 10, 10, 10],
+        1: [9, 9, 9, 9, 9, 9],
+        2: [8, 8, 8, 8, 8, 8],
+        3: [7, 7, 7, 7, 7, 7],
+        4: [6, 6, 6, 6, 6, 6],
+        5: [5, 5, 5, 5, 5, 4],
+        6: [4, 4, 7, 8, 8, 10],
+        7: [9, 9, 9, 10, 10, 10],
+    }
+    state = GAME.new_match(8, seed=2, deck=forced(slug, hands))
+    assert state.pool == slug
+    # Round 1: seat 5 bids its 4 alone: lowest, it takes the highest rank, the two 10s.
+    # Seats 0 and 7 bid the 10s: taken before they fire. 4 and 3 take the rest below.
+    state.apply({0: 10, 1: 9, 2: 8, 3: 7, 4: 6, 5: 4, 6: 8, 7: 10})
+    assert state.captured[5] == [10, 10]
+    assert [s["result"] for s in steps(state)[0]] == [
+        "fire",  # the 4
+        "fire",  # the 6 takes 1, 2, 2, 3, 3, 3, 4, 4
+        "fire",  # the 7 takes the 6
+        "misfire",  # two 8s
+        "fire",  # the 9 takes the 7 and both 8s
+        "captured",  # the 10s
+    ]
+    assert state.captured[4] == [1, 2, 2, 3, 3, 3, 4, 4]
+    assert state.captured[1] == [7, 8, 8]
+    assert state.pool == [9]
+    rng = Rng(5)
+    while not state.is_over():
+        state.apply({s: random_policy({}, state.legal_actions(s), rng) for s in state.to_act()})
+    points = [seat["score"] for seat in state.result()["seats"]]
+    assert points == deal_points(state.captured, state.pool)
+
+
+def test_the_lowest_bid_takes_the_highest_bids_which_never_fire() -> None:
+    captured, pool, done = fire([1, 2], [3, 6, 9])
+    assert captured == [[9], [1, 2, 3], []]
+    assert pool == [6]
+    assert [s["result"] for s in done] == ["fire", "fire", "captured"]
+
+
+def test_a_matched_lowest_rank_misfires_and_the_next_bid_captures_down() -> None:
+    captured, pool, _ = fire([10], [2, 2, 5])
+    assert captured == [[], [], [2, 2]]
+    assert pool == [5, 10]
+
+
+@pytest.mark.parametrize("players", range(3, 9))
+def test_slug_sizes_and_even_hands(players: int) -> None:
+    state = GAME.new_match(players, seed=players)
+    assert len(state.pool) == SLUG_SIZES[players]
+    sizes = {len(hand) for hand in state.hands}
+    assert sizes == {(55 - SLUG_SIZES[players]) // players}
+    assert len(state.pool) + sum(len(hand) for hand in state.hands) == 55
+
+
+def test_bids_are_secret_until_everyone_has_bid() -> None:
+    state = GAME.new_match(4, seed=3)
+    before = state.observation(1)
+    bids = {s: state.legal_actions(s)[-1] for s in range(4)}
+    hands = [list(hand) for hand in state.hands]
+    with pytest.raises(IllegalAction):
+        state.apply({0: bids[0], 1: bids[1], 2: bids[2]})
+    # Three bids in, one missing: nothing moved and nothing was shown.
+    assert state.observation(1) == before and state.hands == hands
+    state.apply(bids)
+    reveal = [e for e in state.events(1) if e["type"] == "reveal"]
+    assert reveal[0]["bids"] == [bids[s] for s in range(4)]
+
+
+def test_drafting_keeps_three_and_passes_left_until_none_are_left() -> None:
+    # 5 players hold 10 cards: keep 3 of 10, 3 of 7, 3 of 4, then the last card.
+    hands = {
+        0: [1, 2, 2, 3, 3, 3, 4, 4, 4, 4],
+        1: [5, 5, 5, 5, 5, 6, 6, 6, 6, 6],
+        2: [6, 7, 7, 7, 7, 7, 7, 7, 8, 8],
+        3: [8, 8, 8, 8, 8, 8, 9, 9, 9, 9],
+        4: [9, 9, 9, 9, 9, 10, 10, 10, 10, 10],
+    }
+    slug = [10, 10, 10, 10, 10]
+    state = GAME.new_match(5, {"drafting": True}, seed=4, deck=forced(slug, hands))
+    assert state.phase == "draft" and state.pool == []
+    assert state.observation(0)["slug_size"] == 5
+    assert state.observation(0)["packet"] == hands[0]
+    for keep in range(3):
+        assert state.observation(0)["keeps_left"] == 3 - keep
+        state.apply({s: state.legal_actions(s)[0] for s in range(5)})
+    assert state.observation(0)["cards"] == [1, 2, 2]
+    # Seat 0's packet went to seat 1; seat 0 now holds seat 4's remainder.
+    assert state.observation(1)["packet"] == [3, 3, 3, 4, 4, 4, 4]
+    assert state.observation(0)["packet"] == [9, 9, 10, 10, 10, 10, 10]
+    for _ in range(6):
+        state.apply({s: state.legal_actions(s)[-1] for s in range(5)})
+    # Each packet is down to one card: kept without a choice, and the slug turns up.
+    assert state.phase == "bid" and state.pool == slug
+    assert all(len(hand) == 10 for hand in state.hands)
+    assert state.conserved() == {"cards": 55}
+
+
+def test_drafting_with_eight_players_keeps_the_last_three_whole() -> None:
+    state = GAME.new_match(8, {"drafting": True}, seed=5)
+    for _ in range(3):
+        state.apply({s: state.legal_actions(s)[0] for s in range(8)})
+    assert state.phase == "bid"
+    assert all(len(hand) == 6 for hand in state.hands)
+
+
+def test_talk_is_public_and_binds_nobody() -> None:
+    state = GAME.new_match(3, {"talk": True}, seed=6)
+    assert state.phase == "talk" and state.legal_actions(0) == ["quiet", *range(1, 11)]
+    state.apply({0: 10, 1: "quiet", 2: 1})
+    assert state.observation(1)["claims"] == [10, "quiet", 1]
+    assert state.phase == "bid"
+    # Seat 0 claimed a 10 and bids whatever it likes.
+    state.apply({s: state.legal_actions(s)[0] for s in range(3)})
+    assert state.phase == "talk" and state.round == 2
+
+
+def test_several_deals_add_up_and_the_deal_moves_left() -> None:
+    state = GAME.new_match(4, {"deals": 3}, seed=8)
+    rng = Rng(8)
+    dealers = []
+    while not state.is_over():
+        if not dealers or dealers[-1][0] != state.session.hand:
+            dealers.append((state.session.hand, state.session.dealer))
+        state.apply({s: random_policy({}, state.legal_actions(s), rng) for s in state.to_act()})
+    assert [d for _, d in dealers] == [0, 1, 2]
+    deltas = [h["deltas"] for h in state.session.hands]
+    totals = [sum(d[s] for d in deltas) for s in range(4)]
+    assert [seat["score"] for seat in state.result()["seats"]] == totals
+
+
+def test_cards_are_conserved_and_every_match_ends() -> None:
+    for i in range(2000):
+        players = 3 + i % 6
+        options = {"drafting": i % 3 == 1, "talk": i % 5 == 2}
+        state = GAME.new_match(players, options, seed=i)
+        rng = Rng(derive_seed(i, "venture-test"))
+        actions = 0
+        while not state.is_over():
+            moves = {s: random_policy({}, state.legal_actions(s), rng) for s in state.to_act()}
+            state.apply(moves)
+            actions += 1
+            assert actions <= GAME.max_actions
+            assert state.conserved() == {"cards": 55}
+        assert sum(len(c) for c in state.captured) + len(state.pool) == 55
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"drafting": 1}, {"talk": "yes"}, {"deals": 0}, {"deals": 21}, {"long_game": True}],
+)
+def test_bad_options_are_refused(options: dict) -> None:
+    with pytest.raises(InvalidOptions):
+        GAME.new_match(5, options)
+
+
+def test_heuristic_avoids_the_big_capture() -> None:
+    # Pool 2-3-4-5: a lone high bid would sweep it all up.
+    hands = {0: [1, 10], 1: [8, 8], 2: [8, 8]}
+    state = GAME.new_match(3, seed=9, deck=forced([2, 3, 4, 5], hands))
+    heuristic = GAME.policies["heuristic"]
+    assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) != 10
