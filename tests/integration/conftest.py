@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +27,12 @@ def _database_url() -> str:
 
 
 def _purge_broker() -> None:
-    url = settings.CELERY_BROKER_URL
-    if url.startswith("redis://"):
-        import redis
+    """Drop messages left by earlier runs. Not FLUSHDB: that also deletes kombu's queue
+    bindings, and a producer that declared the queue earlier in this process would not
+    declare it again, so its messages would go nowhere until the worker re-declares."""
+    from arena.celery import app
 
-        redis.Redis.from_url(url).flushdb()
+    app.control.purge()
 
 
 @pytest.fixture
@@ -71,6 +71,9 @@ def celery_worker_process(transactional_db, tmp_path):
     )
     worker.log_path = tmp_path / "worker.log"
     try:
+        wait_for(
+            lambda: " ready." in worker.log_path.read_text(), 60, "the worker to start", worker
+        )
         yield worker
     finally:
         alive = worker.poll() is None
