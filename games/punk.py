@@ -166,7 +166,9 @@ class PunkState(State):
         self.caches: list[list[int]] = [[] for _ in range(table)]
         self.neutral: list[int] = []
         self.pot: list[int] = []
-        self.tricks: list[dict] = []
+        # This game's tricks, a list per round: the cards by table seat, and who won each.
+        self.tricks: list[list[list[int]]] = []
+        self.winners: list[list[int | None]] = []
         self.kept: list[int] | None = None
         self.round = 0
         self._legal: dict[int, list] = {}
@@ -235,6 +237,8 @@ class PunkState(State):
         self.round_tricks = tricks_in_round(self.table, hand_size)
         self.trick = 0
         self.phase = TRICK
+        self.tricks.append([])
+        self.winners.append([])
         self.log(
             {
                 "type": "round",
@@ -268,9 +272,18 @@ class PunkState(State):
             rest.remove(neutral)
             self.neutral.append(neutral)
         self.pot.extend(rest)
-        record = {"round": self.round, "cards": plays, "winner": winner, "neutral": neutral}
-        self.tricks.append(record)
-        self.log({"type": "trick", **record, "scores": list(self.scores)})
+        self.tricks[-1].append(plays)
+        self.winners[-1].append(winner)
+        self.log(
+            {
+                "type": "trick",
+                "round": self.round,
+                "cards": list(plays),
+                "winner": winner,
+                "neutral": neutral,
+                "scores": list(self.scores),
+            }
+        )
         self.trick += 1
         if winner is not None and winner != self.dummy and self.scores[winner] >= self.target:
             self._end_game(winner)
@@ -360,12 +373,16 @@ class PunkState(State):
             "trick": self.trick,
             "scores": list(self.scores),
             "caches": [sorted(cache) for cache in self.caches],
-            "won": [sorted(cards, reverse=True) for cards in self.won],
+            "carried": [
+                sorted(won[: len(won) - len(cache)], reverse=True)
+                for won, cache in zip(self.won, self.caches)
+            ],
             "neutral": sorted(self.neutral),
             "pot": sorted(self.pot),
             "hand_sizes": [len(hand) for hand in self.hands],
             "kept": list(self.kept) if self.kept is not None else None,
-            "tricks": [dict(t, cards=list(t["cards"])) for t in self.tricks],
+            "tricks": [[list(cards) for cards in tricks] for tricks in self.tricks],
+            "winners": [list(winners) for winners in self.winners],
             "past_games": [dict(h, deltas=list(h["deltas"])) for h in self.session.hands],
         }
         if seat is not None:
