@@ -97,7 +97,15 @@ class FiveCardsState(State):
             a, b = self.sums[0][column], self.sums[1][column]
             points[0] += column_points(target, a, b)
             points[1] += column_points(target, b, a)
-        self.log({"type": "score", "unplayable": dead, "points": points})
+        self.log(
+            {
+                "type": "score",
+                "unplayable": dead,
+                "targets": list(self.targets),
+                "sides": [[list(cards) for cards in side] for side in self.sides],
+                "points": points,
+            }
+        )
         starter = self.starter
         self.session.finish_hand(points, starter=starter)
         if points[0] != points[1]:
