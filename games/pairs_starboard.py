@@ -113,15 +113,23 @@ class StarboardState(ChipSession):
 
     def _advance(self, seat: int) -> None:
         status = self.status
-        still_in = [s for s in range(self.players) if status[s] in (IN, LOCKED)]
-        if len(still_in) == 1 and status[still_in[0]] == IN:
-            # The only player left locks by rule.
-            self._lock(still_in[0], auto=True)
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
+        players = self.players
+        following = -1
+        active = locked = 0
+        for step in range(1, players + 1):
+            other = (seat + step) % players
             if status[other] == IN:
-                self.turn = other
-                return
+                active += 1
+                if following < 0:
+                    following = other
+            elif status[other] == LOCKED:
+                locked += 1
+        if active == 1 and not locked:
+            # The only player left locks by rule.
+            self._lock(following, auto=True)
+        elif active:
+            self.turn = following
+            return
         self._end_game()
 
     def _end_game(self) -> None:
