@@ -428,3 +428,22 @@ def test_heuristic_calls_its_best_hand() -> None:
     # Four/two keeping six, or five nines dropping the 4: five of a kind is better.
     assert ["call"] in legal and ["call", "4C"] in legal
     assert heuristic(state.observation(1), legal, Rng(1)) == ["call", "4C"]
+
+
+def test_perturbation_keeps_public_cards_and_shuffles_the_rest() -> None:
+    hands = {1: JUNK[1], 0: JUNK[0]}
+    state = new(hands, "2C", "KH", ["QS", "9D"])
+    state.apply({1: "pile"})
+    state.apply({1: ["discard", "JC"]})
+    moved = False
+    for i in range(20):
+        other = state.perturb_hidden(0, Rng(i))
+        assert other.observation(0) == state.observation(0)
+        assert "KH" in other.hands[1], "a card taken from the pile stays where all saw it"
+        assert other.hands[0] == state.hands[0]
+        assert other.shoe.discards == state.shoe.discards
+        assert Counter(other.hands[1] + other.shoe.cards()) == Counter(
+            state.hands[1] + state.shoe.cards()
+        )
+        moved = moved or other.hands[1] != state.hands[1]
+    assert moved

@@ -312,3 +312,18 @@ def test_heuristic_beats_random() -> None:
             state.apply({seat: policy(state.observation(seat), state.legal_actions(seat), rng)})
         wins += state.result()["seats"][hero]["rank"] == 1
     assert wins / matches > 0.7
+
+
+def test_perturbation_moves_hidden_cards_only() -> None:
+    state = new(STACKS, HANDS, ["4C"])
+    act(state, ["QS", 0])
+    moved = False
+    for i in range(20):
+        other = state.perturb_hidden(1, Rng(i))
+        assert other.observation(1) == state.observation(1)
+        assert other.stacks == state.stacks and other.hands[1] == state.hands[1]
+        assert sorted(other.hands[0] + other.deck.cards()) == sorted(
+            state.hands[0] + state.deck.cards()
+        )
+        moved = moved or other.hands[0] != state.hands[0]
+    assert moved
