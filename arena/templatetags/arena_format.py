@@ -1,0 +1,49 @@
+"""Readable text for the JSON the engines and the runner record (events, moves, options)."""
+
+from __future__ import annotations
+
+import json
+
+from django import template
+
+register = template.Library()
+
+
+def _compact(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+@register.filter
+def as_json(value) -> str:
+    """JSON as recorded (true/false/null, not Python's True/False/None)."""
+    return json.dumps(value, separators=(", ", ": "), sort_keys=False)
+
+
+@register.filter
+def options_text(options: dict | None) -> str:
+    """``name=value`` pairs, or "defaults" for an empty set."""
+    if not options:
+        return "defaults"
+    return ", ".join(f"{name}={_compact(value)}" for name, value in options.items())
+
+
+@register.filter
+def event_text(event: dict) -> str:
+    """``hit: seat=0 card=6`` for ``{"type": "hit", "seat": 0, "card": 6}``."""
+    fields = " ".join(f"{key}={_compact(value)}" for key, value in event.items() if key != "type")
+    return f"{event.get('type', '?')}: {fields}" if fields else str(event.get("type", "?"))
+
+
+@register.filter
+def move_text(move: dict) -> str:
+    """``seat 0: "hit" (3 ms, CPU 2 ms)`` for each seat that acted in one step of the match."""
+    walls, cpus = move.get("ms") or {}, move.get("cpu_ms") or {}
+    parts = []
+    for seat, action in (move.get("actions") or {}).items():
+        times = [f"{walls[seat]} ms"] if walls.get(seat) is not None else []
+        if cpus.get(seat) is not None:
+            times.append(f"CPU {cpus[seat]} ms")
+        parts.append(
+            f"seat {seat}: {json.dumps(action)}" + (f" ({', '.join(times)})" if times else "")
+        )
+    return " · ".join(parts)

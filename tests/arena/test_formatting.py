@@ -1,0 +1,21 @@
+"""The dashboard's text for recorded JSON: events, moves and options read as JSON, not Python."""
+
+from arena.templatetags.arena_format import event_text, move_text, options_text
+
+
+def test_event_text_lists_fields_after_the_type():
+    event = {"type": "deal", "round": 0, "cards": [[1, 10], [0, 2]], "start": 0}
+    assert event_text(event) == "deal: round=0 cards=[[1,10],[0,2]] start=0"
+    assert event_text({"type": "game_over"}) == "game_over"
+
+
+def test_move_text_shows_each_seat_with_wall_and_cpu_time():
+    move = {"actions": {"0": "hit", "1": None}, "ms": {"0": 3, "1": 1}, "cpu_ms": {"0": 2}}
+    assert move_text(move) == 'seat 0: "hit" (3 ms, CPU 2 ms) · seat 1: null (1 ms)'
+
+
+def test_options_text_uses_json_values():
+    assert options_text({"continuous": False, "gambling": "none"}) == (
+        "continuous=false, gambling=none"
+    )
+    assert options_text({}) == "defaults"
