@@ -9,7 +9,7 @@ from __future__ import annotations
 from games.pairs_basic_shoe import PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
-from games.rng import Rng
+from games.rng import Rng, derive_seed
 from games.secret_hands import (
     ChipSession,
     check_rotations,
@@ -55,6 +55,9 @@ class StarboardState(ChipSession):
 
     def setup(self) -> None:
         self.start_session()
+        # The first button goes to a random seat; it then moves left every
+        # game, so a full session still gives each seat the same share.
+        self.session.dealer = Rng(derive_seed(self.seed, "button")).below(self.players)
         self._start_game()
 
     # -- the course of one game -------------------------------------------

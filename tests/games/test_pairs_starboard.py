@@ -3,7 +3,8 @@ deal, paying to draw, busts, knock-outs on locking, the split pot and its odd
 coins, the lone player locking, the moving button) and the chip session.
 
 The forced deck applies to the first game of a match; nothing is burned, so
-its first two cards start the shared hand. The button starts at seat 0.
+its first two cards start the shared hand. The first button goes to a random
+seat; ``new`` picks a seed that gives it to seat 0.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from games.rng import Rng, derive_seed
 
 
 def new(players: int, *cards: int, rotations: int = 1):
-    return GAME.new_match(players, {"rotations": rotations}, seed=9, deck=list(cards))
+    """A match on the forced deck ``cards`` whose first button is seat 0."""
+    for seed in range(100):
+        state = GAME.new_match(players, {"rotations": rotations}, seed=seed, deck=list(cards))
+        if state.button == 0:
+            return state
+    raise AssertionError("no seed gives seat 0 the first button")
 
 
 def play(state, *actions: str) -> None:
@@ -132,11 +138,17 @@ def test_session_gives_every_seat_the_button_equally_and_ranks_by_chips() -> Non
                 assert state.to_act() == (state.button,)
             (seat,) = state.to_act()
             state.apply({seat: random_policy({}, state.legal_actions(seat), rng)})
-        assert buttons == [game % players for game in range(2 * players)]
+        first = buttons[0]
+        assert buttons == [(first + game) % players for game in range(2 * players)]
         seats = state.result()["seats"]
         assert [seat["score"] for seat in seats] == state.chips
         for a in seats:
             assert a["rank"] == 1 + sum(1 for b in seats if b["score"] > a["score"])
+
+
+def test_the_first_button_goes_to_a_random_seat() -> None:
+    firsts = {GAME.new_match(4, seed=seed).button for seed in range(60)}
+    assert firsts == {0, 1, 2, 3}
 
 
 def test_many_random_matches_conserve_chips_and_cards_and_end() -> None:
