@@ -84,6 +84,8 @@ def test_match_points(card: str, top: str, points: int) -> None:
 def test_plays_score_against_the_top_card_of_the_chosen_stack() -> None:
     state = new(STACKS, HANDS, ["4C"])
     act(state, ["2H", 1])  # 2H on 9H: colour, suit, lower
+    deal = next(e for e in state.events(0) if e["type"] == "deal" and e["seat"] == 0)
+    assert sorted(deal["cards"]) == sorted(HANDS[0]), "the log keeps the hand as dealt"
     assert last_play(state) == {"type": "play", "seat": 0, "card": "2H", "stack": 1, "points": 3}
     assert state.observation(0)["stacks"][1] == ["9H", "2H"]
     act(state, "end")
