@@ -64,7 +64,7 @@ class StarboardState(ChipSession):
     def _start_game(self) -> None:
         players = self.players
         self.game_events_start = len(self._events)
-        # A fresh deck each game: one game draws at most about 26 cards.
+        # A fresh deck each game: one game draws at most 25 cards (rules page).
         self.shoe = OpenShoe(self.game_rng(), self.game_forced())
         self.hand: list[int] = []
         self.status = [IN] * players
