@@ -63,6 +63,15 @@ def _distinct(cards: list[str]) -> list[str]:
     return sorted(set(cards), key=card_key)
 
 
+def _distinct_of_suit(hand: list[str], suit: str) -> list[str]:
+    """Each card of ``suit`` once, in the (sorted) hand's order."""
+    out: list[str] = []
+    for card in hand:
+        if card[1] == suit and (not out or out[-1] != card):
+            out.append(card)
+    return out
+
+
 class PaksState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
@@ -290,36 +299,34 @@ class PaksState(State):
     def _compute_legal(self, seat: int) -> list:
         phase, pending = self.phase, self.pending
         if phase == PAK:
-            # The options were found when the turn reached this phase.
-            legal: list = [{"capture": card} for card in self._options]
+            # Board cards to capture, found when the turn reached this phase.
+            legal: list = list(self._options)
             if not self.full_table:
                 legal.append(PASS)
             return legal
         if phase == STEAL:
-            return [{"steal": pair} for pair in self._options] + [END]
+            return [*self._options, END]
         if phase == DISCARD:
             side = self.side_of[seat]
             left = self.discard_left[side]
             return [
-                {"discard": pair}
-                for pair in self.side_paks(side)
-                if self.paks[pair[0]][pair[1]][0][1] in left
+                pair for pair in self.side_paks(side) if self.paks[pair[0]][pair[1]][0][1] in left
             ]
         hand, laid = self.hands[seat], pending["cards"]
         if phase == PAK_CARDS:
-            suit = pending["target"][1]
-            legal = [DONE] if capture_value(laid) > SINGLE[pending["target"]] else []
-            return legal + [{"add": c} for c in _distinct(_suit_cards(hand, suit))]
-        # STEAL_CARDS: more paks of the same owner and suit, or more cards.
-        suit, victim, taken = pending["suit"], pending["victim"], pending["paks"]
-        total = sum(pak_value(self.paks[victim][i]) for i in taken)
-        in_hand = _suit_cards(hand, suit)
+            target = pending["target"]
+            legal = [DONE] if capture_value(laid) > SINGLE[target] else []
+            return legal + _distinct_of_suit(hand, target[1])
+        # STEAL_CARDS: more paks of the same owner and suit (by index), or more cards.
+        suit, owner, taken = pending["suit"], self.paks[pending["victim"]], pending["paks"]
+        total = sum(pak_value(owner[i]) for i in taken)
+        in_hand = _distinct_of_suit(hand, suit)
         legal = [DONE] if capture_value(laid) > total else []
-        power = capture_value(laid + in_hand)
-        for index, pak in enumerate(self.paks[victim]):
+        power = capture_value(laid + _suit_cards(hand, suit))
+        for index, pak in enumerate(owner):
             if pak[0][1] == suit and index not in taken and total + pak_value(pak) < power:
-                legal.append({"take": index})
-        return legal + [{"add": c} for c in _distinct(in_hand)]
+                legal.append(index)
+        return legal + in_hand
 
     def _default_action(self, seat: int) -> object:
         legal = self._legal_actions(seat)
@@ -329,14 +336,14 @@ class PaksState(State):
             return END
         if self.phase == DISCARD:
             # The pak scoring least is never a worse discard.
-            return min(legal, key=lambda a: points(self.paks[a["discard"][0]][a["discard"][1]]))
+            return min(legal, key=lambda pair: points(self.paks[pair[0]][pair[1]]))
         return legal[0]
 
     def _apply(self, actions: dict) -> None:
         self._legal_cache = {}
-        if self.phase == DISCARD:
-            for seat, action in actions.items():
-                owner, index = action["discard"]
+        phase = self.phase
+        if phase == DISCARD:
+            for seat, (owner, index) in actions.items():
                 self._discard(self.side_of[seat], owner, index)
             if not any(self.discard_left):
                 self._score_hand()
@@ -349,35 +356,29 @@ class PaksState(State):
         elif action == END:
             self._next_turn()
         elif action == DONE:
-            if self.phase == PAK_CARDS:
+            if phase == PAK_CARDS:
                 self._finish_pak()
             else:
                 self._finish_steal()
-        elif "capture" in action:
-            self.pending = {"target": action["capture"], "cards": []}
+        elif phase == PAK:
+            self.pending = {"target": action, "cards": []}
             self.phase = PAK_CARDS
-            self.log({"type": "target", "seat": seat, "card": action["capture"]})
-        elif "steal" in action:
-            victim, index = action["steal"]
+            self.log({"type": "target", "seat": seat, "card": action})
+        elif phase == STEAL:
+            victim, index = action
             suit = self.paks[victim][index][0][1]
             self.pending = {"victim": victim, "suit": suit, "paks": [index], "cards": []}
             self.phase = STEAL_CARDS
             self.log({"type": "take", "seat": seat, "victim": victim, "pak": index})
-        elif "take" in action:
-            self.pending["paks"].append(action["take"])
+        elif type(action) is int:
+            self.pending["paks"].append(action)
             self.log(
-                {
-                    "type": "take",
-                    "seat": seat,
-                    "victim": self.pending["victim"],
-                    "pak": action["take"],
-                }
+                {"type": "take", "seat": seat, "victim": self.pending["victim"], "pak": action}
             )
         else:
-            card = action["add"]
-            self.hands[seat].remove(card)
-            self.pending["cards"].append(card)
-            self.log({"type": "lay", "seat": seat, "card": card})
+            self.hands[seat].remove(action)
+            self.pending["cards"].append(action)
+            self.log({"type": "lay", "seat": seat, "card": action})
 
     def _observation(self, seat: int | None) -> dict:
         session = self.session

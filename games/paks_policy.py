@@ -20,22 +20,22 @@ def _needed(observation: dict) -> int:
 
 def _lay(observation: dict, legal: list) -> object:
     """Take more paks while possible; then lay the cheapest card that wins, else the strongest."""
-    takes = [a for a in legal if isinstance(a, dict) and "take" in a]
+    takes = [a for a in legal if type(a) is int]
     if takes:
         owner = observation["paks"][observation["pending"]["victim"]]
-        return max(takes, key=lambda a: points(owner[a["take"]]))
+        return max(takes, key=lambda i: points(owner[i]))
     laid = observation["pending"]["cards"]
-    adds = [a["add"] for a in legal if isinstance(a, dict) and "add" in a]
+    adds = [a for a in legal if type(a) is str and a != "done"]
     if "done" in legal:
         # Late in the hand a card kept is a card wasted: put it in the pak, where it scores.
         if adds and observation["stock"] < observation["players"]:
-            return {"add": max(adds, key=lambda c: POINTS[c])}
+            return max(adds, key=lambda c: POINTS[c])
         return "done"
     needed = _needed(observation)
     winning = [c for c in adds if capture_value([*laid, c]) > needed]
     if winning:
-        return {"add": min(winning, key=lambda c: (SINGLE[c], -POINTS[c]))}
-    return {"add": max(adds, key=lambda c: (capture_value([*laid, c]), POINTS[c]))}
+        return min(winning, key=lambda c: (SINGLE[c], -POINTS[c]))
+    return max(adds, key=lambda c: (capture_value([*laid, c]), POINTS[c]))
 
 
 def _partners(observation: dict) -> set[int]:
@@ -49,17 +49,16 @@ def _partners(observation: dict) -> set[int]:
 def heuristic(observation: dict, legal: list, rng: Rng) -> object:
     phase = observation["phase"]
     if phase == "pak":
-        captures = [a for a in legal if isinstance(a, dict)]
+        captures = [a for a in legal if a != "pass"]
         # Every capture gains points and a pak; the richest card first.
-        return max(captures, key=lambda a: (POINTS[a["capture"]], SINGLE[a["capture"]]))
+        return max(captures, key=lambda c: (POINTS[c], SINGLE[c]))
+    paks = observation["paks"]
     if phase == "steal":
         friends = _partners(observation)
-        steals = [a for a in legal if isinstance(a, dict) and a["steal"][0] not in friends]
+        steals = [a for a in legal if a != "end" and a[0] not in friends]
         if not steals:
             return "end"
-        paks = observation["paks"]
-        return max(steals, key=lambda a: points(paks[a["steal"][0]][a["steal"][1]]))
+        return max(steals, key=lambda a: points(paks[a[0]][a[1]]))
     if phase == "discard":
-        paks = observation["paks"]
-        return min(legal, key=lambda a: points(paks[a["discard"][0]][a["discard"][1]]))
+        return min(legal, key=lambda a: points(paks[a[0]][a[1]]))
     return _lay(observation, legal)
