@@ -142,7 +142,22 @@ def test_the_first_to_21_wins(before: list[int], over: bool) -> None:
         assert state.result()["winner"] == 0
 
 
+def test_a_tie_at_21_plays_one_more_round() -> None:
+    # Round 0: seat 1 gets 5, seat 0 gets 3 and hits a 2: both lock on 5 and
+    # take 2 points, reaching 21 together. Round 1 (seat 1 deals): 7 and 9.
+    state = new(2, 5, 3, 2, 7, 9)
+    state.scores = [19, 19]
+    play(state, "hit", "lock", "lock")
+    assert not state.is_over()
+    assert events_of(state, "tie") == [{"type": "tie", "seats": [0, 1], "score": 21}]
+    assert state.observation(None)["stacks"] == [[7], [9]]
+    play(state, "lock", "lock")
+    assert state.is_over() and state.result()["winner"] == 1
+    assert state.observation(None)["scores"] == [22, 23]
+
+
 def test_whole_matches_end_with_one_leader_at_the_target() -> None:
+    shuffles = 0
     for players in range(2, 8):
         for seed in range(20):
             state = GAME.new_match(players=players, seed=seed)
@@ -155,6 +170,11 @@ def test_whole_matches_end_with_one_leader_at_the_target() -> None:
             assert max(scores) >= 21
             assert scores.count(max(scores)) == 1
             assert state.result()["seats"][state.result()["winner"]]["rank"] == 1
+            # Every reshuffle burns five again (or fewer when that is all there is).
+            for event in events_of(state, "shuffle"):
+                shuffles += 1
+                assert 0 <= event["burned"] <= 5
+    assert shuffles > 0, "long matches go through the deck"
 
 
 def test_observation_counts_the_cards_nobody_has_seen() -> None:
