@@ -73,7 +73,8 @@ class PortState(State):
         self.dealer = (self.dealer + 1) % n
         self._round_start = len(self._events)
         order = [(self.dealer + 1 + i) % n for i in range(n)]
-        order = [seat for seat in order if seat in seats]
+        if len(seats) < n:
+            order = [seat for seat in order if seat in seats]
         stacks, starter, dealt = deal_for_low_bounded(self.shoe, order)
         self._log_shuffles()
         self.stacks = [stacks.get(seat, []) for seat in range(n)]
@@ -86,9 +87,10 @@ class PortState(State):
             "cards": [[seat, card] for seat, card, _ in dealt],
             "start": starter,
         }
-        replaced = [i for i, (_, _, paired) in enumerate(dealt) if paired]
-        if replaced:
-            event["replaced"] = replaced
+        if len(dealt) > len(order):
+            replaced = [i for i, (_, _, paired) in enumerate(dealt) if paired]
+            if replaced:
+                event["replaced"] = replaced
         self.log(event)
         self.turn = starter
 
@@ -127,26 +129,31 @@ class PortState(State):
         self._score_round()
 
     def _score_round(self) -> None:
-        seats = [seat for seat in range(self.players) if self.status[seat] != OUT]
-        totals = [sum(self.stacks[s]) if self.status[s] == LOCKED else None for s in seats]
-        points = round_points(totals)
-        gained = [0] * self.players
+        players = self.players
+        status = self.status
+        totals = [sum(stack) for stack in self.stacks]
+        seats = [seat for seat in range(players) if status[seat] != OUT]
+        points = round_points([totals[s] if status[s] == LOCKED else None for s in seats])
+        gained = [0] * players
+        scores = self.scores
         for seat, got in zip(seats, points):
             gained[seat] = got
-            self.scores[seat] += got
+            scores[seat] += got
         summary = {
             "round": self.round,
             "seats": seats,
-            "totals": [sum(stack) for stack in self.stacks],
-            "busted": [seat for seat in seats if self.status[seat] == BUST],
+            "totals": totals,
+            "busted": [seat for seat in seats if status[seat] == BUST],
             "points": gained,
-            "scores": list(self.scores),
+            "scores": list(scores),
         }
         self.history.append(summary)
         self.log({"type": "round_over", **summary})
+        discard = self.shoe.discard
         for stack in self.stacks:
-            self.shoe.discard(*stack)
-        self.stacks = [[] for _ in range(self.players)]
+            if stack:
+                discard(*stack)
+        self.stacks = [[] for _ in range(players)]
         top = max(self.scores)
         if top < self.target:
             self._deal_round(list(range(self.players)))
