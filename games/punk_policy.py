@@ -18,6 +18,7 @@ WINNING_BONUS = 100.0
 # a kept card must beat most fresh ones, not just the average (tried: keeping above the
 # average, or everything, wins less often against random play).
 KEEP_SHARE = 0.8
+POINTS_TIEBREAK = 1e-3
 
 
 def opponent_odds(observation: dict) -> list[float]:
@@ -78,6 +79,25 @@ def card_values(observation: dict) -> list[float]:
     ]
 
 
+def is_last_trick(observation: dict) -> bool:
+    """The last trick of a game (the round of two-card hands has a single trick)."""
+    return observation["hand_size"] <= 2 and observation["trick"] == observation["round_tricks"] - 1
+
+
+def last_trick_values(observation: dict) -> list[float]:
+    """At the very end only first place counts: the chance to win the trick with a card
+    that puts us ahead of every other player (points only break near-ties).
+    """
+    seat = observation["seat"]
+    scores = observation["scores"][: observation["players"]]
+    rival = max(score for other, score in enumerate(scores) if other != seat)
+    chances = win_chances(opponent_odds(observation), observation["table"] - 1)
+    return [
+        chance * ((1.0 if scores[seat] + rank > rival else 0.0) + POINTS_TIEBREAK * rank)
+        for rank, chance in enumerate(chances)
+    ]
+
+
 def keep_threshold(odds: list[float], values: list[float], share: float = KEEP_SHARE) -> float:
     """The value a fresh card beats with chance ``1 - share`` (its ``share`` quantile)."""
     ranked = sorted((values[rank], odds[rank]) for rank in range(1, len(odds)))
@@ -90,9 +110,12 @@ def keep_threshold(odds: list[float], values: list[float], share: float = KEEP_S
 
 
 def heuristic(observation: dict, legal: list, rng: Rng) -> object:
-    """Play the best expected card; keep only cards better than most fresh ones."""
+    """Play the best expected card (on the last trick, the best chance to finish first);
+    keep only cards better than most fresh ones.
+    """
     if observation["phase"] == "trick":
-        values = card_values(observation)
+        last = is_last_trick(observation)
+        values = last_trick_values(observation) if last else card_values(observation)
         return max(legal, key=lambda card: (values[card], -card))
     # The pot is about to be dealt out again: judge the next round with it unseen.
     next_round = dict(observation, pot=[])

@@ -432,6 +432,18 @@ def test_heuristic_plays_for_points_then_for_the_target(score: int, card: int) -
     assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) == card
 
 
+@pytest.mark.parametrize(("score", "card"), [(10, 6), (14, 2)])
+def test_heuristic_plays_for_first_place_on_the_last_trick(score: int, card: int) -> None:
+    """The rival has 15: from 10 only the 6 can overtake; from 14 the safer 2 does."""
+    state = GAME.new_match(4, seed=12)
+    state.hands = [[2, 6], [5, 7], [4, 7], [6, 6]]
+    state.scores = [score, 15, 3, 0]
+    state.round, state.hand_size, state.round_tricks, state.trick = 6, 2, 1, 0
+    state._legal = {}
+    heuristic = GAME.policies["heuristic"]
+    assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) == card
+
+
 def test_heuristic_keeps_only_strong_cards() -> None:
     state = four_player_game()
     for plays in ([2, 3, 6, 5], [1, 1, 4, 6], [3, 7, 3, 3], [5, 5, 2, 2]):
