@@ -17,9 +17,11 @@ from games.scoring import Session, seat_results
 from games.secret_hands import shoe_piles
 
 TARGETS = 5
-MAX_TARGET = 10_000
-# Leaders tied past the target play on; this many rounds stops even that (never reached).
-MAX_ROUNDS = 200
+MAX_TARGET = 1_000
+# A safety stop (leaders tying forever); a target of 1000 needs fewer than 100 rounds.
+MAX_ROUNDS = 500
+# At most 45 cards fit in the columns: a round is at most 45 placements.
+MAX_PLACEMENTS = 45
 
 OPTIONS = {
     "target": Option(100, minimum=1, help="the score that ends the match"),
@@ -214,5 +216,5 @@ GAME = Game(
     ),
     options=OPTIONS,
     policies={"random": random_policy, "heuristic": heuristic},
-    max_actions=MAX_ROUNDS * 50,
+    max_actions=MAX_ROUNDS * MAX_PLACEMENTS,
 )

@@ -20,9 +20,9 @@ SOFT_PLAN = [1, 2, 2, 2]
 # Cards set aside unseen so that the hands come out even (only 5 players need it).
 REMOVED = {5: 3}
 ONE = 1
-MAX_TARGET = 10_000
-# A long game whose leaders keep tying stops here, the tie shared (never reached in practice).
-MAX_HANDS = 60
+MAX_TARGET = 1_000
+# A safety stop for the long game (leaders tying forever); a target of 1000 needs about 40.
+MAX_HANDS = 400
 
 PASS, BID, CHOOSE, GIVE, OVER = "pass", "bid", "choose", "give", "over"
 
@@ -237,7 +237,7 @@ class KittyState(State):
         return deltas
 
     def _match_goes_on(self) -> bool:
-        if not self.options["long_game"]:
+        if not self.options["long_game"] or self.session.hand >= MAX_HANDS:
             return False
         totals = self.session.totals
         top = max(totals)
@@ -245,7 +245,7 @@ class KittyState(State):
             return True
         # Leaders tied at the end play another hand (teammates always tie: count sides).
         leaders = {self.side_of[seat] for seat, t in enumerate(totals) if t == top}
-        return len(leaders) > 1 and self.session.hand < MAX_HANDS
+        return len(leaders) > 1
 
     # -- protocol hooks -----------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:

@@ -257,6 +257,8 @@ def test_target_only_with_the_long_game_and_bad_values_refused() -> None:
         GAME.new_match(4, {"target": 50})
     with pytest.raises(InvalidOptions):
         GAME.new_match(4, {"long_game": True, "target": 0})
+    with pytest.raises(InvalidOptions, match="at most 1000"):
+        GAME.new_match(4, {"long_game": True, "target": 1001})
     with pytest.raises(InvalidOptions):
         GAME.new_match(4, {"soft": "yes"})
     with pytest.raises(InvalidOptions):
