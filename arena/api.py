@@ -24,9 +24,7 @@ def describe_game(slug: str, with_rules: bool = False) -> dict:
     game = registry.get(slug)
     out = game.describe()
     out["teams_by_players"] = (
-        {str(n): game.teams(n) for n in range(game.min_players, game.max_players + 1)}
-        if game.team_rule
-        else {}
+        {str(n): game.teams(n) for n in game.player_counts()} if game.team_rule else {}
     )
     if with_rules:
         out["rules"] = rules_text(slug)

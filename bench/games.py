@@ -119,7 +119,7 @@ def soak(game, matches: int) -> None:
     """Many random matches at every player count and option set; any exception fails."""
     rng = Rng(99)
     for label, options in option_sets(game):
-        for players in range(game.min_players, game.max_players + 1):
+        for players in game.player_counts():
             start = time.perf_counter()
             most = 0
             for seed in range(matches):
@@ -209,7 +209,7 @@ def main() -> int:
     slow = []
     for game in games:
         if args.all_players:
-            counts = range(game.min_players, game.max_players + 1)
+            counts = game.player_counts()
         else:
             counts = [min(max(4, game.min_players), game.max_players)]
         for players in counts:

@@ -63,7 +63,7 @@ def main() -> None:
     slugs = sys.argv[2:] or SLUGS
     for slug in slugs:
         game = registry.get(slug)
-        counts = list(range(game.min_players, game.max_players + 1))
+        counts = game.player_counts()
         start = time.perf_counter()
         total_actions = total_games = longest = 0
         for i in range(matches):

@@ -38,7 +38,7 @@ def main() -> None:
     slugs = sys.argv[2:] or registry.slugs()
     for slug in slugs:
         game = registry.get(slug)
-        for players in range(game.min_players, game.max_players + 1):
+        for players in game.player_counts():
             start = time.perf_counter()
             wins = 0
             net = 0

@@ -122,6 +122,18 @@ class Game:
                 f"{self.slug} takes {self.min_players} to {self.max_players} players, got {players}"
             )
 
+    def player_counts(self, options: dict | None = None) -> list[int]:
+        """Every table size the game accepts with ``options`` (Paks, say, skips 5)."""
+        resolved = self.resolve_options(options)
+        counts = []
+        for players in range(self.min_players, self.max_players + 1):
+            try:
+                self.state_class.check_players_with_options(players, resolved)
+            except InvalidOptions:
+                continue
+            counts.append(players)
+        return counts
+
     def teams(self, players: int, options: dict | None = None) -> list[list[int]]:
         """Seats grouped by team; ``[]`` when every seat plays for itself."""
         if self.team_rule is None:
@@ -150,6 +162,7 @@ class Game:
             "version": self.version,
             "min_players": self.min_players,
             "max_players": self.max_players,
+            "player_counts": self.player_counts(),
             "summary": self.summary,
             "options": {name: opt.describe() for name, opt in self.options.items()},
             "policies": sorted(self.policies),

@@ -47,3 +47,12 @@ def move_text(move: dict) -> str:
             f"seat {seat}: {json.dumps(action)}" + (f" ({', '.join(times)})" if times else "")
         )
     return " · ".join(parts)
+
+
+@register.filter
+def players_text(game) -> str:
+    """``2–8``, or ``2, 3, 4, 6`` when the game skips a table size."""
+    counts = game.player_counts()
+    if counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
+    return ", ".join(map(str, counts))

@@ -19,3 +19,13 @@ def test_options_text_uses_json_values():
         "continuous=false, gambling=none"
     )
     assert options_text({}) == "defaults"
+
+
+def test_players_text_lists_table_sizes_with_gaps():
+    from arena.templatetags.arena_format import players_text
+    from games import registry
+
+    pairs = registry.get("pairs")
+    assert players_text(pairs) == f"{pairs.min_players}–{pairs.max_players}"
+    paks = registry.get("paks")
+    assert players_text(paks) == "2, 3, 4, 6"

@@ -414,7 +414,7 @@ def _play_out(state, rng: Rng, conserved: dict) -> None:
 def test_every_policy_plays_legal_moves(game) -> None:
     """Each built-in policy, in every seat, at every player count (default options)."""
     for name, policy in sorted(game.policies.items()):
-        for players in range(game.min_players, game.max_players + 1):
+        for players in game.player_counts():
             seed = derive_seed(7, name, players)
             rng = Rng(seed)
             state = game.new_match(players=players, seed=seed % 1000)
