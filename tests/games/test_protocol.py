@@ -1,0 +1,36 @@
+"""The protocol's own checks, which every engine relies on."""
+
+import pytest
+
+from games import registry
+from games.protocol import is_legal
+
+
+@pytest.mark.parametrize(
+    "action, legal, expected",
+    [
+        ("hit", ["hit", "fold"], True),
+        ("stand", ["hit", "fold"], False),
+        (1, [1, 2], True),
+        (True, [1, 2], False),  # JSON true is not 1
+        (1, [True, 2], False),
+        (1, [True, 1], True),
+        (0, [False], False),
+        (1.0, [1], False),
+        (None, [None, 0], True),
+        (None, [0, False, ""], False),
+        (["7H", 2], [["7H", 2], ["7H", 3]], True),
+        (["7H", True], [["7H", 1]], False),
+        ({"bid": 3}, [{"bid": 3}], True),
+        ({"bid": 1}, [{"bid": True}], False),
+    ],
+)
+def test_is_legal_keeps_json_types_apart(action, legal, expected):
+    assert is_legal(action, legal) is expected
+
+
+def test_player_counts_follow_each_games_own_rule():
+    paks = registry.get("paks")
+    assert paks.player_counts() == [2, 3, 4, 6]
+    pairs = registry.get("pairs")
+    assert pairs.player_counts() == list(range(pairs.min_players, pairs.max_players + 1))
