@@ -157,3 +157,28 @@ def test_cards_are_conserved_and_every_match_ends() -> None:
             assert steps <= GAME.max_actions
             assert state.conserved() == {"cards": 55}
         state.result()
+
+
+def test_heuristic_takes_the_lead_where_it_pays_most() -> None:
+    deck = [2, 4, 6, 8, 10] + [3, 5, 6]
+    state = GAME.new_match(2, seed=1, deck=deck)
+    first = state.turn
+    play(state, [10, 10])  # first puts a 3 beside the 10, second a 5 beside it
+    heuristic = GAME.policies["heuristic"]
+    # A 6 overtakes the 5 beside the 10: worth more than any empty column.
+    assert heuristic(state.observation(first), state.legal_actions(first), Rng(1)) == 10
+
+
+def test_heuristic_beats_random_players() -> None:
+    heuristic = GAME.policies["heuristic"]
+    wins = 0
+    for i in range(40):
+        state = GAME.new_match(2, seed=i)
+        rng = Rng(i)
+        hero = i % 2
+        while state.to_act():
+            seat = state.turn
+            policy = heuristic if seat == hero else random_policy
+            state.apply({seat: policy(state.observation(seat), state.legal_actions(seat), rng)})
+        wins += state.result()["seats"][hero]["rank"] == 1
+    assert wins >= 36

@@ -399,3 +399,33 @@ def test_cards_and_chips_are_conserved_and_every_match_ends() -> None:
             assert steps <= GAME.max_actions
             assert state.conserved() == start
         state.result()
+
+
+# -- the heuristic ----------------------------------------------------------------------------
+
+
+def test_heuristic_bids_a_spare_low_card_and_keeps_its_majorities() -> None:
+    # Seat 0 holds every 2 and 3: one of them is spare, while its 9s and 10s are contested.
+    state, _ = new(fixed={0: [2, 2, 3, 3, 3, 9, 9, 9, 10, 10, 10]})
+    heuristic = GAME.policies["heuristic"]
+    assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) in (2, 3)
+    pass_highest(state)
+    assert heuristic(state.observation(0), state.legal_actions(0), Rng(1)) in (2, 3)
+
+
+def test_heuristic_beats_random_players() -> None:
+    heuristic = GAME.policies["heuristic"]
+    wins = 0
+    matches = 80
+    for i in range(matches):
+        state = GAME.new_match(4, seed=i)
+        rng = Rng(i)
+        hero = i % 4
+        while state.to_act():
+            moves = {}
+            for seat in state.to_act():
+                policy = heuristic if seat == hero else random_policy
+                moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
+            state.apply(moves)
+        wins += state.result()["seats"][hero]["rank"] == 1
+    assert wins / matches > 0.45  # chance is 25%
