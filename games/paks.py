@@ -6,6 +6,7 @@ Rules, notation and decisions in docs/rules/paks.md.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import Counter
 
 from games.cards import SUITS, Shoe, standard_deck
@@ -57,10 +58,6 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
 
 def _suit_cards(hand: list[str], suit: str) -> list[str]:
     return [card for card in hand if card[1] == suit]
-
-
-def _distinct(cards: list[str]) -> list[str]:
-    return sorted(set(cards), key=card_key)
 
 
 def _distinct_of_suit(hand: list[str], suit: str) -> list[str]:
@@ -152,8 +149,7 @@ class PaksState(State):
                     self.log({"type": "feed", "seat": seat, "card": card})
                     continue
             hand = self.hands[seat]
-            hand.append(card)
-            hand.sort(key=card_key)
+            insort(hand, card, key=card_key)
             captures = self._captures(seat)
             if captures:
                 self.phase = PAK
@@ -168,7 +164,8 @@ class PaksState(State):
     def _captures(self, seat: int) -> list[str]:
         """Board cards that ``seat``'s hand can capture (distinct, sorted)."""
         power = suit_powers(self.hands[seat])
-        return [card for card in _distinct(self.board) if power.get(card[1], 0) > SINGLE[card]]
+        found = {card for card in self.board if power.get(card[1], 0) > SINGLE[card]}
+        return sorted(found, key=card_key) if len(found) > 1 else list(found)
 
     def _steals(self, seat: int) -> list[list[int]]:
         """[victim, pak index] of every pak ``seat`` could start stealing now."""
