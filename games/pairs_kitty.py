@@ -273,7 +273,6 @@ class KittyState(State):
         if phase == PASS:
             self._pass(actions)
         elif phase == BID:
-            self._acting = self._everyone
             self._bid(actions)
         elif phase == CHOOSE:
             self._take(self.takers[0], actions[self.takers[0]], "lowest")
