@@ -250,6 +250,8 @@ def test_soft_one_gives_a_target_away_and_the_second_takes_the_rest() -> None:
 def test_partners_needs_four_or_six_players(players) -> None:
     with pytest.raises(InvalidOptions, match="partners needs 4 or 6 players"):
         GAME.new_match(players, {"partners": True})
+    assert GAME.player_counts({"partners": True}) == [4, 6]
+    assert GAME.player_counts() == [3, 4, 5, 6]
 
 
 def test_target_only_with_the_long_game_and_bad_values_refused() -> None:
