@@ -173,7 +173,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "start-due-tournaments": {"task": "tournaments.tasks.start_due_tournaments", "schedule": 5.0},
-    "requeue-stuck-matches": {"task": "tournaments.tasks.requeue_stuck_matches", "schedule": 60.0},
+    "requeue-stuck-matches": {
+        "task": "tournaments.tasks.requeue_stuck_matches",
+        "schedule": float(os.environ.get("ARENA_REAPER_SECONDS", "60")),
+    },
     "requeue-stuck-validations": {"task": "bots.tasks.requeue_stuck_validations", "schedule": 60.0},
 }
 

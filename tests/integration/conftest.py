@@ -35,55 +35,53 @@ def _purge_broker() -> None:
     app.control.purge()
 
 
-@pytest.fixture
-def celery_worker_process(transactional_db, tmp_path):
-    """Start `celery worker --beat` as a separate process; stop it (and check it lived) after."""
-    _purge_broker()
+def start_worker(tmp_path: Path, name: str = "worker", **env_extra: str) -> subprocess.Popen:
+    """`celery worker --beat` as a separate process (its own session, so its whole group
+    can be killed), pointed at the test database; returns once it is ready."""
     env = dict(os.environ)
     env["DATABASE_URL"] = _database_url()
     env["ARENA_BOT_CACHE"] = str(tmp_path / "bot-cache")
-    log = open(tmp_path / "worker.log", "w+")
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "arena",
-            "worker",
-            "--beat",
-            "--schedule",
-            str(tmp_path / "beat-schedule"),
-            "--pool",
-            "prefork",
-            "--concurrency",
-            "2",
-            "--loglevel",
-            "INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    worker.log_path = tmp_path / "worker.log"
+    env.update(env_extra)
+    log_path = tmp_path / f"{name}.log"
+    with open(log_path, "w") as log:
+        worker = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "arena", "worker", "--beat",
+                "--schedule", str(tmp_path / f"{name}-beat-schedule"),
+                "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO",
+                "--without-gossip", "--without-mingle", "--hostname", f"{name}@%h",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    worker.log_path = log_path
     try:
-        wait_for(
-            lambda: " ready." in worker.log_path.read_text(), 60, "the worker to start", worker
-        )
-        yield worker
-    finally:
-        alive = worker.poll() is None
+        wait_for(lambda: " ready." in log_path.read_text(), 60, f"{name} to start", worker)
+    except BaseException:
+        stop_worker(worker)
+        raise
+    return worker
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    if worker.poll() is None:
         os.killpg(worker.pid, signal.SIGTERM)
         try:
             worker.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
-        log.close()
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db, tmp_path):
+    """One worker for the test; it must still be alive at the end."""
+    _purge_broker()
+    worker = start_worker(tmp_path)
+    try:
+        yield worker
+    finally:
+        alive = worker.poll() is None
+        stop_worker(worker)
         if not alive:
             pytest.fail("the worker died during the test:\n" + worker.log_path.read_text()[-3000:])
 

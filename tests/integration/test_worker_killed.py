@@ -1,0 +1,92 @@
+"""A worker killed with SIGKILL mid-match: its bots die with it, and the match is played
+again by another worker, recorded and rated exactly once (Redis and PostgreSQL)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from bots import services as bot_services
+from bots import slots
+from tests.integration.conftest import start_worker, stop_worker, wait_for
+from tournaments import services
+from tournaments.models import Match, RatingChange, Tournament
+
+# Slow enough (about 0.15 s a move) that the kill lands mid-match.
+SLOW_BOT = b"""import time
+from arena_sdk import run
+
+
+def act(observation, legal):
+    time.sleep(0.15)
+    return legal[0]
+
+
+run(act)
+"""
+
+# Short enough that the test does not wait minutes for the reaper.
+FAST_REAPER = {"ARENA_STALE_MATCH_SECONDS": "4", "ARENA_REAPER_SECONDS": "1"}
+
+
+@pytest.fixture
+def two_slow_bots(transactional_db):
+    owner = get_user_model().objects.create_user("kill-test")
+    bot_ids = []
+    for name in ("slow-a", "slow-b"):
+        bot = bot_services.create_bot(owner=owner, name=name, game="pairs")
+        version = bot_services.upload_version(bot=bot, filename="slow.py", data=SLOW_BOT)
+        assert bot_services.validate_version(version_id=version.pk).status == "active"
+        bot_ids.append(bot.pk)
+    return owner, bot_ids
+
+
+def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp_path):
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+    owner, bot_ids = two_slow_bots
+    from tests.integration.conftest import _purge_broker
+
+    _purge_broker()
+    first = start_worker(tmp_path, "first", **FAST_REAPER)
+    second = None
+    try:
+        tournament = services.create_tournament(
+            organiser=owner, name="kill test", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=1, move_ms=2000, bank_ms=30000, seed=11,
+        )  # fmt: skip
+        services.start_tournament(tournament_id=tournament.pk)
+        match = Match.objects.get(tournament=tournament)
+
+        def mid_match():
+            match.refresh_from_db()
+            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
+
+        wait_for(mid_match, 60, "the match to be running with its bots", first)
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down.
+        assert wait_for(lambda: not slots.all_slot_processes(), 10, "the orphaned bots to die")
+
+        second = start_worker(tmp_path, "second", **FAST_REAPER)
+
+        def finished():
+            match.refresh_from_db()
+            return match.status == Match.Status.FINISHED
+
+        wait_for(finished, 180, "the reaper and the second worker to finish it", second)
+        assert match.attempts == 2
+        assert match.result and len(match.result["seats"]) == 2
+        assert RatingChange.objects.filter(match=match).count() == 2
+        tournament.refresh_from_db()
+        assert tournament.status == Tournament.Status.FINISHED
+        assert second.poll() is None
+    finally:
+        stop_worker(first)
+        if second is not None:
+            stop_worker(second)
