@@ -158,7 +158,8 @@ class PaksState(State):
             if self.full_table:
                 self.log({"type": "show", "seat": seat, "cards": list(hand)})
             else:
-                self.log({"type": "no_pak", "seat": seat})
+                # Logged like a chosen pass: others must not learn the hand could not pak.
+                self.log({"type": "pass", "seat": seat})
         self._end_hand()
 
     def _captures(self, seat: int) -> list[str]:

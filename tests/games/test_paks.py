@@ -243,6 +243,20 @@ def test_draw_is_revealed_and_a_new_suit_feeds_the_table() -> None:
     ]
 
 
+def test_a_hand_that_cannot_pak_passes_like_one_that_chooses_to() -> None:
+    hands = {0: ["AS", "AH", "AD", "5C", "6C"], 1: ["3C", "4C", "6H", "2H", "8D"]}
+    state = new(hands, ["KS", "QH", "JD"], ["2S", "7S"])
+    # Seat 1 drew 2♠ (spades are on the board) but beats nothing: the engine moves on,
+    # logging the same "pass" a choice would, so the others learn nothing about its hand.
+    assert state.events(0)[-3:-1] == [
+        {"type": "draw", "seat": 1, "card": "2S"},
+        {"type": "pass", "seat": 1},
+    ]
+    assert state.to_act() == (0,) and state.drawn == "7S"
+    act(state, "pass")
+    assert {"type": "pass", "seat": 0} in state.events(1)
+
+
 def test_full_table_draws_are_secret_and_a_pak_is_compelled() -> None:
     hands = {0: ["2C", "3H", "4S", "6D", "7H"], 1: ["AD", "5S", "6S", "8S", "9S"]}
     state = new(hands, ["KS", "QH", "JD"], ["9C", "3D", "TC"])
