@@ -450,6 +450,24 @@ def test_many_random_matches_conserve_cards_and_end() -> None:
             state.apply(moves)
             actions += 1
             assert actions < game.max_actions
+            if i < 100:
+                assert state.conserved() == expected
         assert state.conserved() == expected
         assert Counter(state.conserved()) == Counter(expected)
         state.result()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_heuristic_plays_legal_moves_at_every_player_count(players: int) -> None:
+    # The shared policy test stops at five players, which Paks refuses.
+    heuristic = GAME.policies["heuristic"]
+    rng = Rng(players)
+    state = GAME.new_match(players, seed=players)
+    while not state.is_over():
+        moves = {}
+        for seat in state.to_act():
+            legal = state.legal_actions(seat)
+            moves[seat] = heuristic(state.observation(seat), legal, rng)
+            assert moves[seat] in legal
+        state.apply(moves)
+    assert max(s["score"] for s in state.result()["seats"]) >= 500
