@@ -313,9 +313,15 @@ def is_legal(action: JSON, legal: list) -> bool:
     """``action in legal`` with JSON types kept apart (``true`` is not ``1``)."""
     # Fast paths (this runs on every action of every match): a string equals only a
     # string, and plain ``in`` (C speed) rejects whatever is not even equal.
-    if action.__class__ is str:
+    kind = action.__class__
+    if kind is str:
         return action in legal
     if action not in legal:
+        return False
+    if kind is int or kind is bool or kind is float or action is None:
+        for candidate in legal:
+            if candidate.__class__ is kind and candidate == action:
+                return True
         return False
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
