@@ -459,7 +459,7 @@ def test_many_random_matches_conserve_cards_and_end() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_heuristic_plays_legal_moves_at_every_player_count(players: int) -> None:
-    # The shared policy test stops at five players, which Paks refuses.
+    # Full matches to the book's 500 with the heuristic in every seat.
     heuristic = GAME.policies["heuristic"]
     rng = Rng(players)
     state = GAME.new_match(players, seed=players)
