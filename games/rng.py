@@ -12,6 +12,7 @@ import hashlib
 
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
+_SPAN = 1 << 64
 
 
 def derive_seed(seed: int, *path: int | str) -> int:
@@ -53,10 +54,22 @@ class Rng:
         return items[self.below(len(items))]
 
     def shuffle(self, items: list) -> None:
-        """Fisher-Yates, in place."""
+        """Fisher-Yates, in place: ``below(i + 1)`` for i from the end, with SplitMix64
+        inlined (every deal runs through here; the stream is exactly the same)."""
+        state = self._state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = _SPAN - _SPAN % n
+            while True:
+                state = (state + 0x9E3779B97F4A7C15) & _MASK
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % n
             items[i], items[j] = items[j], items[i]
+        self._state = state
 
     def getstate(self) -> int:
         return self._state
