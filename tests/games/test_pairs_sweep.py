@@ -129,6 +129,26 @@ def test_the_first_matched_player_gets_the_odd_card_and_a_lone_rank_needs_no_cho
     assert state.phase == "play" and state.round == 2 and state.starter == 0
 
 
+def test_a_player_whose_hand_runs_out_sits_out() -> None:
+    # Seat 2 always matches seat 1, who played first and takes the only target.
+    hands = {0: [1, 2, 2, 3, 3], 1: [5, 5, 6, 6, 7], 2: [5, 5, 6, 6, 7]}
+    centres = [
+        [7, 7, 8, 9, 10],
+        [7, 7, 8, 9, 10],
+        [7, 8, 8, 9, 10],
+        [8, 8, 9, 9, 10],
+        [8, 9, 9, 9, 10],
+    ]
+    state = new_match(hands, centres, starter=0)
+    for low, rank in zip([1, 2, 2, 3, 3], [5, 5, 6, 6, 7]):
+        # The low card takes the 10(s); the matched pair finds only that low card below it.
+        play_round(state, {0: low, 1: rank, 2: rank})
+        assert state.starter == 1
+    assert all(seat != 2 for seat, _, _ in captures(state))
+    assert state.hands[2] == [] and state.round == 6
+    assert state.order == [1, 0] and state.to_act() == (1,)
+
+
 def test_the_deck_runs_out_after_eleven_minus_players_rounds_and_all_cards_stay() -> None:
     for players in range(3, 7):
         state = GAME.new_match(players, seed=players)
