@@ -198,6 +198,34 @@ def test_stealing_is_one_owner_per_suit_never_the_formed_suit() -> None:
     assert after(state, "steal")[0]["seat"] == 1
 
 
+def test_a_steal_keeps_the_stealers_own_paks_of_that_suit_apart() -> None:
+    hands = {0: ["TS", "5S", "2S", "5C", "2C"], 1: ["KS", "9S", "3H", "4H", "6H"]}
+    state = new(hands, ["7S", "6S", "AC"], ["QS", "3D", "JC", "4D", "8C"])
+    act(state, "7S", "KS", "done", "6S", "9S", "done")
+    state.paks[0] = [["8S", "3S"]]  # seat 0 already holds a spade pak (planted)
+    act(state, "AC", "5C", "2C", "done", [1, 0], 1, "TS", "5S", "2S", "done")
+    assert state.paks[0] == [
+        ["8S", "3S"],
+        ["AC", "5C", "2C"],
+        ["KS", "TS", "9S", "7S", "6S", "5S", "2S"],
+    ]
+
+
+def test_partners_may_be_robbed_but_the_heuristic_does_not() -> None:
+    filler = ["2H", "3H", "4H", "6H", "7H"]
+    clubs = ["9C", "TC", "JC", "QC", "KC"]
+    hands = {0: filler, 1: ["AS", "AD", "2C", "3C", "4C"], 2: filler, 3: clubs}
+    state = new(hands, ["7S", "5D", "8H"], ["9S"])
+    state.paks[2] = [["QD", "4D"]]  # planted: an opponent's diamonds (14)
+    state.paks[3] = [["KD", "6D"]]  # and the partner's (16)
+    act(state, "7S", "AS", "done")
+    assert state.legal_actions(1) == [[2, 0], [3, 0], "end"]
+    heuristic = GAME.policies["heuristic"]
+    assert heuristic(state.observation(1), state.legal_actions(1), Rng(1)) == [2, 0]
+    act(state, [3, 0], "AD", "done")
+    assert state.paks[3] == [] and state.paks[1][-1] == ["AD", "KD", "6D"]
+
+
 def test_a_steal_needs_a_higher_total_and_turn_can_end_without_stealing() -> None:
     hands = {0: ["9S", "AD", "KD", "2C", "3C"], 1: ["KS", "QD", "2H", "3H", "4H"]}
     state = new(hands, ["7S", "5D", "8H"], ["9H", "9D", "TC"])
