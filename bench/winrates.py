@@ -48,9 +48,11 @@ def main() -> None:
                 wins += seat["rank"] == 1
                 net += seat["score"]
             took = time.perf_counter() - start
+            # In a team game the heuristic's partners play random: its team is what ranks.
+            sides = len(game.teams(players)) or players
             print(
                 f"{slug} p{players}: heuristic first in {wins / matches:.1%} "
-                f"(chance {1 / players:.1%}), mean score {net / matches:+.2f}, "
+                f"(chance {1 / sides:.1%}), mean score {net / matches:+.2f}, "
                 f"{matches} matches in {took:.1f}s"
             )
 
