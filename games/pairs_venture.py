@@ -77,7 +77,10 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
                     table[r] = 0
         captured[seats[0]] = cards
         steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
-    next_pool = [r for r in range(1, 11) for _ in range(table[r])]
+    next_pool = []
+    for rank in range(1, 11):
+        if table[rank]:
+            next_pool += [rank] * table[rank]
     return captured, next_pool, steps
 
 
@@ -190,8 +193,9 @@ class VentureState(State):
     def _resolve(self, bids: list[int]) -> None:
         captured, self.pool, steps = fire(self.pool, bids)
         for seat, cards in enumerate(captured):
-            self.captured[seat].extend(cards)
-            self.captured[seat].sort()
+            if cards:
+                self.captured[seat].extend(cards)
+                self.captured[seat].sort()
         self.last_bids = bids
         self.log(
             {
