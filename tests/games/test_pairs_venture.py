@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games import IllegalAction, InvalidOptions
+from games.cards import pairs_deck
 from games.pairs_venture import GAME, SLUG_SIZES, deal_points, fire
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
@@ -63,41 +64,52 @@ def test_pool_cards_complete_the_set_of_whoever_holds_the_rest() -> None:
     assert deal_points([[1, 2]], []) == [1 - 1]
 
 
-def test_a_scoring_example_at_the_end_of_a_forced_deal() -> None:
-    # 8 players, 6 cards each: play the forced deal out and check the final score.
-    slug = [1, 2, 2, 3, 3, 3, 4]
-    hands = {
-        0: [10, 10, 10, 10, 10, 10],
-        1: [9, 9, 9, 9, 9, 9],
-        2: [8, 8, 8, 8, 8, 8],
-        3: [7, 7, 7, 7, 7, 7],
-        4: [6, 6, 6, 6, 6, 6],
-        5: [5, 5, 5, 5, 5, 4],
-        6: [4, 4, 7, 8, 8, 10],
-        7: [9, 9, 9, 10, 10, 10],
-    }
-    state = GAME.new_match(8, seed=2, deck=forced(slug, hands))
-    assert state.pool == slug
-    # Round 1: seat 5 bids its 4 alone: lowest, it takes the highest rank, the two 10s.
-    # Seats 0 and 7 bid the 10s: taken before they fire. 4 and 3 take the rest below.
-    state.apply({0: 10, 1: 9, 2: 8, 3: 7, 4: 6, 5: 4, 6: 8, 7: 10})
-    assert state.captured[5] == [10, 10]
-    assert [s["result"] for s in steps(state)[0]] == [
-        "fire",  # the 4
-        "fire",  # the 6 takes 1, 2, 2, 3, 3, 3, 4, 4
-        "fire",  # the 7 takes the 6
-        "misfire",  # two 8s
-        "fire",  # the 9 takes the 7 and both 8s
-        "captured",  # the 10s
+# An 8-player deal built so that seat 0 ends with the text's scoring example: eleven
+# cards, every 5 among them. Each seat's hand lists its bids round by round.
+SCORING_SLUG = [5, 5, 5, 4, 3, 3, 9]
+SCORING_HANDS = {
+    0: [6, 10, 6, 7, 8, 9],
+    1: [2, 1, 6, 7, 8, 9],
+    2: [10, 2, 6, 7, 8, 9],
+    3: [10, 3, 6, 8, 9, 10],
+    4: [5, 4, 6, 8, 9, 10],
+    5: [5, 7, 7, 8, 9, 10],
+    6: [4, 10, 7, 8, 9, 10],
+    7: [4, 10, 7, 8, 9, 10],
+}
+
+
+def test_the_scoring_example_played_out() -> None:
+    deck = forced(SCORING_SLUG, SCORING_HANDS)
+    assert sorted(deck) == pairs_deck()  # the whole deck, forced
+    state = GAME.new_match(8, seed=2, deck=deck)
+    bids = [{seat: SCORING_HANDS[seat][r] for seat in range(8)} for r in range(6)]
+    state.apply(bids[0])
+    # The 2 is alone and lowest: it takes the highest rank, the two 10s bid, which never
+    # fire. The 4s and 5s misfire. Seat 0's 6 takes everything below it.
+    assert [(s["rank"], s["result"]) for s in steps(state)[0]] == [
+        (2, "fire"),
+        (4, "misfire"),
+        (5, "misfire"),
+        (6, "fire"),
+        (10, "captured"),
     ]
-    assert state.captured[4] == [1, 2, 2, 3, 3, 3, 4, 4]
-    assert state.captured[1] == [7, 8, 8]
-    assert state.pool == [9]
-    rng = Rng(5)
-    while not state.is_over():
-        state.apply({s: random_policy({}, state.legal_actions(s), rng) for s in state.to_act()})
-    points = [seat["score"] for seat in state.result()["seats"]]
-    assert points == deal_points(state.captured, state.pool)
+    assert state.captured[1] == [10, 10]
+    assert state.captured[0] == [2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 5]
+    assert state.pool == [6, 9]
+    state.apply(bids[1])
+    # The last 2, 3 and 4 go to other players; seat 0's 10 goes to the 1.
+    assert state.captured[1] == [10, 10, 10, 10, 10]
+    assert state.captured[2:6] == [[1], [2], [3], [4, 6]]
+    for move in bids[2:]:
+        state.apply(move)  # seat 0 is matched every round and takes nothing more
+    assert state.is_over()
+    assert len(state.captured[0]) == 11
+    # Six odd cards at -1, the five 5s at +1: -1.
+    assert state.result()["seats"][0]["score"] == -1
+    assert deal_points(state.captured, state.pool) == [
+        seat["score"] for seat in state.result()["seats"]
+    ]
 
 
 def test_the_lowest_bid_takes_the_highest_bids_which_never_fire() -> None:
