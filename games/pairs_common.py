@@ -156,3 +156,25 @@ def deal_for_low_bounded(
                 break
         tied = _lowest(tied, stacks, low_key)
     return stacks, tied[0], dealt
+
+
+def rank_counts(cards: list[int]) -> list[int]:
+    """How many of each Pairs rank ``cards`` holds (index = rank, index 0 unused)."""
+    counts = [0] * 11
+    for card in cards:
+        counts[card] += 1
+    return counts
+
+
+def most_of_each_rank(counts: list[list[int]]) -> list[int]:
+    """Points of each side from its count of each rank (index = rank), as Kitty and Sweep
+    score: the side(s) holding the most cards of a rank score that rank, ties each in full;
+    a rank nobody holds scores for nobody."""
+    points = [0] * len(counts)
+    for rank in range(1, 11):
+        most = max(side[rank] for side in counts)
+        if most:
+            for i, side in enumerate(counts):
+                if side[rank] == most:
+                    points[i] += rank
+    return points

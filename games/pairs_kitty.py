@@ -7,6 +7,7 @@ Soft, partners, gambling and long-form variants. Rules in docs/rules/pairs-kitty
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
+from games.pairs_common import most_of_each_rank
 from games.pairs_kitty_policy import heuristic
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
@@ -41,21 +42,6 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
         return []
     half = players // 2
     return [[seat, seat + half] for seat in range(half)]
-
-
-def hand_points(counts: list[list[int]]) -> list[int]:
-    """Points of each side from its count of each rank (index = rank): most cards score the rank.
-
-    Sides tied for most all score it in full; a rank nobody holds scores for nobody.
-    """
-    points = [0] * len(counts)
-    for rank in range(1, 11):
-        most = max(side[rank] for side in counts)
-        if most:
-            for i, side in enumerate(counts):
-                if side[rank] == most:
-                    points[i] += rank
-    return points
 
 
 class KittyState(State):
@@ -209,7 +195,7 @@ class KittyState(State):
             row = counts[self.side_of[seat]]
             for card in hand:
                 row[card] += 1
-        by_side = hand_points(counts)
+        by_side = most_of_each_rank(counts)
         points = [by_side[self.side_of[seat]] for seat in range(self.players)]
         deltas = self._payout(points) if self.options["gambling"] else [0] * self.players
         self.log({"type": "score", "points": points, "chips": deltas, "pot": self.pot.chips})

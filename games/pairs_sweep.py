@@ -5,6 +5,7 @@ the most cards of a rank score that rank. Rules in docs/rules/pairs-sweep.md.
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
+from games.pairs_common import most_of_each_rank, rank_counts
 from games.policies import random_policy
 from games.protocol import Game, Option, State
 from games.rng import Rng
@@ -26,18 +27,7 @@ OPTIONS = {
 
 def hand_points(hands: list[list[int]]) -> list[int]:
     """Each rank scores its value to every seat holding the most cards of it (ties all score)."""
-    counts = [[0] * 11 for _ in hands]
-    for seat, hand in enumerate(hands):
-        for card in hand:
-            counts[seat][card] += 1
-    points = [0] * len(hands)
-    for rank in range(1, 11):
-        best = max(row[rank] for row in counts)
-        if best:
-            for seat, row in enumerate(counts):
-                if row[rank] == best:
-                    points[seat] += rank
-    return points
+    return most_of_each_rank([rank_counts(hand) for hand in hands])
 
 
 class SweepState(State):

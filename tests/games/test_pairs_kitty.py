@@ -8,7 +8,8 @@ import pytest
 
 from games import IllegalAction, InvalidOptions
 from games.cards import pairs_deck
-from games.pairs_kitty import GAME, hand_points, team_rule
+from games.pairs_common import most_of_each_rank as hand_points
+from games.pairs_kitty import GAME, team_rule
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
 
