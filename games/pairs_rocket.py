@@ -71,12 +71,13 @@ class RocketState(ChipSession):
     def _full_reshuffle(self) -> None:
         # Everything not in play (the rest of the pile and the discards) goes back in.
         pile, discards = shoe_piles(self.shoe)
+        left = len(pile)
         discards.extend(pile)
         pile.clear()
         self.shoe.reshuffle()
         self.shuffles += 1
         self._count_pile()
-        self.log({"type": "shuffle", "cards": len(self.shoe)})
+        self.log({"type": "shuffle", "cards": len(self.shoe), "left": left, "why": "cut"})
 
     def can_draw(self) -> bool:
         return len(self.shoe) > 0 or len(self.shoe.discards) > 0
@@ -88,7 +89,7 @@ class RocketState(ChipSession):
             shoe.reshuffle()
             self.shuffles += 1
             self._count_pile()
-            self.log({"type": "shuffle", "cards": len(shoe)})
+            self.log({"type": "shuffle", "cards": len(shoe), "left": 0, "why": "empty"})
         card = shoe.draw()
         self.pile_counts[card] -= 1
         return card
