@@ -42,6 +42,9 @@ class OpenShoe(PairsShoe):
 
     __slots__ = ()
 
+    # A game never empties the deck (see the rules page): no reshuffle branch.
+    draw = PairsShoe._pop
+
     def _burn(self) -> None:
         pass
 
