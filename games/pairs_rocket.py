@@ -54,7 +54,6 @@ class RocketState(ChipSession):
         decks = self.options["decks"]
         self.deck_size = 55 * decks
         self.shoe = Shoe(pairs_deck() * decks, self.game_rng(), self.forced_deck)
-        self.shuffles = 0
         self._count_pile()
         self.previous_button = -1
         self.bet_choices = list(range(BET_UNIT, self.options["max_bet"] + 1, BET_UNIT))
@@ -75,7 +74,6 @@ class RocketState(ChipSession):
         discards.extend(pile)
         pile.clear()
         self.shoe.reshuffle()
-        self.shuffles += 1
         self._count_pile()
         self.log({"type": "shuffle", "cards": len(self.shoe), "left": left, "why": "cut"})
 
@@ -87,7 +85,6 @@ class RocketState(ChipSession):
         if not len(shoe):
             # Mid-round the discards alone are shuffled: cards in play stay out.
             shoe.reshuffle()
-            self.shuffles += 1
             self._count_pile()
             self.log({"type": "shuffle", "cards": len(shoe), "left": 0, "why": "empty"})
         card = shoe.draw()
