@@ -11,43 +11,6 @@ def natural_low(card: int) -> int:
     return card
 
 
-def deal_for_low(
-    shoe: Shoe,
-    order: list[int],
-    low_key: Callable[[int], int] = natural_low,
-) -> tuple[dict[int, list[int]], int, list[tuple[int, int, bool]]]:
-    """Deal one face-up card to each seat in ``order`` and find who starts.
-
-    Seats tied for the lowest card (by ``low_key``) get one more card each, in
-    deal order, until exactly one tie-breaker is lowest. A tie-breaker that
-    pairs a card already in front of that seat is discarded and replaced:
-    nobody can be knocked out on the deal.
-
-    Returns the stacks, the starting seat, and every card dealt as
-    ``(seat, card, discarded_as_pair)`` in deal order, for the event log.
-    """
-    stacks: dict[int, list[int]] = {seat: [] for seat in order}
-    dealt: list[tuple[int, int, bool]] = []
-    for seat in order:
-        card = shoe.draw()
-        stacks[seat].append(card)
-        dealt.append((seat, card, False))
-    tied = _lowest(order, stacks, low_key)
-    while len(tied) > 1:
-        for seat in tied:
-            while True:
-                card = shoe.draw()
-                if card in stacks[seat]:
-                    shoe.discard(card)
-                    dealt.append((seat, card, True))
-                    continue
-                stacks[seat].append(card)
-                dealt.append((seat, card, False))
-                break
-        tied = _lowest(tied, stacks, low_key)
-    return stacks, tied[0], dealt
-
-
 def _lowest(seats: list[int], stacks: dict[int, list[int]], low_key) -> list[int]:
     low = min(low_key(stacks[seat][-1]) for seat in seats)
     return [seat for seat in seats if low_key(stacks[seat][-1]) == low]
@@ -69,7 +32,7 @@ def break_tie_for_low(
     Poker) or where identical stacks tie mid-game: each tied seat, in the
     order given (deal order), gets one more face-up card until one new card
     is strictly lowest. A card pairing that seat's stack is discarded and
-    replaced, as in ``deal_for_low``. When nothing is left to draw, or every
+    replaced, as in ``deal_for_low_bounded``. When nothing is left to draw, or every
     card left would pair, the first remaining tied seat in deal order goes
     first (the rule books never reach this; the games that can document it).
 
@@ -110,13 +73,19 @@ def deal_for_low_bounded(
     order: list[int],
     low_key: Callable[[int], int] = natural_low,
 ) -> tuple[dict[int, list[int]], int, list[tuple[int, int, bool]]]:
-    """``deal_for_low`` that always ends, with the stopping rule of ``break_tie_for_low``.
+    """Deal one face-up card to each seat in ``order`` and find who starts.
 
-    Same deal, same ``low_key`` and same return value as ``deal_for_low``, but
-    when a tie cannot be broken by cards (nothing left to draw, or every card
-    left would pair a tied seat's stack, as when it already shows every rank)
-    the first seat still tied, in deal order, goes first. ``deal_for_low``
-    would loop forever there, or lose the cards dealt when the pile runs dry.
+    Seats tied for the lowest card (by ``low_key``) get one more card each, in
+    deal order, until exactly one tie-breaker is lowest. A tie-breaker that
+    pairs a card already in front of that seat is discarded and replaced:
+    nobody can be knocked out on the deal. When a tie cannot be broken by cards
+    (nothing left to draw, or every card left would pair a tied seat's stack)
+    the first seat still tied, in deal order, goes first, as in
+    ``break_tie_for_low``. (An earlier version without that stop looped forever
+    in a 5-player Regent session where few cards were left to draw.)
+
+    Returns the stacks, the starting seat, and every card dealt as
+    ``(seat, card, discarded_as_pair)`` in deal order, for the event log.
     """
     stacks: dict[int, list[int]] = {}
     dealt: list[tuple[int, int, bool]] = []
@@ -156,6 +125,10 @@ def deal_for_low_bounded(
                 break
         tied = _lowest(tied, stacks, low_key)
     return stacks, tied[0], dealt
+
+
+# The name the engines written first use; there is one deal for low.
+deal_for_low = deal_for_low_bounded
 
 
 def rank_counts(cards: list[int]) -> list[int]:

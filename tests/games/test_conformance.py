@@ -427,3 +427,31 @@ def test_every_policy_plays_legal_moves(game) -> None:
                     moves[seat] = action
                 state.apply(moves)
             state.result()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_heuristic_among_random_seats_ends(game) -> None:
+    """The heuristic in one seat and random elsewhere, the mix a tournament sees most: the
+    match ends within ``max_actions`` with cards and chips conserved. (Mixed tables reach
+    states that all-random or all-heuristic tables do not: a 5-player Regent session once
+    dealt for low forever.)"""
+    heuristic, random = game.policies["heuristic"], game.policies["random"]
+    for players in game.player_counts():
+        for seed in (11, 12):
+            hero = seed % players
+            rng = Rng(derive_seed(seed, "mixed", players))
+            state = game.new_match(players=players, seed=seed)
+            conserved = state.conserved()
+            actions = 0
+            while not state.is_over():
+                moves = {
+                    seat: (heuristic if seat == hero else random)(
+                        state.observation(seat), state.legal_actions(seat), rng
+                    )
+                    for seat in state.to_act()
+                }
+                state.apply(moves)
+                actions += 1
+                assert actions <= game.max_actions, f"p{players} seed {seed} does not end"
+            assert state.conserved() == conserved
+            state.result()
