@@ -14,7 +14,6 @@ from games.protocol import Game
 from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
-    check_rotations,
     deal_order,
     next_seat,
     rotations_option,
@@ -68,14 +67,6 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[in
 
 
 class BlackstoneState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
-    def setup(self) -> None:
-        self.start_session()
-        self._start_game()
-
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
         players = self.players

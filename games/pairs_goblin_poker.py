@@ -13,7 +13,6 @@ from games.protocol import Game
 from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
-    check_rotations,
     deal_order,
     redistribute,
     rotations_option,
@@ -36,14 +35,6 @@ def stack_key(stack: list[int]) -> tuple[int, ...]:
 
 
 class GoblinPokerState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
-    def setup(self) -> None:
-        self.start_session()
-        self._start_game()
-
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
         players = self.players

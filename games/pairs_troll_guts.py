@@ -17,7 +17,6 @@ from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
     can_draw,
-    check_rotations,
     deal_order,
     next_seat,
     pair_risk,
@@ -48,14 +47,6 @@ def stack_orders(hand: list[int]) -> list[list[int]]:
 
 
 class TrollGutsState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
-    def setup(self) -> None:
-        self.start_session()
-        self._start_game()
-
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
         players = self.players

@@ -108,11 +108,23 @@ class ChipSession(State):
     """A match made of several chip games: net stacks, the pot, the rotating deal.
 
     Stacks start at zero and count net winnings (they may go negative: the
-    books play for tracking score, not table stakes). Subclasses call
-    ``start_session`` in ``setup``, ``game_rng``/``game_forced`` to shuffle
-    each game, ``finish_game`` when the pot clears, and implement
-    ``card_count`` for the conservation check.
+    books play for tracking score, not table stakes). ``setup`` starts the
+    session and calls the subclass's ``_start_game``; subclasses call
+    ``game_rng``/``game_forced`` to shuffle each game, ``finish_game`` when the
+    pot clears, and implement ``card_count`` for the conservation check.
     """
+
+    @classmethod
+    def check_players_with_options(cls, players: int, options: dict) -> None:
+        check_rotations(options)
+
+    def setup(self) -> None:
+        self.start_session()
+        self._start_game()
+
+    def _start_game(self) -> None:
+        """Shuffle and deal one game of the session (every chip game defines it)."""
+        raise NotImplementedError
 
     def start_session(self) -> None:
         self.session = Session(self.players, self.seed)

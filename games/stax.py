@@ -106,7 +106,9 @@ class StaxState(State):
         for seat in range(self.players):
             hand = sorted((self.deck.draw() for _ in range(HAND_SIZE)), key=card_key)
             self.hands.append(hand)
-            self.log({"type": "deal", "seat": seat, "count": HAND_SIZE}, {seat: {"cards": list(hand)}})
+            self.log(
+                {"type": "deal", "seat": seat, "count": HAND_SIZE}, {seat: {"cards": list(hand)}}
+            )
         self.turn = self.first
         self.played: list[str] = []
         self._legal: list | None = None
