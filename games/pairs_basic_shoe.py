@@ -168,3 +168,17 @@ class PairsShoe(Shoe):
         for card in self.seen:
             counts[card - 1] -= 1
         return counts
+
+
+class OpenShoe(PairsShoe):
+    """A fresh Pairs deck that burns nothing, shuffled lazily like ``PairsShoe``.
+
+    For the games dealt from a new deck every game (Starboard, Blackstone): a
+    game uses a handful of cards, so a full shuffle each game would be most of
+    a playout's cost.
+    """
+
+    __slots__ = ()
+
+    def _burn(self) -> None:
+        pass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from math import comb
 
-from games.pairs_basic_shoe import PairsShoe
+from games.pairs_basic_shoe import OpenShoe, PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import Rng
@@ -34,18 +34,13 @@ LOST = "lost"
 SURVIVAL_WEIGHT = 0.5
 
 
-class OpenShoe(PairsShoe):
-    """A fresh Pairs deck with nothing burned, shuffled lazily as ``PairsShoe`` does
-    (random games last a card or two: a full shuffle each was most of their cost).
-    Same as Starboard's ``OpenShoe``; kept local so the games stay independent."""
+class FreshDeck(OpenShoe):
+    """``OpenShoe`` without the reshuffle branch: a game never empties the deck (see
+    the rules page)."""
 
     __slots__ = ()
 
-    # A game never empties the deck (see the rules page): no reshuffle branch.
     draw = PairsShoe._pop
-
-    def _burn(self) -> None:
-        pass
 
 
 def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[int]], int]:
@@ -72,7 +67,7 @@ class BlackstoneState(ChipSession):
         players = self.players
         self.game_events_start = len(self._events)
         rng = self.game_rng()
-        self.shoe = OpenShoe(rng, self.game_forced())
+        self.shoe = FreshDeck(rng, self.game_forced())
         self.status = [IN] * players
         self.blacks = [0] * players
         self.whites = 0

@@ -6,7 +6,7 @@ Rules in docs/rules/pairs-starboard.md.
 
 from __future__ import annotations
 
-from games.pairs_basic_shoe import PairsShoe
+from games.pairs_basic_shoe import OpenShoe
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import Rng, derive_seed
@@ -33,19 +33,6 @@ KNOCKED_OUT = "knocked_out"
 DRAW_RISK = 0.1
 RISK_PER_PLAYER = 0.09
 LAST_RISK = 0.5
-
-
-class OpenShoe(PairsShoe):
-    """A Pairs deck that burns nothing; shuffled lazily as ``PairsShoe`` does.
-
-    A game uses a handful of cards from a fresh deck, so paying for a full
-    shuffle each game was a third of a playout's time.
-    """
-
-    __slots__ = ()
-
-    def _burn(self) -> None:
-        pass
 
 
 class StarboardState(ChipSession):

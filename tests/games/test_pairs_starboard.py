@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from games import IllegalAction, InvalidOptions
-from games.pairs_starboard import GAME, OpenShoe
+from games.pairs_basic_shoe import OpenShoe
+from games.pairs_starboard import GAME
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
 
