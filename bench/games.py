@@ -122,7 +122,7 @@ def soak(game, matches: int) -> None:
     """Many random matches at every player count and option set; any exception fails."""
     rng = Rng(99)
     for label, options in option_sets(game):
-        for players in game.player_counts():
+        for players in game.player_counts(options):
             start = time.perf_counter()
             most = 0
             for seed in range(matches):
