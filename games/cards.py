@@ -10,6 +10,10 @@ from collections import Counter
 
 from games.rng import Rng
 
+_SPAN = 1 << 64
+# Rejection limits of ``Rng.below(n)`` for deck-sized n (the lazy shuffle's hot path).
+_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, 129)]
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 
@@ -48,9 +52,16 @@ class Shoe:
     books' exact deals. When the pile runs out, ``draw`` reshuffles the
     discards and burns ``burn`` of them face down into the new discard pile
     (Pairs burns five on every shuffle).
+
+    ``lazy=True`` shuffles as cards are drawn: each Fisher-Yates step of
+    ``Rng.shuffle`` settles the card on top of the pile, so doing that step just
+    before the card is drawn gives exactly the order of an eager shuffle, and a
+    game that uses ten cards of a deck pays for ten steps, not the whole deck.
+    The same cards come out only if nothing else draws from ``rng`` meanwhile:
+    pass ``lazy=True`` only with an Rng the shoe alone uses.
     """
 
-    __slots__ = ("_pile", "discards", "rng", "burn", "shuffles")
+    __slots__ = ("_pile", "discards", "rng", "burn", "shuffles", "lazy", "_unshuffled")
 
     def __init__(
         self,
@@ -58,9 +69,11 @@ class Shoe:
         rng: Rng,
         forced: list | None = None,
         burn: int = 0,
+        lazy: bool = False,
     ) -> None:
         self.rng = rng
         self.burn = burn
+        self.lazy = lazy
         self.discards: list = []
         self.shuffles = 0
         rest = list(composition)
@@ -73,26 +86,64 @@ class Shoe:
                 if remaining[card] > 0:
                     remaining[card] -= 1
                     rest.append(card)
+        # Positions [0, _unshuffled) of the pile still wait for their shuffle step.
+        self._unshuffled = len(rest) if lazy else 0
+        if not lazy:
             rng.shuffle(rest)
-            # The pile's top is the end of the list.
-            self._pile = rest + list(reversed(forced))
-        else:
-            rng.shuffle(rest)
-            self._pile = rest
+        # The pile's top is the end of the list.
+        self._pile = rest + list(reversed(forced)) if forced else rest
         self._burn()
 
     def __len__(self) -> int:
         return len(self._pile)
 
+    def _pop(self):
+        """The top card, after the shuffle step that settles it if that is still due."""
+        pile = self._pile
+        top = len(pile) - 1
+        if top < self._unshuffled:
+            if top > 0:
+                n = top + 1
+                limit = _LIMITS[n] if n < 129 else _SPAN - _SPAN % n
+                next_u64 = self.rng.next_u64
+                x = next_u64()
+                while x >= limit:
+                    x = next_u64()
+                j = x % n
+                pile[top], pile[j] = pile[j], pile[top]
+            self._unshuffled = top
+        return pile.pop()
+
+    def settle(self) -> None:
+        """Do every pending shuffle step now (same Rng calls, same order): before
+        anything reads or rearranges the pile other than by drawing."""
+        pile = self._pile
+        next_u64 = self.rng.next_u64
+        while self._unshuffled > 0:
+            top = self._unshuffled - 1
+            if top > 0:
+                n = top + 1
+                limit = _SPAN - _SPAN % n
+                x = next_u64()
+                while x >= limit:
+                    x = next_u64()
+                j = x % n
+                pile[top], pile[j] = pile[j], pile[top]
+            self._unshuffled = top
+
     def _burn(self) -> None:
         for _ in range(min(self.burn, len(self._pile))):
-            self.discards.append(self._pile.pop())
+            self.discards.append(self._pop())
 
     def reshuffle(self) -> None:
-        """Shuffle the discards into a new pile (under nothing: the pile is empty)."""
+        """Shuffle the discards into a new pile, under what is left of the old one."""
+        self.settle()
         cards = self.discards
         self.discards = []
-        self.rng.shuffle(cards)
+        if self.lazy:
+            self._unshuffled = len(cards)
+        else:
+            self.rng.shuffle(cards)
         self._pile = cards + self._pile
         self.shuffles += 1
         self._burn()
@@ -107,7 +158,7 @@ class Shoe:
             self.reshuffle()
             if not self._pile:
                 raise IndexError("no cards left to draw")
-        return self._pile.pop()
+        return self._pop()
 
     def peek_count(self) -> int:
         return len(self._pile)
@@ -117,7 +168,9 @@ class Shoe:
 
     def cards(self) -> list:
         """Every card of the pile, top first (for conservation checks and tests)."""
+        self.settle()
         return list(reversed(self._pile))
 
     def to_json(self) -> dict:
+        self.settle()
         return {"pile": list(self._pile), "discards": list(self.discards)}

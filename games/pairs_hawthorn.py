@@ -38,7 +38,7 @@ class HawthornState(ChipSession):
     def _start_game(self) -> None:
         players = self.players
         self.game_events_start = len(self._events)
-        self.shoe = Shoe(pairs_deck(), self.game_rng(), self.game_forced())
+        self.shoe = Shoe(pairs_deck(), self.game_rng(), self.game_forced(), lazy=True)
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.stacks: list[list[int]] = [[] for _ in range(players)]
         self.alive = [True] * players

@@ -51,7 +51,7 @@ class TrollGutsState(ChipSession):
     def _start_game(self) -> None:
         players = self.players
         self.game_events_start = len(self._events)
-        self.shoe = Shoe(pairs_deck(), self.game_rng(), self.game_forced())
+        self.shoe = Shoe(pairs_deck(), self.game_rng(), self.game_forced(), lazy=True)
         # Face-down cards: sorted while a hand, then top card first once stacked.
         self.down: list[list[int]] = [[] for _ in range(players)]
         self.stacks: list[list[int]] = [[] for _ in range(players)]

@@ -49,6 +49,7 @@ def shoe_piles(shoe: Shoe) -> list[list]:
     The draw pile is private to ``Shoe``; perturbation has to reorder it in
     place, and this is the one place that reaches in.
     """
+    shoe.settle()  # a lazy shoe's pending shuffle steps must not run on moved cards
     return [shoe._pile, shoe.discards]
 
 

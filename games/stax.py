@@ -255,6 +255,8 @@ class StaxState(State):
 
 def _copy_shoe(shoe: Shoe) -> Shoe:
     dup = Shoe.__new__(Shoe)
+    dup.lazy = shoe.lazy
+    dup._unshuffled = shoe._unshuffled
     dup._pile = list(shoe._pile)
     dup.discards = list(shoe.discards)
     dup.rng = Rng(shoe.rng.getstate())

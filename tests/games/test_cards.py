@@ -1,0 +1,42 @@
+"""Decks and shoes: a lazy shoe deals exactly what an eager one deals."""
+
+import pytest
+
+from games.cards import Shoe, pairs_deck, standard_deck
+from games.rng import Rng
+
+
+def drain(shoe: Shoe, extra_discards: list) -> list:
+    """Draw everything, put ``extra_discards`` back once the pile is empty, draw again."""
+    out = [shoe.draw() for _ in range(len(shoe))]
+    shoe.discard(*out[: len(extra_discards)])
+    out += [shoe.draw() for _ in range(len(shoe) + len(shoe.discards) - shoe.burn)]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("burn", [0, 5])
+def test_lazy_shoe_deals_the_eager_order(seed, burn):
+    forced = [3, 7, 7] if seed % 3 == 0 else None
+    eager = Shoe(pairs_deck(), Rng(seed), forced, burn=burn)
+    lazy = Shoe(pairs_deck(), Rng(seed), forced, burn=burn, lazy=True)
+    assert eager.discards == lazy.discards  # the burn
+    half = len(eager) // 2
+    assert [eager.draw() for _ in range(half)] == [lazy.draw() for _ in range(half)]
+    assert drain(eager, list(range(20))) == drain(lazy, list(range(20)))
+    assert eager.rng.next_u64() == lazy.rng.next_u64()  # the streams stayed in step
+
+
+def test_settle_orders_the_pile_as_an_eager_shuffle_would():
+    eager = Shoe(standard_deck(2), Rng(9))
+    lazy = Shoe(standard_deck(2), Rng(9), lazy=True)
+    assert [lazy.draw() for _ in range(7)] == [eager.draw() for _ in range(7)]
+    assert lazy.cards() == eager.cards()  # cards() settles what is still pending
+    assert lazy.to_json() == eager.to_json()
+
+
+def test_forced_cards_come_first_then_the_rest():
+    shoe = Shoe(pairs_deck(), Rng(1), forced=[10, 1, 5], lazy=True)
+    assert [shoe.draw() for _ in range(3)] == [10, 1, 5]
+    rest = [shoe.draw() for _ in range(len(shoe))]
+    assert sorted(rest + [10, 1, 5]) == sorted(pairs_deck())
