@@ -59,7 +59,11 @@ class RegentState(ChipSession):
         # One deck for the whole match: the book deals to the bottom and recycles.
         # The shoe's Rng feeds nothing else, so it may shuffle lazily.
         self.shoe = Shoe(
-            pairs_deck(), Rng(derive_seed(self.seed, "shoe")), self.forced_deck, burn=BURN, lazy=True
+            pairs_deck(),
+            Rng(derive_seed(self.seed, "shoe")),
+            self.forced_deck,
+            burn=BURN,
+            lazy=True,
         )
         self.hands: list[list[int]] = [[] for _ in range(self.players)]
         self.stacks: list[list[int]] = [[] for _ in range(self.players)]
