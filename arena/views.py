@@ -70,7 +70,7 @@ def bot_detail(request, pk):
             "current": bot_selectors.current_version(bot=bot),
             "history": history,
             "chart": rating_chart([h["after"] for h in history]),
-            "matches": selectors.match_list().filter(seats__version__bot=bot).distinct()[:30],
+            "matches": selectors.recent_matches(bot_id=bot.id),
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
         },
     )

@@ -30,6 +30,13 @@ def match_list(*, tournament: Tournament | None = None, version: BotVersion | No
     return qs
 
 
+def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
+    """The bot's latest matches (any version), newest first."""
+    return list(
+        match_list().filter(seats__version__bot_id=bot_id).distinct().order_by("-id")[:limit]
+    )
+
+
 def progress(*, tournament: Tournament) -> dict:
     counts = defaultdict(int)
     for status in tournament.matches.values_list("status", flat=True):

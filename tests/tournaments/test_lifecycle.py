@@ -157,3 +157,24 @@ def test_cancel_stops_queued_matches(tournament):
     services.cancel_tournament(tournament=tournament)
     assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.CANCELLED}
     assert claim_match(match_id=tournament.matches.first().pk) is None
+
+
+def test_a_bots_recent_matches_come_newest_first_across_tournaments(tournament):
+    from tournaments import selectors
+
+    owner = tournament.organiser
+    bot = Bot.objects.get(name="bot0")
+    later = services.create_tournament(
+        organiser=owner,
+        name="later cup",
+        game="pairs",
+        bot_ids=[b.pk for b in Bot.objects.filter(owner=owner)],
+        games_per_pairing=1,
+        seed=5,
+    )
+    assert services.start_tournament(tournament_id=later.pk)
+    recent = selectors.recent_matches(bot_id=bot.pk, limit=3)
+    ids = [m.pk for m in recent]
+    assert ids == sorted(ids, reverse=True)
+    assert all(m.tournament_id == later.pk for m in recent[:2])  # bot0 plays 2 in the later cup
+    assert all(any(s.version.bot_id == bot.pk for s in m.seats.all()) for m in recent)
