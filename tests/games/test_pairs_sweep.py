@@ -65,6 +65,24 @@ def test_the_lowest_card_takes_the_highest_centre_rank_then_cards_capture_upward
     assert state.round == 2 and state.starter == 2 and state.to_act() == (2,)
 
 
+def test_a_low_card_above_the_whole_centre_still_takes_only_the_top_rank() -> None:
+    # The lowest play is a 6 and the centre's highest rank is 5: it takes the two 5s only,
+    # not the 2, 3 and 4 below it; they wait for the 8.
+    state = new_match(HANDS3, [[2, 3, 4, 5, 5]], starter=0)
+    play_round(state, {0: 6, 1: 8, 2: 9})
+    assert captures(state) == [(0, 6, [5, 5]), (1, 8, [2, 3, 4, 6]), (2, 9, [8])]
+    assert state.starter == 2
+
+
+def test_a_card_never_takes_its_own_rank() -> None:
+    # The 7 takes the 2, the 3 and the 4 below it, not the centre's 7; the 8 takes both 7s.
+    state = new_match(HANDS3, [[2, 4, 7, 9, 9]], starter=0)
+    play_round(state, {0: 7, 1: 8, 2: 3})
+    assert captures(state) == [(2, 3, [9, 9]), (0, 7, [2, 3, 4]), (1, 8, [7, 7])]
+    discards = [e["cards"] for e in state.events(None) if e["type"] == "discard"]
+    assert discards == [[8]] and state.starter == 1
+
+
 def test_plays_are_in_turn_from_the_starter_and_face_up() -> None:
     state = new_match(HANDS3, [[2, 5, 7, 9, 9]], starter=1)
     assert state.to_act() == (1,)
