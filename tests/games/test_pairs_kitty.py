@@ -302,11 +302,32 @@ def test_partners_score_their_combined_hands() -> None:
 # -- gambling and the long game ------------------------------------------------------------
 
 
-def test_gambling_winner_collects_the_differences() -> None:
-    # The book: a 19 collects 4 from a 15 and 6 from a 13.
-    state = GAME.new_match(3, {"gambling": True}, seed=1)
-    assert state._payout([19, 15, 13]) == [10, -4, -6]
-    assert state.chips == [10, -4, -6] and state.pot.chips == 0
+def test_gambling_example_played_out() -> None:
+    # The book: a 19 collects 4 from a 15 and 6 from a 13. A 3-player hand built to end
+    # 19-15-13: every round all three pass a card of one rank left and bid that rank, so
+    # the bids tie, nobody takes the target and each hand loses one card of that rank.
+    hands = {
+        0: [3, 5, 6, 6, 7, 7, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10],
+        1: [3, 5, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 10, 10, 10],
+        2: [1, 2, 2, 3, 4, 4, 4, 4, 5, 6, 6, 6, 7, 8, 9, 10],
+    }
+    state, dealt = new(3, fixed=hands, options={"gambling": True}, kitty=[5, 5, 10, 10, 9, 9, 8])
+    assert dealt == hands
+    for rank in [3, 5, 10, 9, 8, 7, 6]:
+        state.apply({seat: rank for seat in range(3)})  # pass
+        state.apply({seat: rank for seat in range(3)})  # bid: all tied
+    assert state.is_over() and not any(e["type"] == "take" for e in state.events(None))
+    # Nobody holds a 3 or a 5. Seat 0 has the most 10s and 9s (19), seat 1 the most 8s
+    # and 7s (15), seat 2 every 1, 2 and 4 and the most 6s (13).
+    assert state.hands == [
+        [6, 7, 8, 9, 9, 9, 10, 10, 10],
+        [7, 7, 7, 8, 8, 8, 9, 10, 10],
+        [1, 2, 2, 4, 4, 4, 4, 6, 6],
+    ]
+    seats = state.result()["seats"]
+    assert [s["points"] for s in seats] == [19, 15, 13]
+    assert [s["chips"] for s in seats] == [4 + 6, -4, -6]
+    assert [s["score"] for s in seats] == [10, -4, -6] and state.pot.chips == 0
 
 
 def test_gambling_tied_winners_split_and_odd_chips_wait_in_the_pot() -> None:
