@@ -25,7 +25,9 @@ CALAMITY = 7
 EIGHT = 8
 MAX_GAMES = 20
 SIX_PLUS_TARGET = 11
-# Games in a match when the ``games`` option is left at 0 ("automatic").
+# Games in a match when the ``games`` option is left at 0 ("automatic"): one
+# without gambling; with gambling at least this many, rounded up to whole turns
+# of the deal around the table so every seat deals equally often.
 GAMES_WITHOUT_GAMBLING = 1
 GAMES_WITH_GAMBLING = 5
 
@@ -40,7 +42,8 @@ OPTIONS = {
         0,
         minimum=0,
         help=f"games in the match (1 to {MAX_GAMES}); 0 = {GAMES_WITHOUT_GAMBLING} "
-        f"without gambling, {GAMES_WITH_GAMBLING} with gambling",
+        f"without gambling, with gambling the first multiple of the player count "
+        f"from {GAMES_WITH_GAMBLING} (every seat deals equally often)",
     ),
     "stake": Option(6, minimum=1, help="Tacoma: what the loser pays into the prize"),
 }
@@ -53,6 +56,15 @@ def losing_score(players: int) -> int:
     up to six players; for seven and eight the formula would give 9 and 8.
     """
     return max(target_score(players), SIX_PLUS_TARGET)
+
+
+def session_games(players: int, gambling: str) -> int:
+    """Games in a match whose ``games`` option is 0: 1 without gambling; with
+    gambling at least five, in whole turns of the deal (6, 6, 8, 5, 6, 7, 8
+    for 2 to 8 players)."""
+    if gambling == "none":
+        return GAMES_WITHOUT_GAMBLING
+    return -(-GAMES_WITH_GAMBLING // players) * players
 
 
 def calamity_low(card: int) -> int:
@@ -81,8 +93,7 @@ class PairsState(State):
         self.calamities: bool = options["calamities"]
         self.gambling: str = options["gambling"]
         self.stake: int = options["stake"]
-        auto = GAMES_WITH_GAMBLING if self.gambling != "none" else GAMES_WITHOUT_GAMBLING
-        self.total_games: int = options["games"] or auto
+        self.total_games: int = options["games"] or session_games(self.players, self.gambling)
         self._low_key = calamity_low if self.calamities else natural_low
         self.target = losing_score(self.players)
         self.chips = [0] * self.players
@@ -410,7 +421,7 @@ class PairsState(State):
 GAME = Game(
     slug="pairs",
     title="Pairs",
-    version=1,
+    version=2,
     min_players=2,
     max_players=8,
     state_class=PairsState,

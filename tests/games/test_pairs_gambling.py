@@ -61,12 +61,13 @@ def play(players: int, seed: int, **options):
 
 
 @pytest.mark.parametrize("rule", ["seattle", "tacoma", "olympia", "portland"])
-def test_a_gambling_session_plays_five_games_and_ranks_by_chips(rule: str) -> None:
+def test_a_gambling_session_deals_whole_rotations_and_ranks_by_chips(rule: str) -> None:
+    # Four players: at least five games, in whole turns of the deal, is eight.
     state = play(4, 11, gambling=rule)
     games = [e for e in state.events(None) if e["type"] == "game_over"]
-    assert len(games) == 5
+    assert len(games) == 8
     starts = [e for e in state.events(None) if e["type"] == "game"]
-    assert [e["dealer"] for e in starts] == [0, 1, 2, 3, 0], "the deal passes left"
+    assert [e["dealer"] for e in starts] == [0, 1, 2, 3, 0, 1, 2, 3], "the deal passes left"
     result = state.result()
     chips = [sum(game["chips"][seat] for game in games) for seat in range(4)]
     assert [s["score"] for s in result["seats"]] == chips
@@ -79,6 +80,18 @@ def test_a_gambling_session_plays_five_games_and_ranks_by_chips(rule: str) -> No
         assert game["chips"][loser] < 0 or rule in ("olympia", "portland")
         if rule == "seattle":
             assert game["chips"] == [-3 if s == loser else 1 for s in range(4)]
+
+
+@pytest.mark.parametrize(
+    ("players", "games"), [(2, 6), (3, 6), (4, 8), (5, 5), (6, 6), (7, 7), (8, 8)]
+)
+def test_default_gambling_session_gives_every_seat_the_deal_equally(
+    players: int, games: int
+) -> None:
+    state = GAME.new_match(players=players, options={"gambling": "seattle"}, seed=1)
+    observation = state.observation(None)
+    assert observation["games"] == games
+    assert games >= 5 and games % players == 0
 
 
 def test_games_option_sets_the_session_length() -> None:
@@ -103,3 +116,54 @@ def test_each_game_of_a_session_starts_from_a_full_deck() -> None:
     replaced = len(observation["seen_discards"])
     assert observation["draw_pile"] + observation["burned"] + in_play + replaced == 55
     assert observation["burned"] == 5
+
+
+# Six players (target 11), seat 0 deals every round, so each deal goes to seats
+# 1-5 then 0. Round 1: seat 0's 2 is low and it folds on it (2 points). Round 2:
+# seat 1's 6 is low and it pairs it (6). Round 3: seat 1's 5 is low and it pairs
+# it: 11, seat 1 loses. Final scores 2, 11, 0, 0, 0, 0.
+SIX_PLAYER_GAME = [
+    *[10] * 5,
+    *[9, 8, 7, 10, 10, 2],
+    *[6, 9, 8, 7, 10, 9, 6],
+    *[5, 9, 8, 7, 9, 8, 5],
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "chips", "pot"),
+    [
+        ("seattle", [1, -5, 1, 1, 1, 1], 0),
+        # The stake of 6 split four ways: 1 each, 2 odd chips wait in the pot.
+        ("tacoma", [0, -6, 1, 1, 1, 1], 2),
+        # 11 - 0 = 11 split four ways: 2 each, 3 odd chips wait in the pot.
+        ("olympia", [0, -11, 2, 2, 2, 2], 3),
+        ("portland", [9, -53, 11, 11, 11, 11], 0),
+    ],
+)
+def test_a_played_game_pays_out_by_each_rule(rule: str, chips: list[int], pot: int) -> None:
+    state = GAME.new_match(
+        players=6, options={"gambling": rule, "games": 1}, seed=1, deck=SIX_PLAYER_GAME
+    )
+    assert state.to_act() == (0,)
+    state.apply({0: "fold"})
+    assert state.to_act() == (1,)
+    state.apply({1: "hit"})
+    assert state.observation(None)["scores"] == [2, 6, 0, 0, 0, 0]
+    assert state.to_act() == (1,)
+    state.apply({1: "hit"})
+    assert state.is_over()
+    over = state.events(None)[-1]
+    assert over["loser"] == 1 and over["scores"] == [2, 11, 0, 0, 0, 0]
+    assert over["chips"] == chips and over["pot"] == pot
+    result = state.result()
+    assert [seat["score"] for seat in result["seats"]] == chips
+    assert result["pot"] == pot and sum(chips) + pot == 0
+
+
+def test_tacoma_default_stake_of_six_splits_evenly_between_two_or_three() -> None:
+    assert GAME.options["stake"].default == 6
+    pot = Pot()
+    assert settle("tacoma", [2, 16, 2, 2], 1, 6, pot) == [2, -6, 2, 2]
+    assert settle("tacoma", [3, 16, 3, 5], 1, 6, pot) == [3, -6, 3, 0]
+    assert pot.chips == 0
