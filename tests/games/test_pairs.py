@@ -37,18 +37,38 @@ def stacks(state) -> list[list[int]]:
     return state.observation(None)["stacks"]
 
 
+def fold_points(state) -> int:
+    """What the player to act would score by folding now (played on a copy)."""
+    (seat,) = state.to_act()
+    probe = state.clone()
+    probe.apply({seat: "fold"})
+    return probe.observation(None)["scores"][seat]
+
+
 def test_example_game_five_players() -> None:
-    # Deal from Angie's left: B 10, C 10, D 6, E 9, A 7. Then the hits.
-    state = new(5, 10, 10, 6, 9, 7, 8, 3, 9, 5)
+    # Deal from Angie's left: B 10, C 10, D 6, E 9, A 7. Then the hits: D 8, E 3,
+    # A 9, B 5. Round two (Angie deals again): B 10, C 5, D 4, E 6, A 9.
+    state = new(5, 10, 10, 6, 9, 7, 8, 3, 9, 5, 10, 5, 4, 6, 9)
     assert stacks(state) == [[7], [10], [10], [6], [9]]
     assert state.to_act() == (D,), "the lowest card, Delia's 6, starts"
     assert state.legal_actions(D) == ["hit", "fold"]
-    act(state, "hit")  # Delia: 8
+    assert fold_points(state) == 6, "Delia could fold for her own 6"
+    act(state, "hit")  # Delia: 8, no pair
+    assert stacks(state)[D] == [6, 8]
+    assert state.to_act() == (E,), "play passes to the left"
+    assert fold_points(state) == 6, "Echo could fold for Delia's 6"
+    assert state.observation(E)["unseen"][9 - 1] == 8, "only eight 9s left unseen"
     act(state, "hit")  # Echo: 3
+    assert fold_points(state) == 3, "Angie could fold for Echo's 3"
     act(state, "hit")  # Angie: 9
+    assert fold_points(state) == 3, "so could Bob"
     act(state, "hit")  # Bob: 5
     assert stacks(state) == [[7, 9], [10, 5], [10], [6, 8], [9, 3]]
     assert state.to_act() == (C,)
+    # Had Carlos hit and paired his 10, he would have scored 10 instead of 3.
+    hit = state.clone()
+    hit.apply({C: "hit"})
+    assert hit.observation(None)["scores"] == [0, 0, 10, 0, 0]
     act(state, "fold")  # Carlos takes Echo's 3
     observation = state.observation(None)
     assert observation["scores"] == [0, 0, 3, 0, 0]
@@ -58,8 +78,12 @@ def test_example_game_five_players() -> None:
     # Every other card in play went to the discards, face up, and a new round began.
     assert sorted(observation["seen_discards"]) == [5, 6, 7, 8, 9, 9, 10, 10]
     assert observation["round"] == 1
-    assert sum(len(s) for s in observation["stacks"]) >= 5
     assert observation["target"] == 13
+    # Angie still deals: the new round starts with Bob, and the low card (Delia's 4) leads.
+    deal = [e for e in state.events(None) if e["type"] == "deal"][-1]
+    assert deal["cards"] == [[B, 10], [C, 5], [D, 4], [E, 6], [A, 9]]
+    assert observation["dealer"] == A and observation["scores"][C] == 3
+    assert state.to_act() == (D,)
 
 
 def test_tie_for_low_is_broken_by_extra_cards() -> None:
@@ -67,6 +91,13 @@ def test_tie_for_low_is_broken_by_extra_cards() -> None:
     state = new(5, 4, 4, 10, 7, 10, 8, 9)
     assert stacks(state) == [[10], [4, 8], [4, 9], [10], [7]]
     assert state.to_act() == (B,)
+
+
+def test_tied_tie_breakers_get_more_cards() -> None:
+    # B and C tie on 4, then again on 8; the third cards (9 and 5) settle it for C.
+    state = new(5, 4, 4, 10, 7, 10, 8, 8, 9, 5)
+    assert stacks(state) == [[10], [4, 8, 9], [4, 8, 5], [10], [7]]
+    assert state.to_act() == (C,)
 
 
 def test_tie_break_pair_is_replaced() -> None:

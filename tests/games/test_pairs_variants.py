@@ -29,14 +29,22 @@ def view(state) -> dict:
 
 
 def continuous_table():
-    """Seat 0 holds 3 7, seat 1 holds 4 8, seat 2 holds 9 10; seat 0 to act."""
-    state = new(3, 4, 9, 3, 7, 8, 10, continuous=True)
+    """The text's example: seat 0's lowest card is a 3, the others' lowest a 4, and
+    every other card in play is 7 or more (seat 2's 7 among them).
+
+    Seat 0 holds 3 9, seat 1 holds 4 8, seat 2 holds 7 10; seat 0 to act.
+    """
+    state = new(3, 4, 7, 3, 9, 8, 10, continuous=True)
     assert state.to_act() == (0,)
-    act(state, "hit")  # seat 0: 7
+    act(state, "hit")  # seat 0: 9
     act(state, "hit")  # seat 1: 8
     act(state, "hit")  # seat 2: 10
-    assert view(state)["stacks"] == [[3, 7], [4, 8], [9, 10]]
+    assert view(state)["stacks"] == [[3, 9], [4, 8], [7, 10]]
     return state
+
+
+def cheapest_fold(state, seat: int) -> int:
+    return min(int(action.split(":")[2]) for action in state.legal_actions(seat)[1:])
 
 
 def test_continuous_fold_may_take_any_card_in_play() -> None:
@@ -44,10 +52,10 @@ def test_continuous_fold_may_take_any_card_in_play() -> None:
     assert state.legal_actions(0) == [
         "hit",
         "fold:0:3",
-        "fold:0:7",
+        "fold:0:9",
         "fold:1:4",
         "fold:1:8",
-        "fold:2:9",
+        "fold:2:7",
         "fold:2:10",
     ]
 
@@ -57,9 +65,9 @@ def test_continuous_example_folding_on_your_own_three_leaves_their_four() -> Non
     act(state, "fold:0:3")
     observation = view(state)
     assert observation["scores"] == [3, 0, 0]
-    assert observation["stacks"] == [[], [4, 8], [9, 10]]
+    assert observation["stacks"] == [[], [4, 8], [7, 10]]
     assert state.to_act() == (1,)
-    assert "fold:1:4" in state.legal_actions(1)
+    assert cheapest_fold(state, 1) == 4, "the 4 is still there to fold on"
 
 
 def test_continuous_example_taking_their_four_clears_both_low_cards() -> None:
@@ -69,11 +77,12 @@ def test_continuous_example_taking_their_four_clears_both_low_cards() -> None:
     assert observation["scores"] == [4, 0, 0]
     assert observation["score_cards"] == [[4], [], []]
     # Only the folder's stack is discarded; the others keep theirs, minus the 4.
-    assert observation["stacks"] == [[], [8], [9, 10]]
-    assert sorted(observation["seen_discards"]) == [3, 7]
-    # The cheapest fold left for the others is now 8.
+    assert observation["stacks"] == [[], [8], [7, 10]]
+    assert sorted(observation["seen_discards"]) == [3, 9]
+    # The cheapest fold left for the others is now 7 points.
     assert state.to_act() == (1,)
-    assert state.legal_actions(1) == ["hit", "fold:1:8", "fold:2:9", "fold:2:10"]
+    assert state.legal_actions(1) == ["hit", "fold:1:8", "fold:2:7", "fold:2:10"]
+    assert cheapest_fold(state, 1) == 7
 
 
 def test_continuous_empty_stack_must_hit_and_play_goes_on() -> None:
@@ -196,3 +205,24 @@ def test_calamity_seven_among_the_two_eights_cards_keeps_the_turn() -> None:
     act(state, "eights")
     assert view(state)["stacks"] == [[2, 7], [9]]
     assert state.to_act() == (0,)
+
+
+def test_calamity_seven_also_counts_lowest_as_a_tie_breaker() -> None:
+    # Both seats show a 2; the tie-breakers are seat 1's 1 and seat 0's 7.
+    assert new(2, 2, 2, 1, 7, calamities=True).to_act() == (0,)
+    assert new(2, 2, 2, 1, 7).to_act() == (1,)
+
+
+def test_calamity_seven_is_low_only_for_who_starts_not_for_folding() -> None:
+    state = new(2, 1, 7, calamities=True)  # seat 1: 1, seat 0: 7 starts
+    assert state.to_act() == (0,)
+    act(state, "fold")
+    assert view(state)["scores"] == [1, 0], "a fold takes the 1, the lowest by rank"
+
+
+def test_calamity_seven_dealt_to_start_a_round_does_not_keep_the_turn() -> None:
+    # The starter's 7 was dealt, not received by a hit: its hit of a 2 passes the turn.
+    state = new(2, 9, 7, 2, calamities=True)
+    assert state.to_act() == (0,)
+    act(state, "hit")
+    assert state.to_act() == (1,)
