@@ -8,26 +8,30 @@ Rules: docs/rules/punk.md.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import product
 
 from games.cards import Shoe, check_forced
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
 from games.punk_policy import heuristic
+from games.punk_rules import (
+    MAX_GAMES,
+    MAX_PLAYERS,
+    MIN_TABLE,
+    lowest_unique,
+    next_target,
+    rank_count,
+    sub_multisets,
+    table_size,
+    target_for,
+    tiebreak_key,
+    tricks_in_round,
+)
 from games.rng import Rng
 from games.scoring import Session, seat_results
 from games.secret_hands import redistribute
 
 # The standard polyhedral dice; a wider range would only slow the conformance suite.
 DICE_CHOICES = (0, 4, 6, 8, 10, 12, 20)
-MIN_TABLE = 3  # two players add the Dummy to make a 3-player table
-MAX_PLAYERS = 8  # "any number": 8 keeps an 88-card deck and a match under ~60 actions
-TARGET = 21
-BIG_TARGET = 28  # with five or more at the table
-BIG_TABLE = 5
-THREE_PLAYER_RANKS = 7  # the book's table (A-7), not its n + 3 formula
-PLAY_AGAIN_MARGIN = 10
-MAX_GAMES = 10  # Play-Again: the match stops after this many games even with no winner
 
 OPTIONS = {
     "dice": Option(
@@ -48,81 +52,6 @@ OPTIONS = {
 TRICK = "trick"
 KEEP = "keep"
 OVER = "over"
-
-
-def table_size(players: int) -> int:
-    """Seats at the table: two players play as three with the Dummy."""
-    return max(players, MIN_TABLE)
-
-
-def rank_count(table: int) -> int:
-    """Highest rank in play (cards are 1 to this), with ``table`` copies of each."""
-    return THREE_PLAYER_RANKS if table == MIN_TABLE else table + 3
-
-
-def target_for(table: int) -> int:
-    return BIG_TARGET if table >= BIG_TABLE else TARGET
-
-
-def tricks_in_round(table: int, hand_size: int) -> int:
-    """One trick per seat, stopping early so everyone keeps at least one card."""
-    return min(table, hand_size - 1)
-
-
-def next_target(target: int, leader: int) -> int:
-    """Play-Again: the leader's score + 10, unless the target is already that far off."""
-    return max(target, leader + PLAY_AGAIN_MARGIN)
-
-
-def tiebreak_key(cards: list[int]) -> tuple[int, list[int]]:
-    """Order of two results: score, then the highest cards, one by one."""
-    return (sum(cards), sorted(cards, reverse=True))
-
-
-def round_plan(table: int) -> list[dict]:
-    """Cards in play, hand size, tricks and face-up surplus of each round (no play needed)."""
-    cards = table * rank_count(table)
-    hand = rank_count(table)
-    plan = []
-    while hand >= 2:
-        tricks = tricks_in_round(table, hand)
-        plan.append(
-            {"cards": cards, "hand_size": hand, "tricks": tricks, "surplus": cards - table * hand}
-        )
-        cards -= tricks
-        hand -= 1
-    return plan
-
-
-def sub_multisets(hand: list[int]) -> list[list[int]]:
-    """Every way to keep part of ``hand``, smallest first (the canonical keep actions)."""
-    key = tuple(sorted(hand))
-    found = _SUBSETS.get(key)
-    if found is None:
-        counts = sorted(Counter(key).items())
-        found = sorted(
-            (
-                tuple(card for (card, _), n in zip(counts, picks) for _ in range(n))
-                for picks in product(*(range(n + 1) for _, n in counts))
-            ),
-            key=lambda kept: (len(kept), kept),
-        )
-        _SUBSETS[key] = found
-    return [list(kept) for kept in found]
-
-
-# Keep decisions repeat the same few small hands over and over: remember their subsets.
-_SUBSETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-
-
-def lowest_unique(plays: list[int]) -> int | None:
-    """The lowest card played exactly once, or None."""
-    ordered = sorted(plays)
-    last = len(ordered) - 1
-    for i, card in enumerate(ordered):
-        if (i == 0 or ordered[i - 1] != card) and (i == last or ordered[i + 1] != card):
-            return card
-    return None
 
 
 class PunkState(State):
@@ -211,7 +140,9 @@ class PunkState(State):
         order = [seat for step in range(max(needs)) for seat, n in enumerate(needs) if step < n]
         if self.sides:
             cards = [self._roll() for _ in order]
-            self.pot = pool[len(order) :]  # dice left over keep the face they showed
+            # Spare dice are rolled too: keeping their faces would show everyone
+            # the face-down discard they came from.
+            self.pot = [self._roll() for _ in pool[len(order) :]]
         elif self.forced_pending is not None:
             shoe = Shoe(pool, self.rng, self._forced_for(pool))
             cards = [shoe.draw() for _ in order]
@@ -431,7 +362,7 @@ class PunkState(State):
 GAME = Game(
     slug="punk",
     title="Punk",
-    version=1,
+    version=2,
     min_players=2,
     max_players=MAX_PLAYERS,
     state_class=PunkState,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from games import IllegalAction, InvalidOptions
-from games.punk import (
-    GAME,
+from games.punk import GAME
+from games.punk_rules import (
     MAX_GAMES,
     next_target,
     rank_count,
@@ -44,7 +44,7 @@ def trick_events(state) -> list[dict]:
 @pytest.mark.parametrize(
     ("players", "cards", "top"),
     # The book's table; 2 players play the 3-player game with the Dummy.
-    [(2, 21, 7), (3, 21, 7), (4, 28, 7), (5, 40, 8), (6, 54, 9), (8, 88, 11)],
+    [(2, 21, 7), (3, 21, 7), (4, 28, 7), (5, 40, 8), (6, 54, 9), (7, 70, 10), (8, 88, 11)],
 )
 def test_deck_follows_the_table(players: int, cards: int, top: int) -> None:
     state = GAME.new_match(players, seed=1)
@@ -75,6 +75,7 @@ def test_four_player_round_table() -> None:
         pytest.fail("no seed played all six rounds")
     rounds = [e for e in state.events(None) if e["type"] == "round"]
     assert [e["cards"] for e in rounds] == [28, 24, 20, 16, 13, 11]
+    assert [e["hand_size"] for e in rounds] == [7, 6, 5, 4, 3, 2]
     assert [e["tricks"] for e in rounds] == [4, 4, 4, 3, 2, 1]
     assert [len(e["surplus"]) for e in rounds] == [0, 0, 0, 0, 1, 3]
     assert len(trick_events(state)) == 18
@@ -340,6 +341,24 @@ def test_dice_are_rolled_kept_or_rerolled() -> None:
     assert state.observation(0)["hand"] == [3, 4, 6, 6, 6, 6]
     assert state.observation(1)["hand"] == [6] * 6
     assert state.pot == [] and state.conserved() == {"dice": 21}
+
+
+def test_spare_dice_are_rolled_again_not_shown_as_discarded() -> None:
+    """Four players, d6, every die a 1 until the fifth round: every trick is a tie of
+    aces (nobody scores) and everyone throws everything away. The fifth round has 13
+    dice for 12 places; the spare one must be rolled (the forced 6), not keep the face
+    of the die a player threw away face down (a 1).
+    """
+    rolls = [1] * (28 + 24 + 20 + 16 + 12) + [6]
+    state = GAME.new_match(4, {"dice": 6}, seed=1, deck=rolls)
+    while state.round < 5:
+        if state.phase == "keep":
+            state.apply({seat: [] for seat in state.to_act()})
+        else:
+            state.apply({seat: 1 for seat in state.to_act()})
+    assert state.scores == [0, 0, 0, 0] and len(state.neutral) == 15
+    assert state.hand_size == 3 and state.pot == [6]
+    assert state.observation(None)["pot"] == [6]
 
 
 def test_forced_dice_must_fit_the_die() -> None:
