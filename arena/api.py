@@ -31,7 +31,39 @@ def describe_game(slug: str, with_rules: bool = False) -> dict:
     return out
 
 
+class OptionSerializer(serializers.Serializer):
+    default = serializers.JSONField()
+    type = serializers.CharField(help_text="the value's type: bool, int or str")
+    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    minimum = serializers.IntegerField(required=False)
+    maximum = serializers.IntegerField(required=False)
+    help = serializers.CharField(required=False)
+
+
+class GameSerializer(serializers.Serializer):
+    """Documents the games endpoints (the answer is built from the engine registry)."""
+
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    version = serializers.IntegerField(help_text="bumped whenever the engine's rules change")
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    player_counts = serializers.ListField(child=serializers.IntegerField())
+    summary = serializers.CharField()
+    options = serializers.DictField(child=OptionSerializer())
+    policies = serializers.ListField(child=serializers.CharField(), help_text="built-in bots")
+    teams_by_players = serializers.DictField(
+        child=serializers.ListField(child=serializers.ListField(child=serializers.IntegerField())),
+        help_text="seats of each team, by table size (empty: every seat for itself)",
+    )
+
+
+class GameDetailSerializer(GameSerializer):
+    rules = serializers.CharField(help_text="the rules page, Markdown")
+
+
 class ApiRoot(APIView):
+    @extend_schema(responses={200: dict})
     def get(self, request):
         return Response(
             {
@@ -50,11 +82,13 @@ class ApiRoot(APIView):
 
 
 class GameListApi(APIView):
+    @extend_schema(responses=GameSerializer(many=True), operation_id="games_list")
     def get(self, request):
         return Response([describe_game(slug) for slug in registry.slugs()])
 
 
 class GameDetailApi(APIView):
+    @extend_schema(responses=GameDetailSerializer)
     def get(self, request, slug):
         try:
             return Response(describe_game(slug, with_rules=True))

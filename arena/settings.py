@@ -142,6 +142,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Three models have a "status" field; name each enum after its model.
+    "ENUM_NAME_OVERRIDES": {
+        "VersionStatusEnum": "bots.models.BotVersion.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+    },
 }
 
 # Celery. Embedded default: the filesystem transport, no server needed.

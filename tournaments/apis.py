@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.models import Bot
+from games.registry import UnknownGame
 from tournaments import selectors, services
 from tournaments.models import Match, MatchSeat, Tournament
 
@@ -177,9 +178,48 @@ class MatchDetailApi(generics.RetrieveAPIView):
     queryset = Match.objects.prefetch_related("seats__version__bot")
 
 
+class ReplaySerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True, help_text="null: a spectator's view")
+    moves = serializers.ListField(
+        child=serializers.DictField(), help_text="actions, wall and CPU ms per seat, defaults"
+    )
+    events = serializers.ListField(child=serializers.DictField(), help_text="as that seat saw them")
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField()
+    owner = serializers.CharField()
+    version = serializers.IntegerField()
+    elo = serializers.FloatField()
+    matches = serializers.IntegerField(help_text="rated matches of this version")
+    position = serializers.IntegerField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    game = serializers.CharField()
+    ratings = LeaderboardRowSerializer(many=True)
+
+
+class RatingPointSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    match = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="position in the game's rating ledger")
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+    at = serializers.DateTimeField()
+
+
+class RatingHistorySerializer(serializers.Serializer):
+    bot = serializers.CharField()
+    history = RatingPointSerializer(many=True)
+
+
 class MatchReplayApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("seat", int, description="whose view; omit for a spectator")]
+        parameters=[OpenApiParameter("seat", int, description="whose view; omit for a spectator")],
+        responses=ReplaySerializer,
     )
     def get(self, request, pk):
         match = get_object_or_404(Match, pk=pk)
@@ -200,11 +240,17 @@ class MatchReplayApi(APIView):
 
 
 class LeaderboardApi(APIView):
+    @extend_schema(responses=LeaderboardSerializer)
     def get(self, request, game):
-        return Response({"game": game, "ratings": selectors.leaderboard(game=game)})
+        try:
+            ratings = selectors.leaderboard(game=game)
+        except UnknownGame as exc:
+            raise NotFound(str(exc.args[0])) from exc
+        return Response({"game": game, "ratings": ratings})
 
 
 class BotRatingsApi(APIView):
+    @extend_schema(responses=RatingHistorySerializer)
     def get(self, request, pk):
         bot = get_object_or_404(Bot, pk=pk)
         return Response({"bot": bot.name, "history": selectors.rating_history(bot=bot)})

@@ -104,4 +104,6 @@ def test_replay_seat_out_of_range(client_for, db):
 
 def test_unknown_game_pages_are_404(client_for, db):
     assert client_for(None).get("/api/games/nope/").status_code == 404
-    assert client_for(None).get("/api/leaderboards/nope/").status_code == 400
+    answer = client_for(None).get("/api/leaderboards/nope/")
+    assert answer.status_code == 404
+    assert "known games: pairs" in answer.json()["detail"]
