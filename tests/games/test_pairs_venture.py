@@ -7,7 +7,7 @@ import pytest
 
 from games import IllegalAction, InvalidOptions
 from games.cards import pairs_deck
-from games.pairs_venture import GAME, SLUG_SIZES, deal_points, fire
+from games.pairs_venture import GAME, deal_points, fire
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
 
@@ -125,13 +125,17 @@ def test_a_matched_lowest_rank_misfires_and_the_next_bid_captures_down() -> None
     assert pool == [5, 10]
 
 
+# The book's table: players -> (slug, hand); the rest of the deck divides evenly.
+BOOK_SLUGS = {3: (4, 17), 4: (3, 13), 5: (5, 10), 6: (7, 8), 7: (6, 7), 8: (7, 6)}
+
+
 @pytest.mark.parametrize("players", range(3, 9))
 def test_slug_sizes_and_even_hands(players: int) -> None:
+    slug, hand = BOOK_SLUGS[players]
+    assert slug + players * hand == 55
     state = GAME.new_match(players, seed=players)
-    assert len(state.pool) == SLUG_SIZES[players]
-    sizes = {len(hand) for hand in state.hands}
-    assert sizes == {(55 - SLUG_SIZES[players]) // players}
-    assert len(state.pool) + sum(len(hand) for hand in state.hands) == 55
+    assert len(state.pool) == slug and state.rounds == hand
+    assert [len(cards) for cards in state.hands] == [hand] * players
 
 
 def test_bids_are_secret_until_everyone_has_bid() -> None:
