@@ -50,6 +50,9 @@ def test_example_game_five_players() -> None:
     # A 9, B 5. Round two (Angie deals again): B 10, C 5, D 4, E 6, A 9.
     state = new(5, 10, 10, 6, 9, 7, 8, 3, 9, 5, 10, 5, 4, 6, 9)
     assert stacks(state) == [[7], [10], [10], [6], [9]]
+    start = state.observation(None)
+    assert start["discard_pile"] == 5 and start["burned"] == 5, "five burned in the middle"
+    assert start["draw_pile"] == 55 - 5 - 5
     assert state.to_act() == (D,), "the lowest card, Delia's 6, starts"
     assert state.legal_actions(D) == ["hit", "fold"]
     assert fold_points(state) == 6, "Delia could fold for her own 6"
