@@ -131,6 +131,25 @@ def test_completing_without_a_number_or_suit_match_scores_one() -> None:
     assert completion_points("3C", "9S") == 1
 
 
+def test_a_fifth_card_matching_neither_number_nor_suit_scores_the_one_point_bonus() -> None:
+    hands = [["4H", "4D", "2D", "KC", "QC"], ["4C", "8S", "8C", "TD", "JD"]]
+    state = new(STACKS, hands, ["5S", "6S", "3H", "JH"])
+    act(state, ["4H", 1])  # on 9H: colour, suit, lower
+    act(state, ["4D", 1])  # same number
+    act(state, "end")  # seat 0 draws 5S and 6S
+    act(state, ["4C", 1])  # same number
+    act(state, "end")  # seat 1 draws 3H
+    assert state.observation(None)["points"] == [6, 3]
+    act(state, ["2D", 1])  # on 4C: lower only (other colour, other suit, two lower)
+    event = last_play(state)
+    assert event["points"] == 1 and event["completed"] == 1
+    assert event["new_stack"] == "JH"
+    view = state.observation(None)
+    assert view["points"] == [8, 3]
+    assert view["discards"] == ["9H", "4H", "4D", "4C", "2D"]
+    assert view["stacks"][1] == ["JH"]
+
+
 @pytest.mark.parametrize(
     ("card", "last", "ok"),
     [
