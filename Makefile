@@ -75,4 +75,4 @@ bench: venv
 	$(BIN)/python bench/sandbox.py
 
 clean:
-	rm -rf var staticfiles
+	rm -rf var

@@ -44,3 +44,18 @@ def test_openapi_schema_documents_every_endpoint_without_warnings(db):
     ]:
         assert path in schema, path
     assert "teams_by_players" in schema and "MatchStatusEnum" in schema
+
+
+def test_api_docs_assets_are_served_with_debug_off(client, db, settings):
+    # The Swagger page is blank when its JavaScript 404s (runserver and
+    # gunicorn serve no static files by themselves once DEBUG is off).
+    settings.DEBUG = False
+    page = client.get("/api/docs/").content.decode()
+    assert "swagger-ui-bundle.js" in page
+    for asset in [
+        "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+        "/static/rest_framework/css/bootstrap.min.css",
+    ]:
+        answer = client.get(asset)
+        assert answer.status_code == 200, asset
+        assert b"".join(answer.streaming_content)
