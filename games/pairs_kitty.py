@@ -78,17 +78,16 @@ class KittyState(State):
         forced = self.forced_deck if session.hand == 0 else None
         shoe = Shoe(pairs_deck(), Rng(session.hand_seed()), forced)
         self.hand_start = len(self._events)
-        # The kitty is dealt first, from the top: kitty[0] is the next target.
-        self.kitty = [shoe.draw() for _ in range(KITTY)]
-        self.removed = [shoe.draw() for _ in range(REMOVED.get(n, 0))]
+        # The whole deck is dealt, top first: the kitty (kitty[0] is the next target),
+        # the cards set aside, then one card at a time from the dealer's left (slicing
+        # the shuffled deck is that deal, without 55 draws).
+        cards = shoe.cards()
+        removed = KITTY + REMOVED.get(n, 0)
+        self.kitty = cards[:KITTY]
+        self.removed = cards[KITTY:removed]
         self.hands: list[list[int]] = [[] for _ in range(n)]
-        order = deal_order(session.dealer, n)
-        i = 0
-        while len(shoe):
-            self.hands[order[i % n]].append(shoe.draw())
-            i += 1
-        for hand in self.hands:
-            hand.sort()
+        for i, seat in enumerate(deal_order(session.dealer, n)):
+            self.hands[seat] = sorted(cards[removed + i :: n])
         self.discards: list[int] = []
         self.targets: list[int] = []
         self.bids: list[int] = []
