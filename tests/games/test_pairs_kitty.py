@@ -283,6 +283,21 @@ def test_partners_one_must_give_to_another_team() -> None:
         state.apply({0: {"card": 8, "to": 2}})
 
 
+def test_six_partners_the_one_gives_to_either_other_team() -> None:
+    fixed = {0: [1, 7], 1: [2, 9], 2: [5, 9], 3: [4, 9], 4: [6, 9], 5: [3, 9]}
+    state, _ = new(6, fixed=fixed, options={"partners": True})
+    pass_highest(state)
+    state.apply({0: 1, 1: 2, 2: 5, 3: 4, 4: 6, 5: 3})
+    # Seat 3 is seat 0's partner at six (0-3, 1-4, 2-5): any other seat may receive.
+    assert [a["to"] for a in state.legal_actions(0)] == [1, 2, 4, 5]
+    with pytest.raises(IllegalAction):
+        state.apply({0: {"card": 8, "to": 3}})
+    state.apply({0: {"card": 8, "to": 5}})
+    assert [(e["seat"], e["how"]) for e in state.events(None) if e["type"] == "take"] == [
+        (5, "gift")
+    ]
+
+
 def test_partners_score_their_combined_hands() -> None:
     state, _ = new(options={"partners": True}, seed=8)
     rng = Rng(2)
