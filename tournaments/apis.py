@@ -98,7 +98,11 @@ class TournamentSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "players_per_match": {"required": False},
             "start_at": {"required": False},
-            "seed": {"required": False},
+            "seed": {
+                "required": False,
+                "help_text": "every match's deal derives from it; hidden from all but the "
+                "organiser until the tournament starts",
+            },
             "options": {"required": False},
         }
 
@@ -111,6 +115,18 @@ class TournamentSerializer(serializers.ModelSerializer):
             }
             for e in tournament.entries.select_related("bot", "version")
         ]
+
+    def to_representation(self, tournament):
+        data = super().to_representation(tournament)
+        # Every deal follows from the seed, and entrants' versions are pinned only
+        # at the start: until then, a seed anyone could read lets an entrant upload
+        # a version that knows every deck. Only the organiser sees it early.
+        request = self.context.get("request")
+        if tournament.status == Tournament.Status.SCHEDULED and (
+            request is None or request.user.id != tournament.organiser_id
+        ):
+            data["seed"] = None
+        return data
 
     def validate_options(self, value):
         if not isinstance(value, dict):
@@ -147,7 +163,8 @@ class TournamentListCreateApi(generics.ListAPIView):
         tournament = services.create_tournament(
             organiser=request.user, bot_ids=fields.pop("bots"), **fields
         )
-        return Response(TournamentDetailSerializer(tournament).data, status=status.HTTP_201_CREATED)
+        answer = TournamentDetailSerializer(tournament, context={"request": request})
+        return Response(answer.data, status=status.HTTP_201_CREATED)
 
 
 class TournamentDetailApi(generics.RetrieveAPIView):
@@ -162,7 +179,7 @@ class TournamentCancelApi(APIView):
         if tournament.organiser_id != request.user.id:
             raise PermissionDenied("only the organiser may cancel this tournament")
         tournament = services.cancel_tournament(tournament=tournament)
-        return Response(TournamentDetailSerializer(tournament).data)
+        return Response(TournamentDetailSerializer(tournament, context={"request": request}).data)
 
 
 class TournamentMatchesApi(generics.ListAPIView):

@@ -73,3 +73,32 @@ def test_other_user_cannot_upload_a_version(alice_bot, make_user, client_for, tm
 def test_owner_can_delete_unplayed_bot(alice_bot, client_for):
     assert client_for(alice_bot.owner).delete(f"/api/bots/{alice_bot.pk}/").status_code == 204
     assert not Bot.objects.filter(pk=alice_bot.pk).exists()
+
+
+def test_seed_of_a_scheduled_tournament_is_the_organisers_secret(
+    alice_bot, make_user, client_for, stored_version
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments import services
+
+    bob = make_user("bob")
+    bobs = Bot.objects.create(owner=bob, name="bobs-bot", game="pairs")
+    stored_version(bobs)
+    alice = alice_bot.owner
+    later = (timezone.now() + timedelta(hours=1)).isoformat()
+    body = {"name": "cup", "game": "pairs", "bots": [alice_bot.pk, bobs.pk], "start_at": later}
+    created = client_for(alice).post("/api/tournaments/", body, format="json")
+    assert created.status_code == 201, created.content
+    pk, seed = created.json()["id"], created.json()["seed"]
+    assert isinstance(seed, int)
+    for viewer in [bob, None]:
+        assert client_for(viewer).get(f"/api/tournaments/{pk}/").json()["seed"] is None
+        listed = client_for(viewer).get("/api/tournaments/").json()["results"]
+        assert [t["seed"] for t in listed if t["id"] == pk] == [None]
+    assert client_for(alice).get(f"/api/tournaments/{pk}/").json()["seed"] == seed
+    # Once it starts every version is pinned, and the seed is public for replays.
+    assert services.start_tournament(tournament_id=pk)
+    assert client_for(bob).get(f"/api/tournaments/{pk}/").json()["seed"] == seed
