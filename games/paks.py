@@ -1,7 +1,9 @@
 """Paks: a fishing game for 2-4 or 6 players; capture board cards into paks, steal paks.
 
 First side to ``target`` (500) points wins. Four and six play in two teams.
-Rules, notation and decisions in docs/rules/paks.md.
+Rules, notation and decisions in docs/rules/paks.md. This module runs the
+turns and the hands; the legal moves are worked out in ``games/paks_moves.py``,
+card values in ``games/paks_values.py``, the heuristic in ``games/paks_policy.py``.
 """
 
 from __future__ import annotations
@@ -10,16 +12,9 @@ from bisect import insort
 from collections import Counter
 
 from games.cards import SUITS, Shoe, standard_deck
+from games.paks_moves import DONE, can_finish, captures, laying, steals
 from games.paks_policy import heuristic
-from games.paks_values import (
-    SINGLE,
-    capture_value,
-    card_key,
-    pak_order,
-    pak_value,
-    points,
-    suit_powers,
-)
+from games.paks_values import capture_value, card_key, pak_order, pak_value, points
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
 from games.rng import Rng
@@ -38,7 +33,6 @@ OPTIONS = {
 
 PASS = "pass"  # form no pak this turn
 END = "end"  # steal nothing more; the turn ends
-DONE = "done"  # the cards laid so far make the capture or steal
 
 # Phases of a turn, then of the end of a hand.
 PAK = "pak"  # choose a board card to capture, or pass
@@ -54,19 +48,6 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
     if players in (4, 6):
         return [list(range(0, players, 2)), list(range(1, players, 2))]
     return []
-
-
-def _suit_cards(hand: list[str], suit: str) -> list[str]:
-    return [card for card in hand if card[1] == suit]
-
-
-def _distinct_of_suit(hand: list[str], suit: str) -> list[str]:
-    """Each card of ``suit`` once, in the (sorted) hand's order."""
-    out: list[str] = []
-    for card in hand:
-        if card[1] == suit and (not out or out[-1] != card):
-            out.append(card)
-    return out
 
 
 class PaksState(State):
@@ -163,27 +144,11 @@ class PaksState(State):
         self._end_hand()
 
     def _captures(self, seat: int) -> list[str]:
-        """Board cards that ``seat``'s hand can capture (distinct, sorted)."""
-        power = suit_powers(self.hands[seat])
-        found = {card for card in self.board if power.get(card[1], 0) > SINGLE[card]}
-        return sorted(found, key=card_key) if len(found) > 1 else list(found)
+        return captures(self.hands[seat], self.board)
 
     def _steals(self, seat: int) -> list[list[int]]:
-        """[victim, pak index] of every pak ``seat`` could start stealing now."""
-        power = suit_powers(self.hands[seat])
-        for suit in (self.formed_suit, *self.stolen_suits):
-            power.pop(suit, None)
-        out = []
-        if not power:
-            return out
-        for victim in range(self.players):
-            if victim == seat:
-                continue
-            for index, pak in enumerate(self.paks[victim]):
-                suit = pak[0][1]
-                if suit in power and pak_value(pak) < power[suit]:
-                    out.append([victim, index])
-        return out
+        barred = [self.formed_suit, *self.stolen_suits]
+        return steals(self.hands[seat], self.paks, seat, barred)
 
     def _after_pak_or_steal(self) -> None:
         self.pending = None
@@ -310,21 +275,8 @@ class PaksState(State):
             return [
                 pair for pair in self.side_paks(side) if self.paks[pair[0]][pair[1]][0][1] in left
             ]
-        hand, laid = self.hands[seat], pending["cards"]
-        if phase == PAK_CARDS:
-            target = pending["target"]
-            legal = [DONE] if capture_value(laid) > SINGLE[target] else []
-            return legal + _distinct_of_suit(hand, target[1])
-        # STEAL_CARDS: more paks of the same owner and suit (by index), or more cards.
-        suit, owner, taken = pending["suit"], self.paks[pending["victim"]], pending["paks"]
-        total = sum(pak_value(owner[i]) for i in taken)
-        in_hand = _distinct_of_suit(hand, suit)
-        legal = [DONE] if capture_value(laid) > total else []
-        power = capture_value(laid + _suit_cards(hand, suit))
-        for index, pak in enumerate(owner):
-            if pak[0][1] == suit and index not in taken and total + pak_value(pak) < power:
-                legal.append(index)
-        return legal + in_hand
+        # PAK_CARDS or STEAL_CARDS: finish, take another pak (a steal), or lay a card.
+        return laying(self.hands[seat], pending, self.paks)
 
     def _default_action(self, seat: int) -> object:
         legal = self._legal_actions(seat)
@@ -444,22 +396,15 @@ class PaksState(State):
     def _repair_turn(self) -> bool:
         """Recompute the acting seat's options; False if its hand no longer fits the phase."""
         self._legal_cache = {}
-        phase, seat, pending = self.phase, self.turn, self.pending
+        phase, seat = self.phase, self.turn
         if phase == PAK:
             self._options = self._captures(seat)
             return bool(self._options)
         if phase == STEAL:
             self._options = self._steals(seat)
             return bool(self._options)
-        if phase == PAK_CARDS:
-            target = pending["target"]
-            cards = pending["cards"] + _suit_cards(self.hands[seat], target[1])
-            return capture_value(cards) > SINGLE[target]
-        if phase == STEAL_CARDS:
-            owner = self.paks[pending["victim"]]
-            total = sum(pak_value(owner[i]) for i in pending["paks"])
-            cards = pending["cards"] + _suit_cards(self.hands[seat], pending["suit"])
-            return capture_value(cards) > total
+        if phase in (PAK_CARDS, STEAL_CARDS):
+            return can_finish(self.hands[seat], self.pending, self.paks)
         return True
 
     def conserved(self) -> dict[str, int]:

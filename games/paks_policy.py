@@ -5,17 +5,9 @@ It reads only the observation (docs/rules/paks.md lists its fields).
 
 from __future__ import annotations
 
-from games.paks_values import POINTS, SINGLE, capture_value, pak_value, points
+from games.paks_moves import needed as pending_total
+from games.paks_values import POINTS, SINGLE, capture_value, points
 from games.rng import Rng
-
-
-def _needed(observation: dict) -> int:
-    """The value the cards laid so far must beat."""
-    pending = observation["pending"]
-    if "target" in pending:
-        return SINGLE[pending["target"]]
-    owner = observation["paks"][pending["victim"]]
-    return sum(pak_value(owner[i]) for i in pending["paks"])
 
 
 def _lay(observation: dict, legal: list) -> object:
@@ -31,7 +23,7 @@ def _lay(observation: dict, legal: list) -> object:
         if adds and observation["stock"] < observation["players"]:
             return max(adds, key=lambda c: POINTS[c])
         return "done"
-    needed = _needed(observation)
+    needed = pending_total(observation["pending"], observation["paks"])
     winning = [c for c in adds if capture_value([*laid, c]) > needed]
     if winning:
         return min(winning, key=lambda c: (SINGLE[c], -POINTS[c]))
