@@ -14,6 +14,7 @@ import pytest
 
 from games import IllegalAction, InvalidOptions, registry
 from games.paks import GAME, team_rule
+from games.paks_moves import steals
 from games.paks_values import capture_value, pak_value, points, suit_powers
 from games.policies import random_policy
 from games.rng import Rng, derive_seed
@@ -94,14 +95,16 @@ def test_any_combination_worth_eleven_captures_the_jack_of_diamonds() -> None:
     hands = {
         0: ["QC", "QC", "QH", "QH", "7H"],
         1: ["AD", "KD", "9D", "4D", "2D"],
-        2: ["5D", "5D", "3D", "TD", "KH"],
+        2: ["5D", "5D", "3D", "2D", "TD"],
     }
-    for seat, lays in [
-        (1, ["AD"]),
-        (1, ["KD", "2D"]),
-        (1, ["9D", "4D"]),
-        (2, ["5D", "5D"]),
-        (2, ["3D", "TD"]),
+    # The text's list: A alone (20), K-2 (12), 9-4 (13), 5-5 (55), 3-2 (32); and 3-10 (13).
+    for seat, lays, value in [
+        (1, ["AD"], 20),
+        (1, ["KD", "2D"], 12),
+        (1, ["9D", "4D"], 13),
+        (2, ["5D", "5D"], 55),
+        (2, ["3D", "2D"], 32),
+        (2, ["3D", "TD"], 13),
     ]:
         state = new(hands, ["JD", "8C", "9C"], ["6D", "6D", "7D"])
         if seat == 2:
@@ -115,6 +118,8 @@ def test_any_combination_worth_eleven_captures_the_jack_of_diamonds() -> None:
         assert state.legal_actions(seat)[0] == "done", lays
         act(state, "done")
         assert sorted(state.paks[seat][0]) == sorted(["JD", *lays])
+        (made,) = [e for e in state.events(None) if e["type"] == "pak"]
+        assert made["value"] == value
     # The ten alone only ties the jack: not enough.
     state = new(hands, ["JD", "8C", "9C"], ["6D", "6D", "7D"])
     act(state, "pass", "JD", "TD")
@@ -196,6 +201,20 @@ def test_stealing_is_one_owner_per_suit_never_the_formed_suit() -> None:
     # Spades were stolen this turn: seat 1's spade pak is safe, and the turn passed on.
     assert after(state, "steal")[0]["type"] == "draw"
     assert after(state, "steal")[0]["seat"] == 1
+
+
+def test_no_steal_in_the_suit_of_the_pak_just_formed() -> None:
+    hands = {0: ["AD", "KD", "QD", "AS", "2C"], 1: ["KS", "9H", "3H", "4H", "6H"]}
+    state = new(hands, ["7S", "5D", "8H"], ["9S", "9D", "TC"])
+    act(state, "7S", "KS", "done")  # seat 1: K-7♠ (17)
+    state.paks[1].append(["JD", "4D"])  # planted: a diamond pak worth 14
+    act(state, "5D", "AD", "done")  # seat 0 drew 9♦ and formed a diamond pak
+    # K-Q-9♦ (29) would beat J-4♦ (14), but diamonds were just formed: only the spades.
+    assert steals(state.hands[0], state.paks, 0, []) == [[1, 0], [1, 1]]
+    assert state.legal_actions(0) == [[1, 0], "end"]
+    act(state, [1, 0], "AS", "done")
+    assert state.paks[1] == [["JD", "4D"]]
+    assert state.paks[0] == [["AD", "5D"], ["AS", "KS", "7S"]]
 
 
 def test_a_steal_keeps_the_stealers_own_paks_of_that_suit_apart() -> None:
