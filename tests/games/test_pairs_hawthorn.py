@@ -152,3 +152,31 @@ def test_heuristic_hits_safely_and_plays_unpaired_cards() -> None:
         state.apply({seat: "hit"})
     # Seat 2 shows 3-5-10 and holds 6-8-9-9: the lowest card it can play safely is a 6.
     assert heuristic(state.observation(2), state.legal_actions(2), Rng(1)) == 6
+
+
+def test_the_price_of_folding_rises_and_falls_with_the_cards_in_play() -> None:
+    state = new_game([3, 8, 5, 10, 4, 2, 7, 8])
+    state.apply({0: 7, 1: 3, 2: 3})
+    for seat in (2, 0, 1):
+        state.apply({seat: "hit"})
+    # Stacks 7-4, 3-8-2 and 3-5-10: seat 1's 2 is the lowest card in play.
+    assert state.observation(0)["fold_price"] == 2
+    state.apply({2: 6})
+    state.apply({0: 5})
+    state.apply({1: "fold"})  # pays its own 2, and the 2 leaves play with it
+    assert state.chips[1] == -1 - 2
+    assert state.observation(2)["fold_price"] == 3
+    # A deck round (seat 2 hits a 7, seat 0 an 8), then a hand round.
+    state.apply({2: "hit"})
+    state.apply({0: "hit"})
+    assert state.round_kind == "hand"
+    state.apply({2: 8})
+    assert state.fold_price() == 3
+    state.apply({0: 2})  # playing a low card makes folding cheaper for everyone
+    assert state.stacks[0] == [7, 4, 5, 8, 2]
+    assert state.observation(2)["fold_price"] == 2
+    state.apply({2: "fold"})
+    # Seat 0 is the last one in: the three antes and both fold payments.
+    first = state.session.hands[0]
+    assert first["pot"] == 3 + 2 + 2
+    assert first["deltas"] == [-1 + 7, -1 - 2, -1 - 2]
