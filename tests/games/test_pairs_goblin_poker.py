@@ -143,3 +143,23 @@ def test_heuristic_keeps_dangerous_cards_and_targets_rivals() -> None:
     assert legal == [4, 8, 10, "fold"]
     state.stacks[2].append(8)
     assert heuristic(state.observation(1), legal, Rng(1)) == 8
+
+
+def test_the_books_example_a_pair_of_eights_costs_eight() -> None:
+    hands = {
+        0: [1, 3, 4, 6, 8, 8],
+        1: [2, 8, 9, 9, 10, 10],
+        2: [5, 8, 9, 9, 10, 10],
+    }
+    state = GAME.new_match(3, seed=3, deck=forced(hands, 0, []))
+    state.apply({0: 8, 1: 2, 2: 5})
+    assert state.order == [1, 2, 0]
+    for seat in (1, 2, 0):
+        state.apply({seat: 8})
+    # Every pitched card is an 8; seat 0 already shows one and is dealt the last.
+    assert state.alive == [False, True, True]
+    assert state.chips == [-1 - 8, -1, -1]
+    assert state.pot.chips == 3 + 8
+    assert state.stacks == [[], [2, 8], [5, 8]]
+    # Two players are left: they play a second round, lowest stack first.
+    assert state.round == 2 and state.order == [1, 2]
