@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pytest
 
 from games import InvalidOptions
@@ -41,6 +43,17 @@ def test_high_hand_order() -> None:
     assert hand_key([9, 8, 7, 6, 5, 4]) < hand_key([10, 1])
     # The Monster counts each rank once.
     assert monster_key([9, 9, 5, 5, 5]) == hand_key([9, 5])
+
+
+def test_no_kept_hand_beats_ten_nine_eight_seven_six_five() -> None:
+    best = hand_key([10, 9, 8, 7, 6, 5])
+    # Every hand a player can keep: 3 to 6 cards, all of different ranks.
+    for size in (3, 4, 5, 6):
+        for kept in combinations(range(1, 11), size):
+            if sorted(kept) != [5, 6, 7, 8, 9, 10]:
+                assert hand_key(list(kept)) < best, kept
+    # The Monster can hold more ranks than a player, so it can beat even that.
+    assert monster_key([10, 9, 8, 7, 6, 5, 1, 1]) > best
 
 
 def test_no_pair_may_be_kept() -> None:
