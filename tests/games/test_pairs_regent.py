@@ -199,3 +199,12 @@ def test_heuristic_gifts_away_half_of_a_hidden_pair() -> None:
     state.apply({0: ["draw"]})
     # A 9 given away breaks seat 1's hidden pair.
     assert heuristic(state.observation(1), state.legal_actions(1), Rng(1)) == ["gift", 0, 9]
+
+
+def test_the_books_example_dealing_a_pair_of_eights_costs_eight() -> None:
+    deck = forced({1: [6, 9], 0: [7, 7]}, {1: 3, 0: 8}, [8])
+    state = GAME.new_match(2, seed=8, deck=deck)
+    assert state.to_act() == (1,)
+    state.apply({1: ["attack", 0]})
+    assert state.chips == [8, -8]
+    assert state.session.hands[0]["deltas"] == [8, -8]
