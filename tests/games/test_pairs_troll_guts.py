@@ -103,3 +103,30 @@ def test_heuristic_stacks_safe_cards_on_top_and_buys_them() -> None:
     assert order == [2, 4, 5, 2, 9]
     state = arranged([])
     assert heuristic(state.observation(2), state.legal_actions(2), Rng(1)) == ["buy"]
+
+
+def test_the_books_example_a_pair_of_fours_costs_four() -> None:
+    state = new_game([])
+    state.apply({1: [5, 4, 3, 2, 1], 2: [10, 9, 8, 7, 6], 0: [4, 2, 3, 5, 6]})
+    # Seat 2 shows a 4 and steals seat 0's top card: another 4.
+    state.apply({2: ["steal", 0]})
+    assert state.alive == [True, True, False]
+    assert state.chips == [-1, -1, -1 - 4]
+    assert state.pot.chips == 3 + 4
+    assert state.down[0] == [2, 3, 5, 6]
+    assert state.to_act() == (0,)
+
+
+def test_a_bought_card_that_pairs_costs_the_coin_and_the_pair() -> None:
+    state = new_game([10, 9, 3, 8])
+    state.apply({1: [2, 5, 4, 3, 1], 2: [10, 9, 8, 7, 6], 0: [2, 3, 4, 5, 6]})
+    state.apply({2: ["draw"]})  # a 10
+    state.apply({0: ["draw"]})  # a 9
+    state.apply({1: ["steal", 0]})  # seat 0's 2
+    state.apply({2: ["draw"]})  # a 3
+    state.apply({0: ["draw"]})  # an 8
+    assert state.stacks == [[7, 9, 8], [9, 2], [4, 10, 3]]
+    state.apply({1: ["buy"]})  # its own top card is the other 2
+    assert state.alive == [True, False, True]
+    assert state.chips == [-1, -1 - 1 - 2, -1]
+    assert state.pot.chips == 3 + 1 + 2
