@@ -208,3 +208,21 @@ def test_heuristic_fights_with_a_strong_hand_and_ducks_with_a_weak_one() -> None
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(InvalidOptions):
         GAME.new_match(4, options)
+
+
+def test_a_best_hand_that_beats_the_monster_takes_the_pot() -> None:
+    hands = {
+        1: [1, 2, 3, 4, 5, 6],
+        2: [2, 3, 4, 5, 6, 7],
+        3: [4, 5, 6, 7, 8, 9],
+        0: [5, 6, 7, 8, 9, 10],
+    }
+    state = GAME.new_match(4, seed=4, deck=forced(hands))
+    play(state, [(1, [4, 5, 6]), (2, [5, 6, 7]), (3, [9]), (0, [])])
+    showdown = state.last_showdown
+    # The Monster is 9-7-6-5-4; seat 0 keeps 10-9-8-7-6-5 and beats it alone.
+    assert showdown["monster"] == [4, 5, 5, 6, 6, 7, 9]
+    assert showdown["high"] == [0] and showdown["beat_monster"]
+    first = state.session.hands[0]
+    assert first["winners"] == [0] and first["rounds"] == 1
+    assert first["deltas"] == [6, -2, -2, -2]
