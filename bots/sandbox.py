@@ -157,7 +157,11 @@ def _bind_system() -> list[str]:
 
 
 def bwrap_argv(
-    bot_dir: Path | None, sdk_dir: Path | None, limits: Limits, seccomp_fd: int | None
+    bot_dir: Path | None,
+    sdk_dir: Path | None,
+    limits: Limits,
+    seccomp_fd: int | None,
+    block_fd: int | None = None,
 ) -> list[str]:
     args = [
         bwrap_path() or "bwrap",
@@ -180,6 +184,8 @@ def bwrap_argv(
     args += ["--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/usr/bin:/bin"]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
+    if block_fd is not None:  # built, but the program waits for a byte here before exec
+        args += ["--block-fd", str(block_fd)]
     return args + ["--"]
 
 
@@ -203,6 +209,7 @@ def _rlimits(limits: Limits, uid_switched: bool, cgroup: bool) -> list[tuple[int
 
 
 _SDK_STAGED: Path | None = None
+_GATED = True  # move into the cgroup while bwrap builds the sandbox (False: before exec)
 
 
 def _staged_sdk() -> Path:
@@ -229,6 +236,30 @@ def _preexec(attach: list[str], rlimits: list[tuple[int, int]], uid: int | None,
             os._exit(70)
 
     return run
+
+
+def _attach_and_release(proc: subprocess.Popen, group: cgroups.Cgroup, gate: int) -> None:
+    """Move bwrap's monitor, then the sandbox's first process if it was already cloned,
+    into ``group``, then let the program start. A clone after the monitor's move lands in the
+    group by itself (the move excludes concurrent forks), so nothing escapes it."""
+    try:
+        group.attach(proc.pid)
+        try:
+            with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as handle:
+                children = [int(p) for p in handle.read().split()]
+        except OSError:
+            children = []
+        for pid in children:
+            group.attach(pid)
+        os.write(gate, b"\n")
+    except BaseException:
+        proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+        raise
+    finally:
+        os.close(gate)
 
 
 _WARNED = False
@@ -259,10 +290,15 @@ def _launch(
         group = cgroups.create(limits.memory_mb << 20, limits.processes + 2)
         program = argv or [bot_python(), "-s", "-B", "/bot/main.py" if sandboxed else "main.py"]
         pass_fds: tuple[int, ...] = ()
+        # Sandboxed with a cgroup: bwrap builds the sandbox, then waits on a pipe before it
+        # execs the program; meanwhile we move it into the group (see Cgroup.attach). Nothing
+        # of the bot runs before the release, and the group then holds everything it starts.
+        gate = os.pipe() if (sandboxed and group is not None and _GATED) else None
         if sandboxed:
             filter_fd = seccomp.program_fd()
-            pass_fds = (filter_fd,) if filter_fd is not None else ()
-            cmd = bwrap_argv(staged, _staged_sdk(), limits, filter_fd) + program
+            pass_fds = tuple(fd for fd in (filter_fd, gate and gate[0]) if fd is not None)
+            cmd = bwrap_argv(staged, _staged_sdk(), limits, filter_fd, gate and gate[0])
+            cmd += program
             env: dict[str, str] = {}
         else:
             cmd = program
@@ -275,14 +311,20 @@ def _launch(
                 cwd=str(staged) if (staged is not None and not sandboxed) else "/",
                 start_new_session=True,
                 preexec_fn=_preexec(
-                    group.attach_paths() if group else [],
+                    group.attach_paths() if (group and not gate) else [],
                     _rlimits(limits, slot.uid is not None, group is not None),
                     slot.uid, os.getpid(),
                 ),
             )  # fmt: skip
+        except BaseException:
+            if gate:
+                os.close(gate[1])
+            raise
         finally:
             for fd in pass_fds:
                 os.close(fd)
+        if gate:
+            _attach_and_release(proc, group, gate[1])
     except BaseException:
         if group is not None:
             group.kill_all()
