@@ -10,6 +10,7 @@ the wild card, then the first card of the discard pile, then the stock.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 
 import pytest
 
@@ -305,6 +306,83 @@ def rank(cards: str, wild: str = "2", first: bool = True) -> list[int] | None:
 )
 def test_combinations(cards: str, expected: list[int] | None) -> None:
     assert rank(cards) == expected
+
+
+RANK_VALUES = {rank: value for value, rank in enumerate("23456789TJQKA", start=2)}
+
+
+def by_definition(cards: list[str], paiute_ok: bool) -> list[int] | None:
+    """The text's definitions, read literally on cards without wilds."""
+    values = sorted((RANK_VALUES[card[0]] for card in cards), reverse=True)
+    shape = sorted(Counter(values).values())
+    if len(cards) == 5:
+        if shape == [5]:
+            return [FIVE_OF_A_KIND, values[0], 0, 0]
+        if len({card[1] for card in cards}) > 1 or shape != [1] * 5:
+            return None
+        if values == [14, 13, 12, 11, 10]:
+            return [ROYAL_FLUSH, 0, 0, 0]
+        if values[0] - values[4] == 4:
+            return [STRAIGHT_FLUSH, values[0], 0, 0]
+        return [STRAIGHT_FLUSH, 5, 0, 0] if values == [14, 5, 4, 3, 2] else None
+    if shape == [2, 4]:
+        return [FOUR_TWO, Counter(values).most_common(1)[0][0], 0, 0]
+    if shape == [3, 3]:
+        return [THREE_THREE, values[0], 0, 0]
+    if shape == [2, 2, 2] and paiute_ok:
+        return [PAIUTE, values[0], values[2], values[4]]
+    return None
+
+
+def best_with_wilds(cards: list[str], wild: str, paiute_ok: bool) -> list[int] | None:
+    """Every way of letting each wild be any card of the deck; the best result."""
+    naturals = [card for card in cards if card[0] != wild]
+    found = [
+        by_definition(naturals + list(stand_ins), paiute_ok)
+        for stand_ins in product(standard_deck(), repeat=len(cards) - len(naturals))
+    ]
+    return max((f for f in found if f is not None), default=None)
+
+
+def near_combination(rng: Rng) -> tuple[list[str], str]:
+    """A random hand built around a combination, some cards then swapped for
+    wilds or for any card: a wild rank and five or six distinct cards."""
+    ranks = "A23456789TJQKA"  # the ace at both ends, for the runs
+    wild = ranks[1 + rng.below(13)]
+    if rng.below(3) == 0:
+        suit, top = "CDHS"[rng.below(4)], 4 + rng.below(10)
+        cards = [ranks[top - i] + suit for i in range(5)]
+    else:
+        held = []
+        while len(held) < 2 + rng.below(2):
+            rank = ranks[1 + rng.below(13)]
+            if rank not in held:
+                held.append(rank)
+        cards = [rank + suit for rank in held for suit in "CDHS"]
+        rng.shuffle(cards)
+        cards = cards[: 5 + rng.below(2)]
+    deck = [card for card in standard_deck() if card != wild + "C"]  # the turned-up card
+    for _ in range(rng.below(3)):
+        index = rng.below(len(cards))
+        cards[index] = wild + "DHS"[rng.below(3)] if rng.below(2) else deck[rng.below(51)]
+    return cards, wild
+
+
+def test_wild_cards_give_the_best_combination_any_substitution_could() -> None:
+    """The evaluator against trying every card for every wild."""
+    rng = Rng(17)
+    checked = Counter()
+    for _ in range(600):
+        cards, wild = near_combination(rng)
+        wilds = sum(card[0] == wild for card in cards)
+        if len(set(cards)) < len(cards) or wild + "C" in cards or wilds > 2:
+            continue
+        paiute_ok = bool(rng.below(2))
+        expected = best_with_wilds(cards, wild, paiute_ok)
+        assert combination(cards, wild, paiute_ok) == expected, (cards, wild)
+        checked[expected[0] if expected else 0] += 1
+    # The sample reaches every category, and hands that make nothing.
+    assert set(checked) == {0, *range(PAIUTE, FIVE_OF_A_KIND + 1)}, checked
 
 
 def test_wild_rank_follows_the_turned_up_card() -> None:
