@@ -4,7 +4,7 @@
     .venv/bin/python bench/games.py --seconds 1 --games pairs,punk
     .venv/bin/python bench/games.py --all-players   # one row per player count
     .venv/bin/python bench/games.py --no-openspiel
-    .venv/bin/python bench/games.py --soak 10000 --games pairs   # matches, every option set
+    .venv/bin/python bench/games.py --soak 10000 --games pairs   # matches, over every case
 
 Each engine is driven in this process exactly as a host would drive it, minus
 the bots: ``to_act()``, ``legal_actions(seat)``, a uniformly random legal
@@ -119,35 +119,44 @@ def option_sets(game) -> list[tuple[str, dict]]:
 
 
 def soak(game, matches: int) -> None:
-    """Many random matches at every player count and option set; any exception fails."""
+    """``matches`` random matches of ``game``, dealt round every (option set, table size).
+
+    Conservation is checked after every action, termination against
+    ``max_actions``; any failure raises with the case and seed.
+    """
+    cases = [
+        (label, options, players)
+        for label, options in option_sets(game)
+        for players in game.player_counts(options)
+    ]
     rng = Rng(99)
-    for label, options in option_sets(game):
-        for players in game.player_counts(options):
-            start = time.perf_counter()
-            most = 0
-            for seed in range(matches):
-                state = game.new_match(players=players, options=options, seed=seed)
-                conserved = state.conserved()
-                count = 0
-                while not state.is_over():
-                    moves = {}
-                    for seat in state.to_act():
-                        legal = state.legal_actions(seat)
-                        moves[seat] = legal[rng.below(len(legal))]
-                    state.apply(moves)
-                    count += 1
-                    if count > game.max_actions:
-                        raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: endless")
-                if state.conserved() != conserved:
-                    raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: leak")
-                state.result()
-                most = max(most, count)
-            took = time.perf_counter() - start
-            print(
-                f"soak {game.slug:22} p{players} {label:26} {matches} matches ok, "
-                f"longest {most} actions, {took:.1f} s",
-                flush=True,
-            )
+    start = time.perf_counter()
+    actions = longest = 0
+    for seed in range(matches):
+        label, options, players = cases[seed % len(cases)]
+        state = game.new_match(players=players, options=options, seed=seed)
+        conserved = state.conserved()
+        count = 0
+        while not state.is_over():
+            moves = {}
+            for seat in state.to_act():
+                legal = state.legal_actions(seat)
+                moves[seat] = legal[rng.below(len(legal))]
+            state.apply(moves)
+            count += 1
+            if state.conserved() != conserved:
+                raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: leak")
+            if count > game.max_actions:
+                raise AssertionError(f"{game.slug} {label} p{players} seed {seed}: endless")
+        state.result()
+        actions += count
+        longest = max(longest, count)
+    print(
+        f"soak {game.slug:20} {matches} matches ok over {len(cases)} cases "
+        f"(option sets x table sizes), {actions:,} actions, longest {longest}, "
+        f"conserved {sorted(conserved)}, {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
 
 
 def openspiel(budget: float) -> dict | str:
@@ -198,7 +207,12 @@ def main() -> int:
     parser.add_argument("--games", default="", help="comma-separated slugs (default: all)")
     parser.add_argument("--all-players", action="store_true", help="a row per player count")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the yardstick")
-    parser.add_argument("--soak", type=int, default=0, help="N random matches per option set")
+    parser.add_argument(
+        "--soak",
+        type=int,
+        default=0,
+        help="N random matches per game, spread over every option set and table size",
+    )
     args = parser.parse_args()
 
     wanted = [slug for slug in args.games.split(",") if slug]
