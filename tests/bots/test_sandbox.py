@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 
 import pytest
 
-from bots import sandbox
+from bots import sandbox, seccomp, slots
 from bots.players import ProgramPlayer
 from bots.sandbox import Limits, SandboxUnavailable
 
@@ -39,10 +40,10 @@ print(json.dumps(facts), flush=True)
 """
 
 
-def run_probe(tmp_path, limits=None) -> dict:
+def run_probe(tmp_path, limits=None, source=PROBE) -> dict:
     folder = tmp_path / "probe"
     folder.mkdir()
-    (folder / "main.py").write_text(PROBE)
+    (folder / "main.py").write_text(source)
     box = sandbox.launch(folder, limits or Limits(tmpfs_mb=8, file_size_mb=32))
     try:
         out, err = box.proc.communicate(timeout=20)
@@ -52,16 +53,21 @@ def run_probe(tmp_path, limits=None) -> dict:
     return json.loads(out)
 
 
-def test_containment(tmp_path):
+def test_containment(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
     facts = run_probe(tmp_path)
     assert set(facts["env"]) <= {"PYTHONPATH", "HOME", "LANG", "PATH", "PWD", "LC_CTYPE"}
-    assert facts["environ1"].split("\0")[0].startswith("PYTHONPATH=")  # pid 1 is the bot itself
+    # pid 1 is the bot itself, and its initial environment is the sandbox's, nothing else
+    environ1 = dict(v.split("=", 1) for v in facts["environ1"].split("\0") if v)
+    assert environ1 == {"PYTHONPATH": "/sdk", "HOME": "/tmp", "LANG": "C.UTF-8",
+                        "PATH": "/usr/bin:/bin", "PWD": "/bot"}  # fmt: skip
     assert facts["pid"] == 1 and facts["pids"] == ["1"]
     assert facts["uid"] == sandbox.SANDBOX_UID
     assert facts["fds"] == ["0", "1", "2", "3"]  # 3 = the listdir itself
     assert facts["status"]["NoNewPrivs"] == "1"
     assert facts["status"]["Seccomp"] == "2"
-    assert facts["status"]["CapEff"] == "0000000000000000"
+    for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert facts["status"][caps] == "0000000000000000", caps
     assert facts["root"] == sorted(["bin", "bot", "dev", "etc", "lib", "lib64", "proc", "sbin",
                                     "sdk", "tmp", "usr"])  # fmt: skip
     assert facts["write_bot"] == facts["write_usr"] == facts["write_root"] == "OSError"
@@ -70,6 +76,89 @@ def test_containment(tmp_path):
     assert facts["inet"] == "OSError" and facts["unix"] == "ok"
     assert facts["home"] == "FileNotFoundError"
     assert facts["sdk"] == "ok"
+
+
+SYSCALLS = r"""
+import ctypes, json, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def call(nr, *args):
+    ctypes.set_errno(0)
+    result = libc.syscall(nr, *[ctypes.c_long(a) for a in args])
+    if result == 0 and nr == 56:
+        os._exit(0)  # the child of a clone that should have been refused
+    return 0 if result >= 0 else ctypes.get_errno()
+out = {name: call(nr, 0, 0, 0, 0, 0) for name, nr in DENIED.items()}
+out["clone_newuser"] = call(56, 0x10000000 | 17, 0, 0, 0, 0)
+out["clone_newnet"] = call(56, 0x40000000 | 17, 0, 0, 0, 0)
+out["clone_newns"] = call(56, 0x00020000 | 17, 0, 0, 0, 0)
+out["clone3"] = call(435, 0, 0)
+out["x32_getpid"] = call(0x40000000 | 39)
+def sock(family, kind, pair=False):
+    try:
+        (socket.socketpair if pair else socket.socket)(family, kind)
+        return 0
+    except OSError as exc:
+        return exc.errno
+out["inet"] = sock(socket.AF_INET, socket.SOCK_STREAM)
+out["inet6"] = sock(socket.AF_INET6, socket.SOCK_DGRAM)
+out["netlink"] = sock(socket.AF_NETLINK, socket.SOCK_RAW)
+out["packet"] = sock(socket.AF_PACKET, socket.SOCK_RAW)
+out["inet_pair"] = sock(socket.AF_INET, socket.SOCK_STREAM, pair=True)
+out["unix"] = sock(socket.AF_UNIX, socket.SOCK_STREAM)
+out["unix_pair"] = sock(socket.AF_UNIX, socket.SOCK_STREAM, pair=True)
+out["fork_ok"] = 0 if os.waitpid(os.fork() or os._exit(0), 0) else 1
+print(json.dumps(out), flush=True)
+"""
+
+
+@pytest.mark.skipif(not seccomp.supported(), reason="no seccomp filter for this machine")
+def test_seccomp_refuses_each_listed_syscall(tmp_path):
+    """Every syscall of the deny list fails with EPERM (with zero arguments several of them
+    would succeed or fail differently without the filter: ptrace, unshare, userfaultfd ...)."""
+    source = SYSCALLS.replace("DENIED", repr(seccomp.DENIED_X86_64))
+    out = run_probe(tmp_path, source=source)
+    for name in seccomp.DENIED_X86_64:
+        assert out[name] == errno.EPERM, (name, out[name])
+    assert out["clone_newuser"] == out["clone_newnet"] == out["clone_newns"] == errno.EPERM
+    assert out["clone3"] == errno.ENOSYS  # libc falls back to clone, whose flags are checked
+    assert out["x32_getpid"] == errno.EPERM
+    for name in ("inet", "inet6", "netlink", "packet", "inet_pair"):
+        assert out[name] == errno.EAFNOSUPPORT, (name, out[name])
+    assert out["unix"] == out["unix_pair"] == out["fork_ok"] == 0
+
+
+def test_one_unprivileged_uid_per_sandbox_and_the_group_holds_everything(tmp_path):
+    """Concurrent sandboxes run as different non-root uids of the slot range, seen from the
+    host; the bwrap monitor has an empty environment; the cgroup holds every process."""
+    folder = tmp_path / "sleeper"
+    folder.mkdir()
+    (folder / "main.py").write_text("import sys\nprint('up', flush=True)\nsys.stdin.readline()\n")
+    boxes = [sandbox.launch(folder, Limits()) for _ in range(2)]
+    try:
+        for box in boxes:
+            assert box.proc.stdout.readline() == b"up\n"
+        uids = [box.slot_uid for box in boxes]
+        if not slots.can_switch_uid():
+            pytest.skip("not root: every sandbox runs as the worker's uid")
+        assert len(set(uids)) == 2
+        for box, uid in zip(boxes, uids, strict=True):
+            assert slots.SLOT_UID_BASE <= uid < slots.SLOT_UID_BASE + slots.SLOT_COUNT
+            pids = slots.uid_processes(uid)
+            assert box.pid in pids and len(pids) == 2  # bwrap's monitor and the bot
+            for pid in pids:
+                with open(f"/proc/{pid}/status") as handle:
+                    ids = [line.split()[1:] for line in handle if line.startswith(("Uid", "Gid"))]
+                assert ids == [[str(uid)] * 4] * 2
+            with open(f"/proc/{box.pid}/environ", "rb") as handle:
+                assert handle.read() == b""  # bwrap itself runs with no environment
+            if box.group is not None:
+                assert sorted(box.group.procs()) == sorted(pids)
+    finally:
+        for box in boxes:
+            box.close()
+    for uid in uids:
+        assert slots.uid_processes(uid) == []
 
 
 def test_describe_enforcement():
