@@ -1,16 +1,23 @@
 """Hostile bots (tests/bots/hostile/*.py) through the real runner in the real sandbox.
 
 Each plays a real match: [hostile, built-in random, a well-behaved program neighbour].
-Asserted every time: the verdict; the other seats finish the match unfaulted; no process of
-any sandbox uid is left, no child and no descriptor of the worker (the ``no_leaks``
-fixture); nothing outside the sandbox changed (a canary directory, the repository, /tmp).
+Asserted every time: the verdict; the other seats finish the match unfaulted; the worker is
+unaffected (its uid, rlimits, signal dispositions, tracer, cwd and environment are as before,
+and the next match plays normally); no process of the hostile bot's slot uid is left the
+moment the match returns, its cgroup is gone, and no process of any sandbox uid, no child
+and no descriptor of the worker is left (the ``no_leaks`` fixture); nothing outside the
+sandbox changed (a canary directory, the bot folders, no file anywhere in the shared
+temporary places owned by a sandbox uid, no "pwned" at the places a bot names).
 Spy bots exit with "ESCAPED: ..." if they ever manage their attack, which turns into a
 crash fault: those cases expect no fault at all.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import resource
+import socket
 from pathlib import Path
 
 import pytest
@@ -93,11 +100,72 @@ def canary(tmp_path_factory, monkeypatch):
     (folder / "secret.txt").write_text("canary secret")
     os.chmod(folder / "secret.txt", 0o644)
     monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
-    yield folder
+    with socket.socket(socket.AF_UNIX) as listener:  # net_loopback must not reach it
+        listener.bind(b"\0arena-canary")
+        listener.listen()
+        listener.setblocking(False)
+        yield folder
+        with pytest.raises(BlockingIOError):
+            listener.accept()
     assert sorted(os.listdir(folder)) == ["secret.txt"]
     assert (folder / "secret.txt").read_text() == "canary secret"
     for path in (REPO / "pwned", Path("/pwned"), Path("/tmp/pwned"), Path("/tmp/result.json")):
         assert not path.exists(), f"{path} was written from inside the sandbox"
+    # One level deep in every place a bot could hope to reach: no file of a sandbox uid.
+    for place in (Path("/"), Path("/tmp"), Path("/dev/shm"), Path("/var/tmp"), Path("/run"),
+                  REPO, REPO / "var", folder):  # fmt: skip
+        assert not slot_owned(place, deep=False), f"a sandbox uid wrote in {place}"
+
+
+SLOT_UIDS = range(slots.SLOT_UID_BASE, slots.SLOT_UID_BASE + slots.SLOT_COUNT)
+
+
+def slot_owned(place: Path, deep: bool) -> list[str]:
+    """Paths under ``place`` (itself and its entries; all the tree if ``deep``) owned by a
+    sandbox uid. Inside the sandbox the bot is uid 1000, which is its slot uid out here."""
+    found = []
+    for root, dirs, files in os.walk(place) if deep else [(place, [], os.listdir(place))]:
+        for name in [*dirs, *files, ""]:
+            path = os.path.join(root, name)
+            try:
+                if os.lstat(path).st_uid in SLOT_UIDS:
+                    found.append(path)
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_of_a_sandbox_uid_in_shared_places():
+    """After the whole module, a deep look: no file anywhere in the machine's shared
+    temporary places belongs to a sandbox uid."""
+    yield
+    for place in ("/tmp", "/dev/shm", "/var/tmp"):
+        left = [p for p in slot_owned(Path(place), deep=True) if "/arena-sandbox/" not in p]
+        assert not left, f"files of sandbox uids left: {left[:10]}"
+
+
+def worker_state() -> dict:
+    """What a bot must never be able to change about the worker."""
+    with open("/proc/self/status") as handle:
+        status = dict(line.rstrip("\n").split(":\t", 1) for line in handle if ":\t" in line)
+    limits = {name: resource.getrlimit(getattr(resource, name))
+              for name in dir(resource) if name.startswith("RLIMIT_")}  # fmt: skip
+    keep = ("Uid", "Gid", "Groups", "SigIgn", "SigBlk", "TracerPid", "NoNewPrivs", "CapEff")
+    return {"status": {k: status.get(k) for k in keep}, "rlimits": limits, "cwd": os.getcwd(),
+            "env": dict(os.environ), "pgid": os.getpgid(0), "sid": os.getsid(0)}  # fmt: skip
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(folder)):
+        for name in sorted(dirs + files):
+            path = Path(root) / name
+            info = os.lstat(path)
+            digest.update(f"{path}:{info.st_mode}:{info.st_uid}:{info.st_size}".encode())
+            if path.is_file() and not path.is_symlink():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def stage(name: str, folder: Path, canary_dir: Path) -> Path:
@@ -118,14 +186,33 @@ def neighbour(folder: Path, sleep: float) -> Path:
 
 
 def play(bot: Path, other: Path, clock: Clock, limits: Limits | None, rounds: int = 3):
-    players = [
-        ProgramPlayer(bot, limits or Limits(), label="hostile"),
-        BuiltinPlayer(toygame.GAME, "random", 1),
-        ProgramPlayer(other, Limits(), label="neighbour"),
-    ]
-    return play_match(
+    """The match; then, before anything else, the hostile slot must already be empty."""
+    hostile = ProgramPlayer(bot, limits or Limits(), label="hostile")
+    players = [hostile, BuiltinPlayer(toygame.GAME, "random", 1),
+               ProgramPlayer(other, Limits(), label="neighbour")]  # fmt: skip
+    outcome = play_match(
         game_slug="toy", players=players, options={"rounds": rounds}, seed=9, clock=clock
     )
+    box = hostile.box
+    assert box is not None
+    if box.slot_uid is not None:
+        assert slots.uid_processes(box.slot_uid) == [], "processes of the slot survived"
+    if box.group is not None:
+        dirs = box.group.dirs.values() if hasattr(box.group, "dirs") else [box.group.dir]
+        assert not any(d.exists() for d in dirs), "the bot's cgroup was left"
+    return outcome
+
+
+def check_worker(before: dict, folder: Path) -> None:
+    """The worker is as it was, and the next match (a clean bot) plays normally."""
+    assert worker_state() == before
+    clean = folder / "next-match"
+    clean.mkdir()
+    (clean / "main.py").write_text((EXAMPLES / "raw_bot.py").read_text())
+    players = [ProgramPlayer(clean, Limits()), BuiltinPlayer(toygame.GAME, "random", 2)]
+    outcome = play_match(game_slug="toy", players=players, options={"rounds": 2}, seed=3)
+    assert [s["fault"] for s in outcome.result["seats"]] == [None, None]
+    assert len(outcome.moves) == 4
 
 
 def check_others(outcome, rounds: int = 3) -> None:
@@ -144,7 +231,10 @@ def test_the_suite_is_complete():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_bot(name, tmp_path, canary):
     kind, fragment, clock, limits = CASES[name]
-    outcome = play(stage(name, tmp_path, canary), neighbour(tmp_path, 0), clock, limits)
+    bot, other = stage(name, tmp_path, canary), neighbour(tmp_path, 0)
+    before, sources = worker_state(), (tree_digest(bot), tree_digest(other))
+    outcome = play(bot, other, clock, limits)
+    assert (tree_digest(bot), tree_digest(other)) == sources, "a bot's folder changed"
     fault = outcome.result["seats"][0]["fault"]
     if kind is None:
         assert fault is None, fault
@@ -153,15 +243,18 @@ def test_hostile_bot(name, tmp_path, canary):
         assert fragment in fault["reason"], fault["reason"]
         assert outcome.result["seats"][0]["rank"] == 3
     check_others(outcome)
+    check_worker(before, tmp_path)
 
 
 @pytest.mark.parametrize("name", BACKGROUND)
 def test_no_thinking_on_another_seats_time(name, tmp_path, canary):
     """The neighbour thinks 150 ms per move; a bot computing in the background meanwhile
     would gather ~450 ms of CPU. Paused, it gathers almost none."""
+    before = worker_state()
     outcome = play(stage(name, tmp_path, canary), neighbour(tmp_path, 0.15), FAST, None)
     assert outcome.result["seats"][0]["fault"] is None
     check_others(outcome)
+    check_worker(before, tmp_path)
     hostile_cpu = sum(m["cpu_ms"].get("0") or 0 for m in outcome.moves)
     neighbour_wall = sum(m["ms"].get("2") or 0 for m in outcome.moves)
     assert neighbour_wall >= 400

@@ -1,4 +1,5 @@
-"""Tries to reach 127.0.0.1:8000 (and ::1, and the host's other addresses); contained."""
+"""Tries to reach 127.0.0.1:8000 (and ::1, and the host's other addresses, and
+abstract Unix sockets of the host); contained."""
 
 import socket
 
@@ -13,6 +14,14 @@ def attack():
         except OSError:
             continue
         raise SystemExit(f"ESCAPED: connected to {host}:8000")
+    # Abstract Unix sockets belong to the network namespace: the test listens on one.
+    for name in (b"\0arena-canary", b"\0/org/freedesktop/systemd1/notify"):
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.connect(name)
+        except OSError:
+            continue
+        raise SystemExit(f"ESCAPED: connected to the abstract socket {name!r}")
 
 
 def act(observation, legal):

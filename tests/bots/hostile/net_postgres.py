@@ -1,4 +1,5 @@
-"""Tries to reach 127.0.0.1:5432 (and ::1, and the host's other addresses); contained."""
+"""Tries to reach 127.0.0.1:5432 (and ::1, and the host's other addresses, and
+its Unix socket); contained."""
 
 import socket
 
@@ -13,6 +14,17 @@ def attack():
         except OSError:
             continue
         raise SystemExit(f"ESCAPED: connected to {host}:5432")
+    for path in [
+        "/var/run/postgresql/.s.PGSQL.5432",
+        "/run/postgresql/.s.PGSQL.5432",
+        "/tmp/.s.PGSQL.5432",
+    ]:  # its Unix socket, if the server has one
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.connect(path)
+        except OSError:
+            continue
+        raise SystemExit(f"ESCAPED: connected to {path}")
 
 
 def act(observation, legal):

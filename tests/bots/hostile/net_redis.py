@@ -1,4 +1,5 @@
-"""Tries to reach 127.0.0.1:6379 (and ::1, and the host's other addresses); contained."""
+"""Tries to reach 127.0.0.1:6379 (and ::1, and the host's other addresses, and
+its Unix socket); contained."""
 
 import socket
 
@@ -13,6 +14,17 @@ def attack():
         except OSError:
             continue
         raise SystemExit(f"ESCAPED: connected to {host}:6379")
+    for path in [
+        "/var/run/redis/redis-server.sock",
+        "/run/redis/redis.sock",
+        "/tmp/redis.sock",
+    ]:  # its Unix socket, if the server has one
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.connect(path)
+        except OSError:
+            continue
+        raise SystemExit(f"ESCAPED: connected to {path}")
 
 
 def act(observation, legal):

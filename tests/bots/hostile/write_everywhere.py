@@ -20,6 +20,10 @@ TARGETS = [
     "__REPO__",
     "__CANARY_DIR__",
     "/sys",
+    "/dev/shm",
+    "/dev/mqueue",
+    "/var/tmp",
+    "/run",
 ]
 
 
