@@ -44,6 +44,11 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
     return [[seat, seat + half] for seat in range(half)]
 
 
+def _distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
+    """Each sorted hand's ranks, once each and in order."""
+    return [list(dict.fromkeys(hand)) for hand in hands]
+
+
 class KittyState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
@@ -97,6 +102,10 @@ class KittyState(State):
         # passer) and the targets taken since everyone last passed (known to all).
         self.passed: list[int | None] = []
         self.taken: list[list[int]] = []
+        # Each seat's ranks in hand, once each and in order (its legal passes and bids),
+        # kept up to date as cards come and go. An entry is replaced, never changed in
+        # place: a caller may still hold the list it was given.
+        self._ranks = _distinct_ranks(self.hands)
         self.log(
             {
                 "type": "deal",
@@ -116,7 +125,7 @@ class KittyState(State):
         del self.kitty[:count]
         self.phase = PASS
         self._acting = self._everyone
-        self._legal: dict[int, list] = {}
+        self._legal: list = self._ranks
         self.log({"type": "targets", "round": self.round, "cards": list(self.targets)})
 
     def _pass(self, cards: dict[int, int]) -> None:
@@ -133,12 +142,17 @@ class KittyState(State):
         # Anyone may have passed on a target they took: nobody knows where it is now.
         self.taken = []
         self.phase = BID
+        self._ranks = self._legal = _distinct_ranks(self.hands)
 
     def _bid(self, bids: dict[int, int]) -> None:
         n = self.players
         self.bids = [bids[seat] for seat in range(n)]
+        ranks = self._ranks
         for seat, card in bids.items():
-            self.hands[seat].remove(card)
+            hand = self.hands[seat]
+            hand.remove(card)
+            if card not in hand:
+                ranks[seat] = [rank for rank in ranks[seat] if rank != card]
         if self.passed:
             # A receiver that bids the rank it was given may or may not still hold one.
             for seat, gift in enumerate(self.passed):
@@ -163,12 +177,15 @@ class KittyState(State):
             self._take(first, self.targets[0], "lowest")
             self._end_round()
             return
-        self._legal = {}
+        self._legal = [None] * n
 
     def _take(self, seat: int, card: int, how: str) -> None:
         self.targets.remove(card)
         self.hands[seat].append(card)
         self.hands[seat].sort()
+        ranks = self._ranks[seat]
+        if card not in ranks:
+            self._ranks[seat] = sorted([*ranks, card])
         self.taken.append([seat, card])
         self.log({"type": "take", "seat": seat, "card": card, "how": how})
 
@@ -204,7 +221,7 @@ class KittyState(State):
         else:
             self.phase = OVER
             self._acting = ()
-            self._legal = {}
+            self._legal = [None] * self.players
 
     def _payout(self, points: list[int]) -> list[int]:
         """Each seat behind pays the gap to the top score; tied winners share (odd chips wait)."""
@@ -237,13 +254,11 @@ class KittyState(State):
         return self._acting
 
     def _legal_actions(self, seat: int) -> list:
-        try:
-            return self._legal[seat]
-        except KeyError:
-            pass
-        if self.phase in (PASS, BID):
-            legal = sorted(set(self.hands[seat]))
-        elif self.phase == CHOOSE:
+        legal = self._legal[seat]
+        if legal is not None:
+            return legal
+        # Passes and bids come from ``_ranks``: only choosing and giving get here.
+        if self.phase == CHOOSE:
             legal = sorted(set(self.targets))
         else:
             mine = self.side_of[seat]
@@ -253,7 +268,6 @@ class KittyState(State):
         return legal
 
     def _apply(self, actions: dict) -> None:
-        self._legal = {}
         phase = self.phase
         if phase == PASS:
             self._pass(actions)
@@ -339,7 +353,8 @@ class KittyState(State):
         redistribute(rng, [*loose, dup.kitty, dup.removed])
         for other, free in zip(pinned, loose):
             dup.hands[other] = sorted(free + pinned[other])
-        dup._legal = {}
+        dup._ranks = _distinct_ranks(dup.hands)
+        dup._legal = dup._ranks if dup.phase in (PASS, BID) else [None] * dup.players
         return dup
 
 
