@@ -41,19 +41,25 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     table = [0] * 11
     for card in pool:
         table[card] += 1
-    by_rank: dict[int, list[int]] = {}
+    # Seats bidding each rank (index = rank), None for a rank nobody bid.
+    by_rank: list = [None] * 11
     for seat, card in enumerate(bids):
         table[card] += 1
-        if card in by_rank:
-            by_rank[card].append(seat)
-        else:
+        seats = by_rank[card]
+        if seats is None:
             by_rank[card] = [seat]
+        else:
+            seats.append(seat)
     captured: list[list[int]] = [[] for _ in bids]
     steps: list[dict] = []
     taken_early = 0
     first = True
-    for rank in sorted(by_rank):
+    # Every rank below ``floor`` is already off the table (a fired bid took it).
+    floor = 1
+    for rank in range(1, 11):
         seats = by_rank[rank]
+        if seats is None:
+            continue
         if rank == taken_early:
             steps.append({"rank": rank, "seats": seats, "result": "captured"})
             continue
@@ -71,16 +77,19 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
             taken_early = top
         else:
             cards = []
-            for r in range(1, rank):
-                if table[r]:
-                    cards += [r] * table[r]
+            for r in range(floor, rank):
+                count = table[r]
+                if count:
+                    cards += [r] * count
                     table[r] = 0
+            floor = rank
         captured[seats[0]] = cards
         steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
     next_pool = []
-    for rank in range(1, 11):
-        if table[rank]:
-            next_pool += [rank] * table[rank]
+    for rank in range(floor, 11):
+        count = table[rank]
+        if count:
+            next_pool += [rank] * count
     return captured, next_pool, steps
 
 
@@ -102,6 +111,11 @@ def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
     return points
 
 
+def _distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
+    """Each sorted hand's ranks, once each and in order: the legal bids (or draft picks)."""
+    return [list(dict.fromkeys(hand)) for hand in hands]
+
+
 class VentureState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
@@ -113,6 +127,7 @@ class VentureState(State):
         self.talk: bool = self.options["talk"]
         self.session = Session(self.players, self.seed)
         self._everyone = tuple(range(self.players))
+        self._acting = self._everyone
         self.phase = "bid"
         self._start_deal()
 
@@ -137,7 +152,9 @@ class VentureState(State):
         self.last_bids: list | None = None
         self.round = 0
         self.rounds = len(self.hands[0])
-        self._legal_cache: dict[int, list] = {}
+        self._legal: list = []
+        # Each seat's distinct ranks in hand (its legal bids), kept up to date bid by bid.
+        self._ranks: list[list[int]] = []
         self.log(
             {
                 "type": "deal",
@@ -177,9 +194,11 @@ class VentureState(State):
                 self._reveal_slug()
                 return
             if self.picks < KEEP:
+                self._legal = _distinct_ranks(self.packets)
                 return
 
     def _reveal_slug(self) -> None:
+        self._ranks = _distinct_ranks(self.hands)
         self.pool = sorted(self.slug)
         self.slug = []
         self.log({"type": "slug", "cards": list(self.pool)})
@@ -188,7 +207,12 @@ class VentureState(State):
     def _start_round(self) -> None:
         self.round += 1
         self.claims = [None] * self.players
-        self.phase = "talk" if self.talk else "bid"
+        if self.talk:
+            self.phase = "talk"
+            self._legal = [[QUIET, *range(1, 11)] for _ in self._everyone]
+        else:
+            self.phase = "bid"
+            self._legal = self._ranks
 
     def _resolve(self, bids: list[int]) -> None:
         captured, self.pool, steps = fire(self.pool, bids)
@@ -218,25 +242,19 @@ class VentureState(State):
         self.log({"type": "score", "deal": session.hand - 1, "points": points})
         if session.hand >= self.options["deals"]:
             self.phase = "over"
+            self._acting = ()
+            self._legal = []
         else:
             self._start_deal()
 
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         # Every decision of Venture is simultaneous: all seats, or nobody once it is over.
-        return () if self.phase == "over" else self._everyone
+        return self._acting
 
     def _legal_actions(self, seat: int) -> list:
-        cached = self._legal_cache.get(seat)
-        if cached is None:
-            if self.phase == "talk":
-                cached = [QUIET, *range(1, 11)]
-            elif self.phase == "draft":
-                cached = sorted(set(self.packets[seat]))
-            else:
-                cached = sorted(set(self.hands[seat]))
-            self._legal_cache[seat] = cached
-        return cached
+        # Worked out for every seat when the decision starts (each phase sets it).
+        return self._legal[seat]
 
     def _default_action(self, seat: int) -> object:
         if self.phase == "talk":
@@ -244,12 +262,12 @@ class VentureState(State):
         return self._legal_actions(seat)[0]
 
     def _apply(self, actions: dict) -> None:
-        self._legal_cache = {}
         phase = self.phase
         if phase == "talk":
             self.claims = [actions[seat] for seat in range(self.players)]
             self.log({"type": "talk", "round": self.round, "claims": list(self.claims)})
             self.phase = "bid"
+            self._legal = self._ranks
         elif phase == "draft":
             for seat, card in actions.items():
                 self.packets[seat].remove(card)
@@ -260,8 +278,14 @@ class VentureState(State):
             self._draft_continue()
         else:
             bids = [actions[seat] for seat in range(self.players)]
+            hands = self.hands
+            ranks = self._ranks
             for seat, card in enumerate(bids):
-                self.hands[seat].remove(card)
+                hand = hands[seat]
+                hand.remove(card)
+                if card not in hand:
+                    # A new list: the old one may still be held by whoever asked for it.
+                    ranks[seat] = [rank for rank in ranks[seat] if rank != card]
             self._resolve(bids)
 
     def _observation(self, seat: int | None) -> dict:
@@ -318,7 +342,12 @@ class VentureState(State):
         redistribute(rng, hidden)
         for box in hidden:
             box.sort()
-        dup._legal_cache = {}
+        if dup.phase == "draft":
+            dup._legal = _distinct_ranks(dup.packets)
+        else:
+            dup._ranks = _distinct_ranks(dup.hands)
+            if dup.phase == "bid":
+                dup._legal = dup._ranks
         return dup
 
 
