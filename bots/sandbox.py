@@ -100,7 +100,9 @@ def bot_python() -> str:
 
 
 def trusted_only() -> bool:
-    return os.environ.get("ARENA_TRUSTED_BOTS_ONLY") == "1"
+    """The operator's explicit trusted-bots-only mode, read as arena/settings.py reads it."""
+    value = os.environ.get("ARENA_TRUSTED_BOTS_ONLY", "")
+    return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 _AVAILABLE: bool | None = None

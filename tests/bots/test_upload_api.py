@@ -1,0 +1,134 @@
+"""Every bad upload, through the API: a 4xx with the reason, and nothing stored."""
+
+from __future__ import annotations
+
+import stat
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from bots import sandbox, validation
+from bots.models import BotVersion
+from tests.bots.test_validation import make_zip
+
+
+@pytest.fixture(autouse=True)
+def no_throttle_history():
+    """The upload throttle counts in the process-wide cache; start each test from zero."""
+    cache.clear()
+
+
+@pytest.fixture
+def owner_client(db):
+    user = get_user_model().objects.create_user(username="author", password="correct horse 1")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    bot = client.post("/api/bots/", {"name": "b1", "game": "pairs"}, format="json").json()
+    return client, bot["id"]
+
+
+def post(client, bot_id, filename, content):
+    upload = SimpleUploadedFile(filename, content)
+    return client.post(f"/api/bots/{bot_id}/versions/", {"file": upload}, format="multipart")
+
+
+def non_utf8_name_zip() -> bytes:
+    return make_zip({"main.py": b"", "NAME.py": b""}).replace(b"NAME.py", b"N\xffME.py")
+
+
+def encrypted_zip() -> bytes:
+    import zipfile
+
+    data = bytearray(make_zip({"main.py": b"", "s.txt": b"x"}, compression=zipfile.ZIP_STORED))
+    for marker, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = -1
+        while (at := data.find(marker, at + 1)) >= 0:
+            data[at + offset] |= 1
+    return bytes(data)
+
+
+BAD = {
+    "too big": ("bot.py", b"#" * (validation.MAX_UPLOAD_BYTES + 1), "the limit is 1048576"),
+    "syntax error": ("bot.py", b"def f(:\n", "main.py: SyntaxError line 1"),
+    "not UTF-8": ("bot.py", b"print('\xff')\n", "not UTF-8"),
+    "NUL bytes": ("bot.py", b"x = 1\x00\n", "null bytes"),
+    "other type": ("bot.exe", b"MZ", "upload a .py file or a .zip"),
+    "not a zip": ("bot.zip", b"PK but not really", "not a valid zip"),
+    "no main.py": ("bot.zip", make_zip({"helper.py": b""}), "no main.py"),
+    "absolute path": ("bot.zip", make_zip({"main.py": b"", "/etc/x.py": b""}), "absolute"),
+    "dot dot": ("bot.zip", make_zip({"main.py": b"", "a/../../x.py": b""}), "'..'"),
+    "symlink": (
+        "bot.zip",
+        make_zip({"main.py": b"", "l": (b"/etc/passwd", stat.S_IFLNK | 0o777)}),
+        "symbolic links",
+    ),
+    "device": ("bot.zip", make_zip({"main.py": b"", "d": (b"", stat.S_IFCHR | 0o644)}), "devices"),
+    "too many entries": (
+        "bot.zip",
+        make_zip({"main.py": b"", **{f"f{i}": b"" for i in range(validation.MAX_ENTRIES)}}),
+        "the limit is 200",
+    ),
+    "zip bomb": ("bot.zip", make_zip({"main.py": b"", "z": b"\0" * (4 << 20)}), "ratio"),
+    "unpacked size": (
+        "bot.zip",
+        make_zip({"main.py": b"", **{f"r{i}": bytes(range(256)) * 4096 for i in range(9)}}),
+        "the limit is 8388608",
+    ),
+    "non-UTF-8 name": ("bot.zip", non_utf8_name_zip(), "not UTF-8"),
+    "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
+    "bad helper": ("bot.zip", make_zip({"main.py": b"", "h.py": b"def (:"}), "h.py: SyntaxError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_upload_is_a_400_with_its_reason_and_stores_nothing(owner_client, case):
+    client, bot_id = owner_client
+    filename, content, reason = BAD[case]
+    response = post(client, bot_id, filename, content)
+    assert response.status_code == 400, response.content
+    assert reason in response.json()["detail"], response.json()
+    assert BotVersion.objects.count() == 0
+
+
+def test_an_oversized_body_is_refused_before_it_is_parsed(owner_client):
+    client, bot_id = owner_client
+    response = client.post(
+        f"/api/bots/{bot_id}/versions/", b"x" * 10, content_type="multipart/form-data; boundary=b",
+        CONTENT_LENGTH=str(validation.MAX_UPLOAD_BYTES * 4),
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert "uploads are limited to 1048576 bytes" in response.json()["detail"]
+    assert BotVersion.objects.count() == 0
+
+
+def test_good_upload_is_stored(owner_client):
+    client, bot_id = owner_client
+    response = post(client, bot_id, "bot.zip", make_zip({"main.py": b"print(1)\n"}))
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "pending"
+    assert BotVersion.objects.count() == 1
+
+
+def test_no_sandbox_no_upload(owner_client, monkeypatch, settings):
+    """Without bubblewrap an upload is refused with a clear reason, unless the operator set
+    the trusted-only mode (which the worker logs loudly)."""
+    client, bot_id = owner_client
+    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
+    settings.ARENA_TRUSTED_BOTS_ONLY = False
+    response = post(client, bot_id, "bot.py", b"print(1)\n")
+    assert response.status_code == 400
+    assert "no sandbox (bubblewrap is missing)" in response.json()["detail"]
+    assert BotVersion.objects.count() == 0
+    settings.ARENA_TRUSTED_BOTS_ONLY = True
+    assert post(client, bot_id, "bot.py", b"print(1)\n").status_code == 201
+
+
+@pytest.mark.parametrize("value, expected", [("1", True), ("true", True), ("yes", True),
+                                             ("0", False), ("", False), ("no", False)])  # fmt: skip
+def test_trusted_only_reads_like_the_setting(monkeypatch, value, expected):
+    monkeypatch.setenv("ARENA_TRUSTED_BOTS_ONLY", value)
+    assert sandbox.trusted_only() is expected
