@@ -289,7 +289,7 @@ def _launch(
     slot = slots.acquire()
     group = None
     try:
-        group = cgroups.create(limits.memory_mb << 20, limits.processes + 2)
+        group = cgroups.create(limits.memory_mb << 20, limits.processes + 1)  # + the monitor
         program = argv or [bot_python(), "-s", "-B", "/bot/main.py" if sandboxed else "main.py"]
         pass_fds: tuple[int, ...] = ()
         # Sandboxed with a cgroup: bwrap builds the sandbox, then waits on a pipe before it

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from bots import sandbox, seccomp, slots
+from bots import cgroups, sandbox, seccomp, slots
 from bots.players import ProgramPlayer
 from bots.sandbox import Limits, SandboxUnavailable
 
@@ -191,3 +191,27 @@ def test_trusted_only_mode_runs_plain(monkeypatch, make_bot, caplog):
     assert outcome.result["seats"][0]["fault"] is None
     assert "WITHOUT A SANDBOX" in caplog.text
     assert "NO SANDBOX" in sandbox.describe_enforcement()
+
+
+THREADS = """
+import json, threading
+started, stop = 0, threading.Event()
+try:
+    while started < 100:
+        threading.Thread(target=stop.wait, daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+stop.set()
+print(json.dumps({"tasks": started + 1}), flush=True)
+"""
+
+
+def test_processes_limit_is_exact(tmp_path):
+    """Limits.processes counts the bot's own tasks (bwrap's monitor is not charged to it).
+    Without a cgroup, RLIMIT_NPROC (per uid, counted across namespaces) is within 2."""
+    tasks = run_probe(tmp_path, Limits(processes=8), source=THREADS)["tasks"]
+    if cgroups.backend()[0] != "none":
+        assert tasks == 8
+    else:
+        assert 8 <= tasks <= 10
