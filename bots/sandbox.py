@@ -243,7 +243,10 @@ def _preexec(attach: list[str], rlimits: list[tuple[int, int]], uid: int | None,
 def _attach_and_release(proc: subprocess.Popen, group: cgroups.Cgroup, gate: int) -> None:
     """Move bwrap's monitor, then the sandbox's first process if it was already cloned,
     into ``group``, then let the program start. A clone after the monitor's move lands in the
-    group by itself (the move excludes concurrent forks), so nothing escapes it."""
+    group by itself (the move excludes concurrent forks), so nothing escapes it. Should the
+    worker die before the release, bwrap reads EOF and goes on, but its monitor is killed by
+    PR_SET_PDEATHSIG and the sandbox with it (--die-with-parent), long before the program
+    gets past interpreter start-up."""
     try:
         group.attach(proc.pid)
         try:

@@ -61,3 +61,39 @@ def test_sandbox_dies_with_the_worker(tmp_path):
     while slots.uid_processes(int(uid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert slots.uid_processes(int(uid)) == []
+
+
+DIES_BEFORE_RELEASE = """
+import os, signal, sys
+from pathlib import Path
+from bots import sandbox
+def die(proc, group, gate):
+    with open(f"/proc/{proc.pid}/status") as handle:
+        uid = next(line.split()[1] for line in handle if line.startswith("Uid:"))
+    print(uid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+sandbox._attach_and_release = die
+sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
+"""
+
+
+def test_worker_dying_before_the_sandbox_is_released(tmp_path):
+    """The worker dies between starting bwrap and letting the program run (bwrap then reads
+    EOF on its gate): the monitor and the sandbox die with it all the same."""
+    if not sandbox.sandbox_available() or sandbox.cgroups.backend()[0] == "none":
+        pytest.skip("needs bubblewrap and a cgroup (the gate is only used with one)")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main.py").write_text(BOT)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", DIES_BEFORE_RELEASE, str(bot)], cwd=REPO, stdout=subprocess.PIPE,
+        text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    uid = int(worker.stdout.readline())
+    worker.wait()
+    worker.stdout.close()
+    assert worker.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 5
+    while slots.uid_processes(uid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert slots.uid_processes(uid) == []
