@@ -135,7 +135,7 @@ def describe_enforcement() -> str:
         return "no sandbox: bubblewrap is unusable, uploaded bots are refused"
     kind, _where = cgroups.backend()
     limits = (
-        f"{kind} (memory, pids, freezer, cpu accounting)"
+        f"{kind} (memory, pids, freezer, cpu accounting) plus rlimits (CPU, file size, open files)"
         if kind != "none"
         else "rlimits only (RLIMIT_DATA for memory, RLIMIT_NPROC per uid, SIGSTOP to pause)"
     )
