@@ -3,7 +3,8 @@
     .venv/bin/python bench/sandbox.py [--starts 40] [--trips 3000]
 
 1. Bot start: ``python3 -I -c pass`` as a plain subprocess vs the same command launched in the
-   sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up.
+   sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up;
+   then the parts: bwrap alone, the launch without a cgroup, and one cgroup move.
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act (adds pause/resume between turns and the
    per-move CPU reading).
@@ -23,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots import sandbox, seccomp, slots  # noqa: E402
+from bots import cgroups, sandbox, seccomp, slots  # noqa: E402
 from bots.players import ProgramPlayer  # noqa: E402
 from bots.wire import Channel  # noqa: E402
 
@@ -42,9 +43,10 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def bench_start(count: int) -> tuple[float, float, float]:
+def bench_start(count: int) -> tuple[float, float, float, float]:
     python = sandbox.bot_python()
-    plain, boxed, bare = [], [], []
+    plain, boxed, bare, no_group = [], [], [], []
+    backend = cgroups.backend()
 
     def as_slot() -> None:
         os.setgroups([])
@@ -70,7 +72,40 @@ def bench_start(count: int) -> tuple[float, float, float]:
         if fd is not None:
             os.close(fd)
         bare.append(time.perf_counter() - began)
-    return median_ms(plain), median_ms(boxed), median_ms(bare)
+        cgroups._BACKEND = ("none", None)  # the whole launch, rlimits standing in
+        try:
+            began = time.perf_counter()
+            box = sandbox.launch(None, sandbox.Limits(), argv=[python, "-I", "-c", "pass"])
+            box.wait(10)
+            box.close()
+            no_group.append(time.perf_counter() - began)
+        finally:
+            cgroups._BACKEND = backend
+    return median_ms(plain), median_ms(boxed), median_ms(bare), median_ms(no_group)
+
+
+def bench_cgroup_move(count: int) -> tuple[float, float] | None:
+    """Moving a process into a fresh group: the first move after an idle spell (the lock's
+    RCU grace period, on cgroup v1) and one right after it."""
+    if cgroups.backend()[0] == "none":
+        return None
+    first, warm = [], []
+    for _ in range(count):
+        time.sleep(0.1)  # let the lock go idle, as between two bot starts in real use
+        group = cgroups.create(64 << 20, 8)
+        sleepers = [subprocess.Popen(["sleep", "5"]) for _ in range(2)]
+        try:
+            for sleeper, samples in zip(sleepers, (first, warm), strict=True):
+                began = time.perf_counter()
+                group.attach(sleeper.pid)
+                samples.append(time.perf_counter() - began)
+        finally:
+            for sleeper in sleepers:
+                sleeper.kill()
+                sleeper.wait()
+            group.kill_all()
+            group.remove()
+    return median_ms(first), median_ms(warm)
 
 
 def trips(channel: Channel, count: int) -> list[float]:
@@ -134,11 +169,18 @@ def main() -> None:
         sys.exit("bubblewrap is not usable here: nothing to measure")
     print(sandbox.describe_enforcement())
     print(f"machine: {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
-    plain, boxed, bare = bench_start(args.starts)
+    plain, boxed, bare, no_group = bench_start(args.starts)
     print(f"start       plain {plain:8.2f} ms   sandbox {boxed:8.2f} ms   x{boxed / plain:.2f}"
           "   (aim <= 1.6x)")  # fmt: skip
-    print(f"  of which bwrap alone (slot uid, seccomp, no cgroup) {bare:8.2f} ms   "
-          f"x{bare / plain:.2f}; the rest is moving the process into its cgroup")  # fmt: skip
+    print(f"  bwrap alone (namespaces, mounts, seccomp, slot uid)  {bare:8.2f} ms   "
+          f"x{bare / plain:.2f}")  # fmt: skip
+    print(f"  the whole launch without a cgroup (rlimits only)     {no_group:8.2f} ms   "
+          f"x{no_group / plain:.2f}")  # fmt: skip
+    moves = bench_cgroup_move(10)
+    if moves is not None:
+        print(f"  {cgroups.backend()[0]} move of a process: first after 100 ms idle "
+              f"{moves[0]:6.2f} ms, the next {moves[1]:6.2f} ms (bwrap builds the sandbox "
+              "meanwhile)")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "main.py").write_text(ECHO)
