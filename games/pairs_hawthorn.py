@@ -7,7 +7,6 @@ docs/rules/pairs-hawthorn.md.
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs_common import break_tie_for_low
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import Rng
@@ -15,12 +14,11 @@ from games.secret_hands import (
     ChipSession,
     can_draw,
     deal_order,
+    lowest_in_play,
     next_seat,
     pair_risk,
-    redistribute,
     rotations_option,
-    shoe_piles,
-    unseen_counts,
+    unseen_on_table,
 )
 
 HAND_SIZE = 5
@@ -47,19 +45,11 @@ class HawthornState(ChipSession):
         self.round_kind = DECK_ROUND
         self.phase = "start"
         self._legal_cache: dict[int, list] = {}
-        for seat in range(players):
-            self.pay_pot(seat, ANTE)
-        self.log({"type": "ante", "amount": ANTE, "pot": self.pot.chips})
-        order = deal_order(self.session.dealer, players)
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                self.hands[seat].append(self.shoe.draw())
-        for seat in order:
-            self.hands[seat].sort()
-            self.log(
-                {"type": "deal", "seat": seat, "count": HAND_SIZE},
-                {seat: {"cards": list(self.hands[seat])}},
-            )
+        self.ante_all(ANTE)
+        self.deal_hands(self.hands, deal_order(self.session.dealer, players), HAND_SIZE)
+
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return self.stacks, self.hands
 
     def _reveal_starting_cards(self, choices: dict[int, int]) -> None:
         for seat, card in choices.items():
@@ -68,13 +58,7 @@ class HawthornState(ChipSession):
         self.log({"type": "reveal", "cards": {str(s): c for s, c in choices.items()}})
         low = min(choices.values())
         order = deal_order(self.session.dealer, self.players)
-        tied = [seat for seat in order if self.stacks[seat][0] == low]
-        first = tied[0]
-        if len(tied) > 1:
-            stacks = {seat: self.stacks[seat] for seat in tied}
-            first, dealt = break_tie_for_low(self.shoe, tied, stacks)
-            for seat, card, discarded in dealt:
-                self.log({"type": "tiebreak", "seat": seat, "card": card, "discarded": discarded})
+        first = self.first_of_tied([seat for seat in order if self.stacks[seat][0] == low])
         self.button = first
         self.turn = first
         self.round_kind = DECK_ROUND
@@ -83,30 +67,19 @@ class HawthornState(ChipSession):
 
     def fold_price(self) -> int:
         """The lowest card in play: what folding costs right now."""
-        return min(
-            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
-            default=0,
-        )
-
-    def _knock_out(self, seat: int, amount: int, why: str) -> None:
-        self.pay_pot(seat, amount)
-        self.alive[seat] = False
-        self.shoe.discard(*self.stacks[seat], *self.hands[seat])
-        self.stacks[seat] = []
-        self.hands[seat] = []
-        self.log({"type": why, "seat": seat, "paid": amount, "pot": self.pot.chips})
+        return lowest_in_play(self.stacks, self.alive)
 
     def _add_card(self, seat: int, card: int) -> None:
         """Put ``card`` on ``seat``'s stack; a pair knocks the seat out for its rank."""
         if card in self.stacks[seat]:
             self.stacks[seat].append(card)
-            self._knock_out(seat, card, "pair")
+            self.knock_out(seat, card, "pair")
         else:
             self.stacks[seat].append(card)
 
     def _advance(self, actor: int) -> None:
         if sum(self.alive) == 1:
-            self._end_game(self.alive.index(True))
+            self.last_player_wins(self.alive.index(True))
             return
         following = next_seat(actor, self.alive)
         # A new round begins when the turn reaches the button, or passes its
@@ -117,18 +90,6 @@ class HawthornState(ChipSession):
             self.round_kind = HAND_ROUND if self.round_kind == DECK_ROUND else DECK_ROUND
             self.log({"type": "round", "round": self.round_kind, "leader": following})
         self.turn = following
-
-    def _end_game(self, winner: int) -> None:
-        won = self.pot.take_all()
-        self.chips[winner] += won
-        self.log({"type": "win", "seat": winner, "amount": won})
-        self.shoe.discard(*self.stacks[winner], *self.hands[winner])
-        self.stacks[winner] = []
-        self.hands[winner] = []
-        if self.finish_game(winner=winner, pot=won):
-            self._start_game()
-        else:
-            self.phase = "over"
 
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -164,7 +125,7 @@ class HawthornState(ChipSession):
         seat = self.turn
         action = actions[seat]
         if action == FOLD:
-            self._knock_out(seat, self.fold_price(), "fold")
+            self.knock_out(seat, self.fold_price(), "fold")
         elif action == HIT:
             card = self.shoe.draw()
             self.log({"type": "hit", "seat": seat, "card": card})
@@ -176,48 +137,26 @@ class HawthornState(ChipSession):
         self._advance(seat)
 
     def _observation(self, seat: int | None) -> dict:
-        view = self.session_view()
-        view.update(
-            {
-                "seat": seat,
-                "phase": self.phase,
-                "to_act": list(self._to_act()),
-                "button": self.button,
-                "turn": self.turn,
-                "round": self.round_kind,
-                "alive": list(self.alive),
-                "stacks": [list(stack) for stack in self.stacks],
-                "hand_sizes": [len(hand) for hand in self.hands],
-                "fold_price": self.fold_price(),
-                "deck_size": len(self.shoe),
-                "discards": len(self.shoe.discards),
-                "history": self.events(seat, self.game_events_start),
-            }
+        view = self.table_view(
+            seat,
+            button=self.button,
+            turn=self.turn,
+            round=self.round_kind,
+            alive=list(self.alive),
+            stacks=[list(stack) for stack in self.stacks],
+            hand_sizes=[len(hand) for hand in self.hands],
+            fold_price=self.fold_price(),
+            **self.shoe_view(),
         )
         if seat is not None:
             view["hand"] = list(self.hands[seat])
         return view
 
-    def card_count(self) -> int:
-        held = sum(len(h) for h in self.hands) + sum(len(s) for s in self.stacks)
-        return held + len(self.shoe) + len(self.shoe.discards)
-
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> HawthornState:
-        dup = self.clone()
-        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
-        redistribute(rng, hidden + shoe_piles(dup.shoe))
-        for hand in hidden:
-            hand.sort()
-        dup._legal_cache = {}
-        return dup
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        self.shuffle_hands(seat, rng, self.hands)
 
 
 # -- policies ------------------------------------------------------------------
-
-
-def _visible(observation: dict) -> list[int]:
-    cards = [card for stack in observation["stacks"] for card in stack]
-    return cards + observation.get("hand", [])
 
 
 def heuristic(observation: dict, legal: list, rng: Rng) -> object:
@@ -229,7 +168,7 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> object:
         return legal[0]
     cards = [card for card in legal if card != FOLD and card != HIT]
     if HIT in legal:
-        chance, cost = pair_risk(stack, unseen_counts(_visible(observation)))
+        chance, cost = pair_risk(stack, unseen_on_table(observation))
         # Folding forfeits the pot as well as paying: hit unless pairing is likely.
         if chance < 0.5 or cost < observation["fold_price"]:
             return HIT

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from games.cards import Shoe
+from games.pairs_common import break_tie_for_low, deal_for_low
 from games.protocol import InvalidOptions, Option, State
 from games.rng import Rng
 from games.scoring import Pot, Session, seat_results
@@ -76,6 +77,12 @@ def unseen_counts(seen: Iterable[int]) -> list[int]:
     return counts
 
 
+def unseen_on_table(observation: dict, own: str = "hand") -> list[int]:
+    """``unseen_counts`` of what ``observation`` shows: face-up stacks and the seat's ``own``."""
+    seen = [card for stack in observation["stacks"] for card in stack]
+    return unseen_counts(seen + observation.get(own, []))
+
+
 def pair_risk(stack_ranks: Iterable[int], unseen: list[int]) -> tuple[float, float]:
     """Chance that one unseen card pairs ``stack_ranks``, and the expected cost of that pair."""
     total = sum(unseen[1:])
@@ -105,14 +112,28 @@ def deal_order(dealer: int, players: int) -> list[int]:
     return [(dealer + step) % players for step in range(1, players + 1)]
 
 
+def lowest_in_play(stacks: list[list[int]], alive: list[bool]) -> int:
+    """The lowest face-up card of the seats still in (0 when none shows): the usual fold price."""
+    return min(
+        (min(stack) for seat, stack in enumerate(stacks) if alive[seat] and stack),
+        default=0,
+    )
+
+
 class ChipSession(State):
     """A match made of several chip games: net stacks, the pot, the rotating deal.
 
     Stacks start at zero and count net winnings (they may go negative: the
     books play for tracking score, not table stakes). ``setup`` starts the
     session and calls the subclass's ``_start_game``; subclasses call
-    ``game_rng``/``game_forced`` to shuffle each game, ``finish_game`` when the
-    pot clears, and implement ``card_count`` for the conservation check.
+    ``game_rng``/``game_forced`` to shuffle each game, ``finish_game`` (or
+    ``close_game``) when the pot clears, and implement ``card_count`` for the
+    conservation check.
+
+    The table helpers further down serve the engines that keep a ``shoe``,
+    an ``alive`` flag per seat, face-up ``stacks``, a ``phase``, a
+    ``_legal_cache`` and ``game_events_start`` (where the game's events
+    begin); they name their per-seat card lists in ``card_piles``.
     """
 
     @classmethod
@@ -180,10 +201,156 @@ class ChipSession(State):
         }
 
     def card_count(self) -> int:
-        raise NotImplementedError
+        """Every card: in the seats' piles (``card_piles``), the shoe and its discards."""
+        held = sum(len(box) for pile in self.card_piles() for box in pile)
+        return held + len(self.shoe) + len(self.shoe.discards)
 
     def conserved(self) -> dict[str, int]:
         return {"chips": sum(self.chips) + self.pot.chips, "cards": self.card_count()}
 
     def _result(self) -> dict:
         return {"seats": seat_results(list(self.chips), chips=list(self.chips))}
+
+    # -- the table: antes, deals, knock-outs, the end of a game -------------
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        """Every per-seat list of cards (face-up stacks, secret hands...).
+
+        ``card_count`` counts them; ``muck`` discards a seat's in this order
+        (the face-up stack before the hand, in the engines that muck).
+        """
+        raise NotImplementedError
+
+    def ante_all(self, amount: int) -> None:
+        """Every seat antes ``amount`` into the pot."""
+        for seat in range(self.players):
+            self.pay_pot(seat, amount)
+        self.log({"type": "ante", "amount": amount, "pot": self.pot.chips})
+
+    def deal_hands(self, hands: list[list[int]], order: list[int], count: int, **tags) -> None:
+        """Deal ``count`` secret cards round ``order``; each seat sees its own hand, sorted.
+
+        ``tags`` go into each public deal event, after its type.
+        """
+        for _ in range(count):
+            for seat in order:
+                hands[seat].append(self.shoe.draw())
+        for seat in order:
+            hands[seat].sort()
+            self.log(
+                {"type": "deal", **tags, "seat": seat, "count": count},
+                {seat: {"cards": list(hands[seat])}},
+            )
+
+    def deal_upcards(self, order: list[int]) -> int:
+        """Deal face-up cards for low into ``stacks`` (``deal_for_low``); who goes first."""
+        stacks, first, dealt = deal_for_low(self.shoe, order)
+        for seat, card, discarded in dealt:
+            self.log({"type": "upcard", "seat": seat, "card": card, "discarded": discarded})
+        for seat in order:
+            self.stacks[seat] = stacks[seat]
+        self.log({"type": "first", "seat": first})
+        return first
+
+    def first_of_tied(self, tied: list[int]) -> int:
+        """Of the seats tied for low (in deal order), the one that goes first.
+
+        A real tie is broken with more face-up cards (``break_tie_for_low``).
+        """
+        if len(tied) == 1:
+            return tied[0]
+        stacks = {seat: self.stacks[seat] for seat in tied}
+        first, dealt = break_tie_for_low(self.shoe, tied, stacks)
+        for seat, card, discarded in dealt:
+            self.log({"type": "tiebreak", "seat": seat, "card": card, "discarded": discarded})
+        return first
+
+    def muck(self, seat: int) -> None:
+        """Discard every card of ``seat``'s piles (in ``card_piles`` order), emptying them."""
+        piles = self.card_piles()
+        self.shoe.discard(*(card for pile in piles for card in pile[seat]))
+        for pile in piles:
+            pile[seat] = []
+
+    def knock_out(self, seat: int, amount: int, why: str) -> None:
+        """``seat`` pays ``amount`` into the pot and leaves the game; its cards are discarded."""
+        self.pay_pot(seat, amount)
+        self.alive[seat] = False
+        self.muck(seat)
+        self.log({"type": why, "seat": seat, "paid": amount, "pot": self.pot.chips})
+
+    def take_pot(self, winner: int) -> int:
+        """``winner`` takes the whole pot; the amount."""
+        won = self.pot.take_all()
+        self.chips[winner] += won
+        self.log({"type": "win", "seat": winner, "amount": won})
+        return won
+
+    def share_pot(self, winners: list[int]) -> int:
+        """``winners`` split the pot (odd coins stay); the pot as it was."""
+        pot = self.pot.chips
+        shares = self.award_pot(winners)
+        self.log(
+            {"type": "win", "seats": winners, "shares": {str(s): v for s, v in shares.items()}}
+        )
+        return pot
+
+    def close_game(self, **summary) -> None:
+        """Close the game's books, then deal the next game or end the match."""
+        if self.finish_game(**summary):
+            self._start_game()
+        else:
+            self.phase = "over"
+
+    def last_player_wins(self, winner: int) -> None:
+        """The last seat in takes the pot and the game ends."""
+        won = self.take_pot(winner)
+        self.muck(winner)
+        self.close_game(winner=winner, pot=won)
+
+    # -- what a seat sees -------------------------------------------------
+    def table_view(self, seat: int | None, **facts) -> dict:
+        """An observation: session, seat, phase, who acts, then ``facts``, then the events."""
+        view = self.session_view()
+        view.update(
+            {
+                "seat": seat,
+                "phase": self.phase,
+                "to_act": list(self._to_act()),
+                **facts,
+                "history": self.events(seat, self.game_events_start),
+            }
+        )
+        return view
+
+    def shoe_view(self) -> dict:
+        """The public sizes of the shoe: cards left to draw, cards discarded."""
+        return {"deck_size": len(self.shoe), "discards": len(self.shoe.discards)}
+
+    def perturb_hidden(self, seat: int | None, rng: Rng) -> ChipSession:
+        dup = self.clone()
+        dup.shuffle_unseen(seat, rng)
+        dup._legal_cache = {}
+        return dup
+
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        """Shuffle, in place, every card ``seat`` cannot see among the places it cannot see."""
+        raise NotImplementedError
+
+    def shuffle_hands(
+        self,
+        seat: int | None,
+        rng: Rng,
+        hands: list[list[int]],
+        *,
+        more: Iterable[list] = (),
+        sort: bool = True,
+    ) -> None:
+        """The usual ``shuffle_unseen``: the other seats' ``hands``, ``more``, the shoe's piles.
+
+        With ``sort`` the shuffled hands are sorted again, as they are kept.
+        """
+        hidden = [hand for other, hand in enumerate(hands) if other != seat]
+        redistribute(rng, [*hidden, *more, *shoe_piles(self.shoe)])
+        if sort:
+            for hand in hidden:
+                hand.sort()
