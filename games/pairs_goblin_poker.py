@@ -7,16 +7,14 @@ pot. Rules in docs/rules/pairs-goblin-poker.md.
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs_common import break_tie_for_low
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
     deal_order,
-    redistribute,
+    lowest_in_play,
     rotations_option,
-    shoe_piles,
 )
 
 HAND_SIZE = 6
@@ -49,32 +47,17 @@ class GoblinPokerState(ChipSession):
         self.turn_index = 0
         self.phase = "start"
         self._legal_cache: dict[int, list] = {}
-        for seat in range(players):
-            self.pay_pot(seat, ANTE)
-        self.log({"type": "ante", "amount": ANTE, "pot": self.pot.chips})
-        order = deal_order(self.session.dealer, players)
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                self.hands[seat].append(self.shoe.draw())
-        for seat in order:
-            self.hands[seat].sort()
-            self.log(
-                {"type": "deal", "seat": seat, "count": HAND_SIZE},
-                {seat: {"cards": list(self.hands[seat])}},
-            )
+        self.ante_all(ANTE)
+        self.deal_hands(self.hands, deal_order(self.session.dealer, players), HAND_SIZE)
+
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return self.stacks, self.hands
 
     def lowest_stack(self) -> int:
         """The seat with the lowest stack, breaking a perfect tie with cards from the deck."""
         alive = [seat for seat in deal_order(self.session.dealer, self.players) if self.alive[seat]]
         low = min(stack_key(self.stacks[seat]) for seat in alive)
-        tied = [seat for seat in alive if stack_key(self.stacks[seat]) == low]
-        if len(tied) == 1:
-            return tied[0]
-        stacks = {seat: self.stacks[seat] for seat in tied}
-        first, dealt = break_tie_for_low(self.shoe, tied, stacks)
-        for seat, card, discarded in dealt:
-            self.log({"type": "tiebreak", "seat": seat, "card": card, "discarded": discarded})
-        return first
+        return self.first_of_tied([seat for seat in alive if stack_key(self.stacks[seat]) == low])
 
     def _clockwise_from(self, seat: int) -> list[int]:
         return [s for s in deal_order(seat - 1, self.players) if self.alive[s]]
@@ -88,18 +71,7 @@ class GoblinPokerState(ChipSession):
 
     def fold_price(self) -> int:
         """The smallest face-up card in play."""
-        return min(
-            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
-            default=0,
-        )
-
-    def _knock_out(self, seat: int, amount: int, why: str) -> None:
-        self.pay_pot(seat, amount)
-        self.alive[seat] = False
-        self.shoe.discard(*self.stacks[seat], *self.hands[seat])
-        self.stacks[seat] = []
-        self.hands[seat] = []
-        self.log({"type": why, "seat": seat, "paid": amount, "pot": self.pot.chips})
+        return lowest_in_play(self.stacks, self.alive)
 
     def _distribute(self) -> None:
         """Shuffle the pitched cards and deal them out from the lowest stack, leftwards."""
@@ -115,7 +87,7 @@ class GoblinPokerState(ChipSession):
             self.stacks[seat].append(card)
             self.log({"type": "receive", "seat": seat, "card": card})
             if paired:
-                self._knock_out(seat, card, "pair")
+                self.knock_out(seat, card, "pair")
         # Cards left over when a lone survivor stops the deal go face down.
         self.shoe.discard(*pile)
         survivors = [seat for seat in range(self.players) if self.alive[seat]]
@@ -125,22 +97,13 @@ class GoblinPokerState(ChipSession):
             self._end_game(survivors)
 
     def _end_game(self, survivors: list[int]) -> None:
-        pot_before = self.pot.chips
-        shares = self.award_pot(survivors)
-        self.log(
-            {"type": "win", "seats": survivors, "shares": {str(s): v for s, v in shares.items()}}
-        )
+        pot = self.share_pot(survivors)
         for seat in survivors:
-            self.shoe.discard(*self.stacks[seat], *self.hands[seat])
-            self.stacks[seat] = []
-            self.hands[seat] = []
+            self.muck(seat)
         stray = [card for card in self.pitched if card is not None]
         self.shoe.discard(*stray)
         self.pitched = [None] * self.players
-        if self.finish_game(winners=survivors, pot=pot_before):
-            self._start_game()
-        else:
-            self.phase = "over"
+        self.close_game(winners=survivors, pot=pot)
 
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -174,7 +137,7 @@ class GoblinPokerState(ChipSession):
         seat = self.order[self.turn_index]
         action = actions[seat]
         if action == FOLD:
-            self._knock_out(seat, self.fold_price(), "fold")
+            self.knock_out(seat, self.fold_price(), "fold")
             if sum(self.alive) == 1:
                 self._end_game([self.alive.index(True)])
                 return
@@ -187,23 +150,16 @@ class GoblinPokerState(ChipSession):
             self._distribute()
 
     def _observation(self, seat: int | None) -> dict:
-        view = self.session_view()
-        view.update(
-            {
-                "seat": seat,
-                "phase": self.phase,
-                "to_act": list(self._to_act()),
-                "round": self.round,
-                "order": list(self.order),
-                "alive": list(self.alive),
-                "stacks": [list(stack) for stack in self.stacks],
-                "hand_sizes": [len(hand) for hand in self.hands],
-                "pitched": [card is not None for card in self.pitched],
-                "fold_price": self.fold_price(),
-                "deck_size": len(self.shoe),
-                "discards": len(self.shoe.discards),
-                "history": self.events(seat, self.game_events_start),
-            }
+        view = self.table_view(
+            seat,
+            round=self.round,
+            order=list(self.order),
+            alive=list(self.alive),
+            stacks=[list(stack) for stack in self.stacks],
+            hand_sizes=[len(hand) for hand in self.hands],
+            pitched=[card is not None for card in self.pitched],
+            fold_price=self.fold_price(),
+            **self.shoe_view(),
         )
         if seat is not None:
             view["hand"] = list(self.hands[seat])
@@ -211,22 +167,15 @@ class GoblinPokerState(ChipSession):
         return view
 
     def card_count(self) -> int:
-        held = sum(len(h) for h in self.hands) + sum(len(s) for s in self.stacks)
-        pitched = sum(card is not None for card in self.pitched)
-        return held + pitched + len(self.shoe) + len(self.shoe.discards)
+        return super().card_count() + sum(card is not None for card in self.pitched)
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> GoblinPokerState:
-        dup = self.clone()
-        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
-        pitchers = [s for s, card in enumerate(dup.pitched) if card is not None and s != seat]
-        pitched = [dup.pitched[s] for s in pitchers]
-        redistribute(rng, [*hidden, pitched, *shoe_piles(dup.shoe)])
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        # The other seats' face-down pitches are hidden too.
+        pitchers = [s for s, card in enumerate(self.pitched) if card is not None and s != seat]
+        pitched = [self.pitched[s] for s in pitchers]
+        self.shuffle_hands(seat, rng, self.hands, more=[pitched])
         for s, card in zip(pitchers, pitched):
-            dup.pitched[s] = card
-        for hand in hidden:
-            hand.sort()
-        dup._legal_cache = {}
-        return dup
+            self.pitched[s] = card
 
 
 # -- policies ------------------------------------------------------------------
