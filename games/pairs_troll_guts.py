@@ -10,7 +10,6 @@ from functools import lru_cache
 from itertools import permutations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs_common import deal_for_low
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import Rng
@@ -20,10 +19,8 @@ from games.secret_hands import (
     deal_order,
     next_seat,
     pair_risk,
-    redistribute,
     rotations_option,
-    shoe_piles,
-    unseen_counts,
+    unseen_on_table,
 )
 
 HAND_SIZE = 5
@@ -58,52 +55,21 @@ class TrollGutsState(ChipSession):
         self.alive = [True] * players
         self.phase = "arrange"
         self._legal_cache: dict[int, list] = {}
-        for seat in range(players):
-            self.pay_pot(seat, ANTE)
-        self.log({"type": "ante", "amount": ANTE, "pot": self.pot.chips})
+        self.ante_all(ANTE)
         order = deal_order(self.session.dealer, players)
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                self.down[seat].append(self.shoe.draw())
-        for seat in order:
-            self.down[seat].sort()
-            self.log(
-                {"type": "deal", "seat": seat, "count": HAND_SIZE},
-                {seat: {"cards": list(self.down[seat])}},
-            )
-        stacks, first, dealt = deal_for_low(self.shoe, order)
-        for seat, card, discarded in dealt:
-            self.log({"type": "upcard", "seat": seat, "card": card, "discarded": discarded})
-        for seat in order:
-            self.stacks[seat] = stacks[seat]
-        self.turn = first
-        self.log({"type": "first", "seat": first})
+        self.deal_hands(self.down, order, HAND_SIZE)
+        self.turn = self.deal_upcards(order)
+
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return self.stacks, self.down
 
     def _take(self, seat: int, card: int, how: dict) -> None:
         """Put ``card`` face up on ``seat``'s stack; a pair kills the seat for its rank."""
         paired = card in self.stacks[seat]
         self.stacks[seat].append(card)
         self.log({**how, "seat": seat, "card": card, "pair": paired})
-        if not paired:
-            return
-        self.pay_pot(seat, card)
-        self.alive[seat] = False
-        self.shoe.discard(*self.stacks[seat], *self.down[seat])
-        self.stacks[seat] = []
-        self.down[seat] = []
-        self.log({"type": "out", "seat": seat, "paid": card, "pot": self.pot.chips})
-
-    def _end_game(self, winner: int) -> None:
-        won = self.pot.take_all()
-        self.chips[winner] += won
-        self.log({"type": "win", "seat": winner, "amount": won})
-        self.shoe.discard(*self.stacks[winner], *self.down[winner])
-        self.stacks[winner] = []
-        self.down[winner] = []
-        if self.finish_game(winner=winner, pot=won):
-            self._start_game()
-        else:
-            self.phase = "over"
+        if paired:
+            self.knock_out(seat, card, "out")
 
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -150,44 +116,27 @@ class TrollGutsState(ChipSession):
             self.pay_pot(seat, BUY_PRICE)
             self._take(seat, self.down[seat].pop(0), {"type": "buy", "paid": BUY_PRICE})
         if sum(self.alive) == 1:
-            self._end_game(self.alive.index(True))
+            self.last_player_wins(self.alive.index(True))
         else:
             self.turn = next_seat(seat, self.alive)
 
     def _observation(self, seat: int | None) -> dict:
-        view = self.session_view()
-        view.update(
-            {
-                "seat": seat,
-                "phase": self.phase,
-                "to_act": list(self._to_act()),
-                "turn": self.turn,
-                "alive": list(self.alive),
-                "stacks": [list(stack) for stack in self.stacks],
-                "down_sizes": [len(down) for down in self.down],
-                "deck_size": len(self.shoe),
-                "discards": len(self.shoe.discards),
-                "history": self.events(seat, self.game_events_start),
-            }
+        view = self.table_view(
+            seat,
+            turn=self.turn,
+            alive=list(self.alive),
+            stacks=[list(stack) for stack in self.stacks],
+            down_sizes=[len(down) for down in self.down],
+            **self.shoe_view(),
         )
         if seat is not None:
             # Top card first once arranged; sorted while still a hand.
             view["down"] = list(self.down[seat])
         return view
 
-    def card_count(self) -> int:
-        held = sum(len(d) for d in self.down) + sum(len(s) for s in self.stacks)
-        return held + len(self.shoe) + len(self.shoe.discards)
-
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> TrollGutsState:
-        dup = self.clone()
-        hidden = [down for other, down in enumerate(dup.down) if other != seat]
-        redistribute(rng, hidden + shoe_piles(dup.shoe))
-        if dup.phase == "arrange":
-            for down in hidden:
-                down.sort()
-        dup._legal_cache = {}
-        return dup
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        # Hands stay sorted until they are arranged into stacks.
+        self.shuffle_hands(seat, rng, self.down, sort=self.phase == "arrange")
 
 
 # -- policies ------------------------------------------------------------------
@@ -207,8 +156,7 @@ def heuristic(observation: dict, legal: list, rng: Rng) -> object:
         return safe + risky
     if [BUY] in legal and down[0] not in stack:
         return [BUY]
-    seen = [card for s in observation["stacks"] for card in s] + down
-    chance, _ = pair_risk(stack, unseen_counts(seen))
+    chance, _ = pair_risk(stack, unseen_on_table(observation, "down"))
     takes = [action for action in legal if action[0] != BUY]
     if not takes:
         return [BUY]
