@@ -7,7 +7,6 @@ docs/rules/pairs-regent.md; the heuristic lives in games/pairs_regent_heuristic.
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs_common import deal_for_low
 from games.pairs_regent_heuristic import heuristic
 from games.policies import random_policy
 from games.protocol import Game
@@ -15,12 +14,10 @@ from games.rng import Rng, derive_seed
 from games.secret_hands import (
     ChipSession,
     can_draw,
-    check_rotations,
     deal_order,
+    lowest_in_play,
     next_seat,
-    redistribute,
     rotations_option,
-    shoe_piles,
 )
 
 BURN = 5
@@ -50,10 +47,6 @@ class RegentState(ChipSession):
     runs until one player is left, who takes the fold penalties in the centre.
     """
 
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
     def setup(self) -> None:
         self.start_session()
         # One deck for the whole match: the book deals to the bottom and recycles.
@@ -77,52 +70,30 @@ class RegentState(ChipSession):
         self.phase = "play"
         self._legal_cache: dict[int, list] = {}
         order = deal_order(self.session.dealer, self.players)
-        for _ in range(DOWN_CARDS):
-            for seat in order:
-                self.hands[seat].append(self.shoe.draw())
-        for seat in order:
-            self.hands[seat].sort()
-            self.log(
-                {"type": "deal", "seat": seat, "count": DOWN_CARDS},
-                {seat: {"cards": list(self.hands[seat])}},
-            )
-        stacks, first, dealt = deal_for_low(self.shoe, order)
-        for seat, card, discarded in dealt:
-            self.log({"type": "upcard", "seat": seat, "card": card, "discarded": discarded})
-        for seat in order:
-            self.stacks[seat] = stacks[seat]
-        self.turn = first
-        self.log({"type": "first", "seat": first})
+        self.deal_hands(self.hands, order, DOWN_CARDS)
+        self.turn = self.deal_upcards(order)
+
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return self.stacks, self.hands
 
     def fold_price(self) -> int:
         """The lowest face-up card on the table."""
-        return min(
-            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
-            default=0,
-        )
-
-    def _clear(self, seat: int) -> None:
-        self.shoe.discard(*self.stacks[seat], *self.hands[seat])
-        self.stacks[seat] = []
-        self.hands[seat] = []
+        return lowest_in_play(self.stacks, self.alive)
 
     def _knock_out(self, seat: int) -> None:
+        """Out without paying the pot: the payment went to a rival already."""
         self.alive[seat] = False
-        self._clear(seat)
+        self.muck(seat)
         self.log({"type": "out", "seat": seat})
 
     def _end_game(self) -> None:
         survivors = [seat for seat in range(self.players) if self.alive[seat]]
         pot = self.pot.chips
         if pot:
-            self.chips[survivors[0]] += self.pot.take_all()
-            self.log({"type": "win", "seat": survivors[0], "amount": pot})
+            self.take_pot(survivors[0])
         for seat in range(self.players):
-            self._clear(seat)
-        if self.finish_game(survivors=survivors, pot=pot):
-            self._start_game()
-        else:
-            self.phase = "over"
+            self.muck(seat)
+        self.close_game(survivors=survivors, pot=pot)
 
     def _round_over(self, loser: int) -> bool:
         """After a payment: end the duel's round, or knock the loser out. True if the game ended."""
@@ -230,38 +201,21 @@ class RegentState(ChipSession):
             self.turn = target
 
     def _observation(self, seat: int | None) -> dict:
-        view = self.session_view()
-        view.update(
-            {
-                "seat": seat,
-                "phase": self.phase,
-                "to_act": list(self._to_act()),
-                "turn": self.turn,
-                "alive": list(self.alive),
-                "stacks": [list(stack) for stack in self.stacks],
-                "hand_sizes": [len(hand) for hand in self.hands],
-                "fold_price": self.fold_price(),
-                "deck_size": len(self.shoe),
-                "discards": len(self.shoe.discards),
-                "history": self.events(seat, self.game_events_start),
-            }
+        view = self.table_view(
+            seat,
+            turn=self.turn,
+            alive=list(self.alive),
+            stacks=[list(stack) for stack in self.stacks],
+            hand_sizes=[len(hand) for hand in self.hands],
+            fold_price=self.fold_price(),
+            **self.shoe_view(),
         )
         if seat is not None:
             view["hand"] = list(self.hands[seat])
         return view
 
-    def card_count(self) -> int:
-        held = sum(len(h) for h in self.hands) + sum(len(s) for s in self.stacks)
-        return held + len(self.shoe) + len(self.shoe.discards)
-
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> RegentState:
-        dup = self.clone()
-        hidden = [hand for other, hand in enumerate(dup.hands) if other != seat]
-        redistribute(rng, hidden + shoe_piles(dup.shoe))
-        for hand in hidden:
-            hand.sort()
-        dup._legal_cache = {}
-        return dup
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        self.shuffle_hands(seat, rng, self.hands)
 
 
 GAME = Game(

@@ -7,7 +7,7 @@ observation shows: its own hand, every stack, the size of every hand.
 from __future__ import annotations
 
 from games.rng import Rng
-from games.secret_hands import unseen_counts
+from games.secret_hands import unseen_on_table
 
 # Chance that two unseen Pairs cards share a rank (sum of r^2 over 55^2, about 1/8).
 SAME_RANK = 385 / 55**2
@@ -58,6 +58,5 @@ def _score(action: list, view: dict, unseen: list[int]) -> float:
 
 def heuristic(observation: dict, legal: list, rng: Rng) -> object:
     """The legal action with the best rough expected gain."""
-    seen = [card for stack in observation["stacks"] for card in stack]
-    unseen = unseen_counts(seen + observation.get("hand", []))
+    unseen = unseen_on_table(observation)
     return max(legal, key=lambda action: _score(action, observation, unseen))
