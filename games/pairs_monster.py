@@ -14,7 +14,6 @@ from games.protocol import Game
 from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
-    check_rotations,
     deal_order,
     redistribute,
     rotations_option,
@@ -73,14 +72,9 @@ def _discard_options(hand: tuple[int, ...]) -> list[list[int]]:
 
 
 class MonsterState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
     def setup(self) -> None:
-        self.start_session()
         self.last_showdown: dict | None = None
-        self._start_game()
+        super().setup()
 
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
@@ -88,10 +82,7 @@ class MonsterState(ChipSession):
         self.alive = [True] * self.players
         self.rng = self.game_rng()
         self.round = 0
-        ante = ante_for(self.players)
-        for seat in range(self.players):
-            self.pay_pot(seat, ante)
-        self.log({"type": "ante", "amount": ante, "pot": self.pot.chips})
+        self.ante_all(ante_for(self.players))
         self._start_round()
 
     def _start_round(self) -> None:
@@ -106,15 +97,7 @@ class MonsterState(ChipSession):
         self.acted = [False] * players
         self._legal_cache: dict[int, list] = {}
         order = [seat for seat in deal_order(self.session.dealer, players) if self.alive[seat]]
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                self.hands[seat].append(self.shoe.draw())
-        for seat in order:
-            self.hands[seat].sort()
-            self.log(
-                {"type": "deal", "round": self.round, "seat": seat, "count": HAND_SIZE},
-                {seat: {"cards": list(self.hands[seat])}},
-            )
+        self.deal_hands(self.hands, order, HAND_SIZE, round=self.round)
         self.order = order
         self.turn_index = 0
         self.phase = "play"
@@ -151,15 +134,8 @@ class MonsterState(ChipSession):
             self._start_round()
 
     def _end_game(self, winners: list[int]) -> None:
-        pot_before = self.pot.chips
-        shares = self.award_pot(winners)
-        self.log(
-            {"type": "win", "seats": winners, "shares": {str(s): v for s, v in shares.items()}}
-        )
-        if self.finish_game(winners=winners, pot=pot_before, rounds=self.round):
-            self._start_game()
-        else:
-            self.phase = "over"
+        pot = self.share_pot(winners)
+        self.close_game(winners=winners, pot=pot, rounds=self.round)
 
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -203,45 +179,36 @@ class MonsterState(ChipSession):
             self._showdown()
 
     def _observation(self, seat: int | None) -> dict:
-        view = self.session_view()
-        view.update(
-            {
-                "seat": seat,
-                "phase": self.phase,
-                "to_act": list(self._to_act()),
-                "round": self.round,
-                "order": list(self.order),
-                "alive": list(self.alive),
-                "acted": list(self.acted),
-                "hand_sizes": [len(hand) for hand in self.hands],
-                "discarded": [len(pile) for pile in self.monster],
-                "monster_size": sum(len(pile) for pile in self.monster),
-                "last_showdown": self.last_showdown,
-                "history": self.events(seat, self.game_events_start),
-            }
+        view = self.table_view(
+            seat,
+            round=self.round,
+            order=list(self.order),
+            alive=list(self.alive),
+            acted=list(self.acted),
+            hand_sizes=[len(hand) for hand in self.hands],
+            discarded=[len(pile) for pile in self.monster],
+            monster_size=sum(len(pile) for pile in self.monster),
+            last_showdown=self.last_showdown,
         )
         if seat is not None:
             view["hand"] = list(self.hands[seat])
             view["my_discards"] = list(self.monster[seat])
         return view
 
-    def card_count(self) -> int:
-        boxes = [*self.hands, *self.monster, *self.dead]
-        return sum(len(box) for box in boxes) + len(self.shoe) + len(self.shoe.discards)
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return self.hands, self.monster, self.dead
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> MonsterState:
-        dup = self.clone()
-        others = [other for other in range(dup.players) if other != seat]
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        # Another seat's discards and folded hand are as hidden as its hand.
+        others = [other for other in range(self.players) if other != seat]
         boxes = [
             box
             for other in others
-            for box in (dup.hands[other], dup.monster[other], dup.dead[other])
+            for box in (self.hands[other], self.monster[other], self.dead[other])
         ]
-        redistribute(rng, [*boxes, *shoe_piles(dup.shoe)])
+        redistribute(rng, [*boxes, *shoe_piles(self.shoe)])
         for other in others:
-            dup.hands[other].sort()
-        dup._legal_cache = {}
-        return dup
+            self.hands[other].sort()
 
 
 # -- policies ------------------------------------------------------------------
