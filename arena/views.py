@@ -78,7 +78,7 @@ def bot_detail(request, pk):
 
 def _upload(request, bot, upload) -> bool:
     try:
-        version = bot_services.upload_version(bot=bot, filename=upload.name, data=upload.read())
+        version = bot_services.upload_version_file(bot=bot, upload=upload)
     except (UploadRejected, bot_services.UploadRefused) as exc:
         messages.error(request, f"Upload refused: {exc}")
         return False

@@ -132,13 +132,7 @@ class BotVersionsApi(generics.ListAPIView):
             )
         data = UploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        upload = data.validated_data["file"]
-        if upload.size > validation.MAX_UPLOAD_BYTES:
-            raise validation.UploadRejected(
-                f"the upload is {upload.size} bytes; the limit is "
-                f"{validation.MAX_UPLOAD_BYTES} bytes"
-            )
-        version = services.upload_version(bot=bot, filename=upload.name, data=upload.read())
+        version = services.upload_version_file(bot=bot, upload=data.validated_data["file"])
         return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
 
 

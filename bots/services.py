@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
@@ -57,6 +58,15 @@ def check_untrusted_code_allowed() -> None:
             "this server has no sandbox (bubblewrap is missing), so it does not run uploaded "
             "code; ask the operator to install bubblewrap"
         )
+
+
+def upload_version_file(*, bot: Bot, upload: UploadedFile) -> BotVersion:
+    """``upload_version`` for a file Django received: the size is checked before any read."""
+    if upload.size > validation.MAX_UPLOAD_BYTES:
+        raise validation.UploadRejected(
+            f"the upload is {upload.size} bytes; the limit is {validation.MAX_UPLOAD_BYTES} bytes"
+        )
+    return upload_version(bot=bot, filename=upload.name or "", data=upload.read())
 
 
 def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:

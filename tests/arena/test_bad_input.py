@@ -107,3 +107,14 @@ def test_unknown_game_pages_are_404(client_for, db):
     answer = client_for(None).get("/api/leaderboards/nope/")
     assert answer.status_code == 404
     assert "known games: pairs" in answer.json()["detail"]
+
+
+def test_oversized_upload_through_the_web_form_is_refused(alice, client):
+    from bots import validation
+
+    bot = Bot.objects.create(owner=alice, name="b1", game="pairs")
+    client.force_login(alice)
+    big = SimpleUploadedFile("main.py", b"#" * (validation.MAX_UPLOAD_BYTES + 1))
+    page = client.post(f"/bots/{bot.pk}/upload/", {"file": big}, follow=True)
+    assert "Upload refused: the upload is" in page.content.decode()
+    assert BotVersion.objects.count() == 0
