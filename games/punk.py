@@ -292,6 +292,8 @@ class PunkState(State):
             "table": self.table,
             "dummy": self.dummy,
             "dice": self.sides,
+            "fixed_opening": self.options["fixed_opening"],
+            "play_again": self.options["play_again"],
             "ranks": self.ranks,
             "copies": self.table,
             "game": self.session.hand,
