@@ -5,11 +5,12 @@ each unless they complete a rank. Rules in docs/rules/pairs-venture.md.
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
+from games.pairs_venture_policy import heuristic
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
-from games.rng import Rng, derive_seed
+from games.rng import Rng
 from games.scoring import Session, seat_results
-from games.secret_hands import redistribute, unseen_counts
+from games.secret_hands import redistribute
 
 # Cards in the slug (the first pool) by player count; the rest deals out evenly.
 SLUG_SIZES = {3: 4, 4: 3, 5: 5, 6: 7, 7: 6, 8: 7}
@@ -349,96 +350,6 @@ class VentureState(State):
             if dup.phase == "bid":
                 dup._legal = dup._ranks
         return dup
-
-
-# -- policies ------------------------------------------------------------------
-
-SAMPLES = 16
-# How much a card's average cost counts against playing it now (tuned against random).
-FUTURE_WEIGHT = 1.5
-
-
-def _card_value(rank: int) -> int:
-    # The single 1 is a full set by itself: taking it scores +1.
-    return 1 if rank == 1 else -1
-
-
-_TYPICAL: dict[int, list[float]] = {}
-
-
-def typical_values(players: int) -> list[float]:
-    """Mean value a bid of each rank captures in random play (index = rank), computed once."""
-    table = _TYPICAL.get(players)
-    if table is None:
-        rng = Rng(derive_seed(0, "venture-typical", players))
-        total = [0.0] * 11
-        count = [0] * 11
-        for _ in range(300):
-            deck = pairs_deck()
-            rng.shuffle(deck)
-            size = SLUG_SIZES[players]
-            pool = deck[:size]
-            hands = [deck[size + i :: players] for i in range(players)]
-            while hands[0]:
-                bids = []
-                for hand in hands:
-                    ranks = sorted(set(hand))
-                    card = ranks[rng.below(len(ranks))]
-                    hand.remove(card)
-                    bids.append(card)
-                captured, pool, _ = fire(pool, bids)
-                for bid, cards in zip(bids, captured):
-                    total[bid] += sum(_card_value(rank) for rank in cards)
-                    count[bid] += 1
-        table = [t / c if c else 0.0 for t, c in zip(total, count)]
-        _TYPICAL[players] = table
-    return table
-
-
-def heuristic(observation: dict, legal: list, rng: Rng) -> object:
-    """Bid the card doing best against its usual cost, guessing the other bids.
-
-    The other hands are guessed by dealing out the unseen cards; each guessed
-    player bids one of its ranks at random. A card's value is its expected
-    score change now (sets included) minus what it costs on average in a
-    game, so a costly card goes out when it is cheaper than usual.
-    """
-    phase = observation["phase"]
-    if phase == "talk":
-        return QUIET
-    if phase == "draft":
-        # Middle ranks are the likeliest to be matched and misfire; extremes fire alone.
-        return min(legal, key=lambda card: (abs(card - 6), card))
-    hand = observation["cards"]
-    if len(legal) == 1:
-        return legal[0]
-    pool = observation["pool"]
-    seen = hand + pool + [card for cards in observation["captured"] for card in cards]
-    unseen = unseen_counts(seen)
-    deck = [rank for rank in range(1, 11) for _ in range(max(0, unseen[rank]))]
-    others = observation["players"] - 1
-    size = len(hand)
-    guesses = []
-    for _ in range(SAMPLES):
-        rng.shuffle(deck)
-        guess = []
-        for i in range(others):
-            ranks = sorted(set(deck[i * size : (i + 1) * size]))
-            guess.append(ranks[rng.below(len(ranks))])
-        guesses.append(guess)
-    typical = typical_values(observation["players"])
-    mine = observation["captured"][observation["seat"]]
-    now = deal_points([mine], pool)[0]
-    best, best_value = legal[0], None
-    for card in legal:
-        total = 0
-        for guess in guesses:
-            captured, after, _ = fire(pool, [card, *guess])
-            total += deal_points([mine + captured[0]], after)[0] - now
-        value = total / len(guesses) - FUTURE_WEIGHT * typical[card]
-        if best_value is None or value > best_value:
-            best, best_value = card, value
-    return best
 
 
 GAME = Game(
