@@ -276,7 +276,10 @@ class Judge:
         self.scores = observation["scores"]
         self.target = observation["target"]
         self.rivals = [s for s in range(observation["players"]) if s != self.me]
-        self.sigma = SIGMA_PER_RANK * observation["ranks"] * sqrt(left) + SIGMA_FLOOR
+        self.sigma = (
+            SIGMA_PER_RANK * (observation["dice"] or observation["ranks"]) * sqrt(left)
+            + SIGMA_FLOOR
+        )
         mine = self.scores[self.me]
         self.base = {j: _log_phi((mine - self.scores[j]) / self.sigma) for j in self.rivals}
         self.now = sum(self.base.values())
@@ -335,7 +338,7 @@ def card_values(observation: dict, cards: list[int]) -> dict[int, float]:
 def next_round_values(observation: dict) -> list[float]:
     """What each rank (index) would be worth as a card of my next hand: the chance it
     wins a trick then, times the gain in P(first) of its points."""
-    ranks = observation["ranks"]
+    ranks = observation["dice"] or observation["ranks"]
     odds = seat_odds(observation, next_round=True)
     judge = Judge(observation, tricks_left(observation, next_round=True))
     outcomes = trick_outcomes(odds, list(range(1, ranks + 1)))

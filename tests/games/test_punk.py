@@ -503,3 +503,23 @@ def heuristic_first_places(players: int, matches: int) -> float:
 )
 def test_heuristic_beats_random(players: int, floor: float) -> None:
     assert heuristic_first_places(players, 200) > floor
+
+
+@pytest.mark.parametrize(
+    "options", [{"dice": 6}, {"dice": 20}, {"play_again": True}, {"fixed_opening": True}]
+)
+@pytest.mark.parametrize("players", [2, 5])
+def test_heuristic_plays_every_variant(players: int, options: dict) -> None:
+    """Every seat on the heuristic, through whole matches: legal moves only (dice have
+    their own faces, not the deck's ranks; a fixed opening shows every first hand)."""
+    heuristic = GAME.policies["heuristic"]
+    for seed in range(3):
+        state = GAME.new_match(players, options, seed=seed)
+        rng = Rng(seed)
+        while not state.is_over():
+            state.apply(
+                {
+                    seat: heuristic(state.observation(seat), state.legal_actions(seat), rng)
+                    for seat in state.to_act()
+                }
+            )
