@@ -17,7 +17,6 @@ from games.scoring import seat_results
 from games.secret_hands import (
     MAX_ROTATIONS,
     ChipSession,
-    check_rotations,
     deal_order,
     redistribute,
     rotations_option,
@@ -49,19 +48,19 @@ CALL = "call"
 class PaiuteState(ChipSession):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
+        super().check_players_with_options(players, options)
         if options["ante"] > MAX_ANTE:
             raise InvalidOptions(f"option 'ante' must be at most {MAX_ANTE}")
 
     def setup(self) -> None:
         self.start_session()
         self.wins = [0] * self.players
-        self._start_deal()
+        self._start_game()
 
     # -- one deal ---------------------------------------------------------
-    def _start_deal(self) -> None:
+    def _start_game(self) -> None:
         players = self.players
-        self.deal_events_start = len(self._events)
+        self.game_events_start = len(self._events)
         self.shoe = Shoe(standard_deck(1), self.game_rng(), self.game_forced())
         self.hands: list[list[str]] = [[] for _ in range(players)]
         # Cards in a hand that every player has seen (taken from the pile, or called).
@@ -74,19 +73,9 @@ class PaiuteState(ChipSession):
         self._legal_cache: dict[int, list] = {}
         ante = self.options["ante"]
         if ante:
-            for seat in range(players):
-                self.pay_pot(seat, ante)
-            self.log({"type": "ante", "amount": ante, "pot": self.pot.chips})
+            self.ante_all(ante)
         order = deal_order(self.session.dealer, players)
-        for _ in range(HAND_SIZE):
-            for seat in order:
-                self.hands[seat].append(self.shoe.draw())
-        for seat in order:
-            self.hands[seat].sort()
-            self.log(
-                {"type": "deal", "seat": seat, "count": HAND_SIZE},
-                {seat: {"cards": list(self.hands[seat])}},
-            )
+        self.deal_hands(self.hands, order, HAND_SIZE)
         self.wild_card = self.shoe.draw()
         self.wild = rank_of(self.wild_card)
         first_discard = self.shoe.draw()
@@ -151,17 +140,11 @@ class PaiuteState(ChipSession):
                 "pot_left": self.pot.chips,
             }
         )
-        self._finish(winners=winners, pot=pot)
+        self.close_game(winners=winners, pot=pot)
 
     def _void(self) -> None:
         self.log({"type": "void", "rounds": self.rounds, "pot_left": self.pot.chips})
-        self._finish(winners=[], pot=self.pot.chips)
-
-    def _finish(self, **summary) -> None:
-        if self.finish_game(**summary):
-            self._start_deal()
-        else:
-            self.phase = "over"
+        self.close_game(winners=[], pot=self.pot.chips)
 
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -253,35 +236,36 @@ class PaiuteState(ChipSession):
                 "rounds": self.rounds,
                 "max_rounds": MAX_ROUNDS,
                 "wins": list(self.wins),
-                "history": self.events(seat, self.deal_events_start),
+                "history": self.events(seat, self.game_events_start),
             }
         )
         if seat is not None:
             view["hand"] = list(self.hands[seat])
         return view
 
+    def card_piles(self) -> tuple[list[list[str]], ...]:
+        return (self.hands,)
+
     def card_count(self) -> int:
-        held = sum(len(hand) for hand in self.hands)
-        return held + len(self.shoe) + len(self.shoe.discards) + 1  # + the wild card
+        return super().card_count() + 1  # + the wild card
 
     def _result(self) -> dict:
         scores = list(self.chips) if self.options["ante"] else list(self.wins)
         return {"seats": seat_results(scores, chips=list(self.chips), wins=list(self.wins))}
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> PaiuteState:
-        dup = self.clone()
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        # The discard pile is face up and the cards taken from it (or called)
+        # are known: only the rest of the other hands and the stock are hidden.
         hidden: list[list[str]] = []
-        for other, hand in enumerate(dup.hands):
+        for other, hand in enumerate(self.hands):
             if other != seat:
                 # One deck: every card is unique, so membership is enough.
-                hidden.append([c for c in hand if c not in dup.known[other]])
-        redistribute(rng, hidden + [shoe_piles(dup.shoe)[0]])
+                hidden.append([c for c in hand if c not in self.known[other]])
+        redistribute(rng, hidden + [shoe_piles(self.shoe)[0]])
         boxes = iter(hidden)
-        for other in range(dup.players):
+        for other in range(self.players):
             if other != seat:
-                dup.hands[other] = sorted(dup.known[other] + next(boxes))
-        dup._legal_cache = {}
-        return dup
+                self.hands[other] = sorted(self.known[other] + next(boxes))
 
 
 # -- policies ------------------------------------------------------------------
