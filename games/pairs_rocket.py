@@ -12,7 +12,6 @@ from games.protocol import Game, Option
 from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
-    check_rotations,
     deal_order,
     rotations_option,
     shoe_piles,
@@ -45,10 +44,6 @@ PAIRED = "paired"
 
 
 class RocketState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
     def setup(self) -> None:
         self.start_session()
         decks = self.options["decks"]
@@ -57,7 +52,7 @@ class RocketState(ChipSession):
         self._count_pile()
         self.previous_button = -1
         self.bet_choices = list(range(BET_UNIT, self.options["max_bet"] + 1, BET_UNIT))
-        self._start_round()
+        self._start_game()
 
     # -- the shoe ----------------------------------------------------------
     def _count_pile(self) -> None:
@@ -92,7 +87,8 @@ class RocketState(ChipSession):
         return card
 
     # -- the course of one round -----------------------------------------------
-    def _start_round(self) -> None:
+    def _start_game(self) -> None:
+        # A round is one game of the session.
         self.game_events_start = len(self._events)
         if self.session.hand:
             # Every round's chance comes from its own stream.
@@ -208,13 +204,10 @@ class RocketState(ChipSession):
             self.turn = next(seat for seat in order if status[seat] == IN)
 
     def _end_round(self, why: str) -> None:
-        for stack in self.stacks:
-            self.shoe.discard(*stack)
-        self.stacks = [[] for _ in range(self.players)]
-        self.phase = "over"
+        for seat in range(self.players):
+            self.muck(seat)
         self.turn = -1
-        if self.finish_game(dealer=self.dealer, end=why):
-            self._start_round()
+        self.close_game(dealer=self.dealer, end=why)
 
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
@@ -268,8 +261,7 @@ class RocketState(ChipSession):
                 "status": list(self.status),
                 "fold_costs": self.fold_costs(),
                 "round_chips": list(self.paid),
-                "deck_size": len(self.shoe),
-                "discards": len(self.shoe.discards),
+                **self.shoe_view(),
                 "shoe_cards": self.deck_size,
                 # Copies of ranks 1..10 (index 0 = rank 1) in the draw pile.
                 "unseen": self.pile_counts[1:],
@@ -278,14 +270,12 @@ class RocketState(ChipSession):
         )
         return view
 
-    def card_count(self) -> int:
-        return len(self.shoe) + len(self.shoe.discards) + sum(map(len, self.stacks))
+    def card_piles(self) -> tuple[list[list[int]], ...]:
+        return (self.stacks,)
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> RocketState:
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
         # Every card is dealt face up: only the order of the draw pile is unknown.
-        dup = self.clone()
-        rng.shuffle(shoe_piles(dup.shoe)[0])
-        return dup
+        rng.shuffle(shoe_piles(self.shoe)[0])
 
 
 # -- policies ------------------------------------------------------------------
