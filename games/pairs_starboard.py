@@ -12,7 +12,6 @@ from games.protocol import Game
 from games.rng import Rng, derive_seed
 from games.secret_hands import (
     ChipSession,
-    check_rotations,
     rotations_option,
     unseen_counts,
 )
@@ -36,10 +35,6 @@ LAST_RISK = 0.5
 
 
 class StarboardState(ChipSession):
-    @classmethod
-    def check_players_with_options(cls, players: int, options: dict) -> None:
-        check_rotations(options)
-
     def setup(self) -> None:
         self.start_session()
         # The first button goes to a random seat; it then moves left every
@@ -56,9 +51,7 @@ class StarboardState(ChipSession):
         self.hand: list[int] = []
         self.status = [IN] * players
         self.locked_with = [0] * players
-        for seat in range(players):
-            self.pay_pot(seat, ANTE)
-        self.log({"type": "ante", "amount": ANTE, "pot": self.pot.chips})
+        self.ante_all(ANTE)
         first = self.shoe.draw()
         second = self.shoe.draw()
         replaced = []
@@ -192,11 +185,9 @@ class StarboardState(ChipSession):
     def card_count(self) -> int:
         return len(self.shoe) + len(self.shoe.discards) + len(self.hand)
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> StarboardState:
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
         # Only the draw pile is hidden (from everyone); discards are face up.
-        dup = self.clone()
-        dup.shoe.shuffle_unseen(rng)
-        return dup
+        self.shoe.shuffle_unseen(rng)
 
 
 # -- policies ------------------------------------------------------------------
