@@ -184,11 +184,9 @@ class BlackstoneState(ChipSession):
     def card_count(self) -> int:
         return len(self.shoe) + len(self.shoe.discards) + self.whites + sum(self.blacks)
 
-    def perturb_hidden(self, seat: int | None, rng: Rng) -> BlackstoneState:
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
         # Every dealt card is face up: only the order of the deck is unknown.
-        dup = self.clone()
-        dup.shoe.shuffle_unseen(rng)
-        return dup
+        self.shoe.shuffle_unseen(rng)
 
 
 # -- policies ------------------------------------------------------------------
