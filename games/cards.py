@@ -102,34 +102,29 @@ class Shoe:
         pile = self._pile
         top = len(pile) - 1
         if top < self._unshuffled:
-            if top > 0:
-                n = top + 1
-                limit = _LIMITS[n] if n < 129 else _SPAN - _SPAN % n
-                next_u64 = self.rng.next_u64
-                x = next_u64()
-                while x >= limit:
-                    x = next_u64()
-                j = x % n
-                pile[top], pile[j] = pile[j], pile[top]
-            self._unshuffled = top
+            self._settle_position(top)
         return pile.pop()
+
+    def _settle_position(self, top: int) -> None:
+        # The Fisher-Yates step of ``Rng.shuffle`` for position ``top``: ``below(top + 1)``
+        # with the rejection limit looked up (this runs once per card drawn).
+        if top > 0:
+            n = top + 1
+            limit = _LIMITS[n] if n < 129 else _SPAN - _SPAN % n
+            next_u64 = self.rng.next_u64
+            x = next_u64()
+            while x >= limit:
+                x = next_u64()
+            j = x % n
+            pile = self._pile
+            pile[top], pile[j] = pile[j], pile[top]
+        self._unshuffled = top
 
     def settle(self) -> None:
         """Do every pending shuffle step now (same Rng calls, same order): before
         anything reads or rearranges the pile other than by drawing."""
-        pile = self._pile
-        next_u64 = self.rng.next_u64
         while self._unshuffled > 0:
-            top = self._unshuffled - 1
-            if top > 0:
-                n = top + 1
-                limit = _SPAN - _SPAN % n
-                x = next_u64()
-                while x >= limit:
-                    x = next_u64()
-                j = x % n
-                pile[top], pile[j] = pile[j], pile[top]
-            self._unshuffled = top
+            self._settle_position(self._unshuffled - 1)
 
     def _burn(self) -> None:
         for _ in range(min(self.burn, len(self._pile))):
