@@ -182,27 +182,27 @@ class PunkState(State):
         )
 
     def _play_trick(self, actions: dict[int, int]) -> None:
-        plays = [0] * self.table
-        for seat, card in actions.items():
-            self.hands[seat].remove(card)
-            plays[seat] = card
+        # ``actions`` holds every player's seat in order (the protocol sorts them).
+        plays = list(actions.values())
+        for hand, card in zip(self.hands, plays):
+            hand.remove(card)
         if self.dummy is not None:
-            plays[self.dummy] = self.hands[self.dummy].pop()  # its top card: the last dealt
+            plays.append(self.hands[self.dummy].pop())  # its top card: the last dealt
         best = lowest_unique(plays)
-        rest = list(plays)
         winner = neutral = None
         if best is not None:
-            winner = plays.index(best)
-            rest.remove(best)
+            winner = left = plays.index(best)
             self.caches[winner].append(best)
             self.won[winner].append(best)
             self.scores[winner] += best
         else:
             # Which of the tied lowest cards leaves does not matter: they are alike.
             neutral = min(plays)
-            rest.remove(neutral)
+            left = plays.index(neutral)
             self.neutral.append(neutral)
-        self.pot.extend(rest)
+        pot = self.pot
+        pot += plays[:left]
+        pot += plays[left + 1 :]
         self.tricks[-1].append(plays)
         self.winners[-1].append(winner)
         self.log(
@@ -267,19 +267,28 @@ class PunkState(State):
         return () if self.phase == OVER else self.acting
 
     def _legal_actions(self, seat: int) -> list:
-        legal = self._legal.get(seat)
-        if legal is None:
+        try:
+            return self._legal[seat]
+        except KeyError:
             hand = self.hands[seat]
             legal = sorted(set(hand)) if self.phase == TRICK else sub_multisets(hand)
             self._legal[seat] = legal
-        return legal
+            return legal
 
     def _apply(self, actions: dict) -> None:
-        self._legal = {}
         if self.phase == TRICK:
             self._play_trick(actions)
         else:
             self._keep(actions)
+        # Every acting seat's legal list is asked for (the protocol checks each move):
+        # work them all out at once.
+        hands = self.hands
+        if self.phase == TRICK:
+            self._legal = {seat: sorted(set(hands[seat])) for seat in self.acting}
+        elif self.phase == KEEP:
+            self._legal = {seat: sub_multisets(hands[seat]) for seat in self.acting}
+        else:
+            self._legal = {}
 
     def _default_action(self, seat: int) -> object:
         # The lowest card in a trick; in a keep decision, a fresh hand (keep nothing).
