@@ -278,6 +278,23 @@ class PunkState(State):
     def _apply(self, actions: dict) -> None:
         if self.phase == TRICK:
             self._play_trick(actions)
+            if self.phase == TRICK and self.trick:
+                # The round goes on: a seat's list loses the card it played, if that was
+                # its last copy (a new list: one handed out earlier never changes).
+                hands = self.hands
+                before = self._legal
+                legal = {}
+                for seat, card in actions.items():
+                    was = before.get(seat)
+                    if was is None:
+                        legal[seat] = sorted(set(hands[seat]))
+                    elif card in hands[seat]:
+                        legal[seat] = was
+                    else:
+                        legal[seat] = was = was.copy()
+                        was.remove(card)
+                self._legal = legal
+                return
         else:
             self._keep(actions)
         # Every acting seat's legal list is asked for (the protocol checks each move):
