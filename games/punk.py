@@ -136,25 +136,35 @@ class PunkState(State):
         ``hand_size``; what is left lies face up in the pot.
         """
         hands = self.hands
+        table = len(hands)
         needs = [hand_size - len(hand) for hand in hands]
-        order = [seat for step in range(max(needs)) for seat, n in enumerate(needs) if step < n]
+        most = max(needs)
+        if min(needs) == most:
+            order = None  # every hand takes the same: plain rounds of the table
+            count = most * table
+        else:
+            order = [seat for step in range(most) for seat, n in enumerate(needs) if step < n]
+            count = len(order)
         if self.sides:
-            cards = [self._roll() for _ in order]
+            cards = [self._roll() for _ in range(count)]
             # Spare dice are rolled too: keeping their faces would show everyone
             # the face-down discard they came from.
-            self.pot = [self._roll() for _ in pool[len(order) :]]
+            self.pot = [self._roll() for _ in pool[count:]]
         elif self.forced_pending is not None:
             shoe = Shoe(pool, self.rng, self._forced_for(pool))
-            cards = [shoe.draw() for _ in order]
+            cards = [shoe.draw() for _ in range(count)]
             self.pot = shoe.cards()
         else:
             # The hot path: a plain shuffle, dealt from the front (Shoe costs a third more).
             self.rng.shuffle(pool)
-            cards = pool[: len(order)]
-            self.pot = pool[len(order) :]
-        new: list[list[int]] = [[] for _ in hands]
-        for seat, card in zip(order, cards):
-            new[seat].append(card)
+            cards = pool[:count]
+            self.pot = pool[count:]
+        if order is None:
+            new = [cards[seat::table] for seat in range(table)]
+        else:
+            new = [[] for _ in hands]
+            for seat, card in zip(order, cards):
+                new[seat].append(card)
         for seat, cards in enumerate(new):
             hands[seat].extend(cards)
         private = {seat: {"cards": sorted(cards)} for seat, cards in enumerate(new)}
