@@ -15,7 +15,6 @@ from games.rng import Rng
 from games.secret_hands import (
     ChipSession,
     deal_order,
-    next_seat,
     rotations_option,
     shoe_piles,
 )
@@ -168,6 +167,16 @@ class BlackstoneState(ChipSession):
         if self.finish_game(winners=winners, pot=pot, **summary):
             self._start_game()
 
+    def _next_in(self, seat: int) -> int:
+        """``next_seat`` over the seats still in, without building their flags each move."""
+        status = self.status
+        players = self.players
+        for step in range(1, players + 1):
+            other = (seat + step) % players
+            if status[other] == IN:
+                return other
+        return seat
+
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         return (self.turn,) if self.turn >= 0 else ()
@@ -192,7 +201,7 @@ class BlackstoneState(ChipSession):
                 # The last player left takes the whole pot.
                 self._end_game([self.status.index(IN)], end="fold")
             else:
-                self.turn = next_seat(seat, [s == IN for s in self.status])
+                self.turn = self._next_in(seat)
             return
         if self._take(seat, action):
             cost = ANTE + self.whites
@@ -203,7 +212,7 @@ class BlackstoneState(ChipSession):
             self._end_game(survivors, end="black_pair", loser=seat)
             return
         self.last_take = action
-        self.turn = next_seat(seat, [s == IN for s in self.status])
+        self.turn = self._next_in(seat)
 
     def _observation(self, seat: int | None) -> dict:
         view = self.session_view()
