@@ -28,6 +28,57 @@ OPTIONS = {"rotations": rotations_option(1)}
 
 FOLD = "fold"
 
+_SPAN = 1 << 64
+# Rejection limits of ``Rng.below(n)`` for every pile size of a Pairs deck (index = n).
+_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, 56)]
+
+
+class RoundDeck(Shoe):
+    """The round's fresh deck, shuffled lazily (``Shoe(lazy=True)``) with the shuffle step
+    inline in ``draw`` and ``settle``.
+
+    A round deals at most 48 of the 55 cards, and the last round of a game never
+    needs the rest of the shuffle (the next game has its own Rng), so the steps of
+    the undealt cards are only settled when another round follows on the same Rng:
+    the same cards and the same Rng calls, in the same order, as an eager shuffle.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, rng: Rng, forced: list | None) -> None:
+        super().__init__(pairs_deck(), rng, forced, lazy=True)
+
+    def draw(self) -> int:
+        pile = self._pile
+        top = len(pile) - 1
+        if top < self._unshuffled:
+            if top > 0:
+                n = top + 1
+                limit = _LIMITS[n]
+                next_u64 = self.rng.next_u64
+                x = next_u64()
+                while x >= limit:
+                    x = next_u64()
+                j = x % n
+                pile[top], pile[j] = pile[j], pile[top]
+            self._unshuffled = top
+        return pile.pop()
+
+    def settle(self) -> None:
+        pile = self._pile
+        next_u64 = self.rng.next_u64
+        top = self._unshuffled - 1
+        while top > 0:
+            n = top + 1
+            limit = _LIMITS[n]
+            x = next_u64()
+            while x >= limit:
+                x = next_u64()
+            j = x % n
+            pile[top], pile[j] = pile[j], pile[top]
+            top -= 1
+        self._unshuffled = 0
+
 
 def ante_for(players: int) -> int:
     """Two chips with four or five players, one with six or more."""
@@ -89,8 +140,13 @@ class MonsterState(ChipSession):
         """Shuffle the whole deck and deal six cards to everyone still in."""
         players = self.players
         self.round += 1
-        forced = self.game_forced() if self.round == 1 else None
-        self.shoe = Shoe(pairs_deck(), self.rng, forced)
+        if self.round == 1:
+            forced = self.game_forced()
+        else:
+            forced = None
+            # The Rng calls of the last round's shuffle come before this round's.
+            self.shoe.settle()
+        self.shoe = RoundDeck(self.rng, forced)
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.monster: list[list[int]] = [[] for _ in range(players)]  # discards, by who made them
         self.dead: list[list[int]] = [[] for _ in range(players)]  # folded hands
