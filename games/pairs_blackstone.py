@@ -33,68 +33,13 @@ LOST = "lost"
 SURVIVAL_WEIGHT = 0.5
 
 
-_SPAN = 1 << 64
-# Rejection limits of ``Rng.below(n)`` for every pile size of a Pairs deck (index = n).
-_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, 56)]
-
-
 class FreshDeck(OpenShoe):
     """``OpenShoe`` without the reshuffle branch: a game never empties the deck (see
-    the rules page).
-
-    ``draw`` and ``take`` do the lazy shuffle step of ``Shoe._pop`` inline (the
-    same ``below(top + 1)`` and swap, so the same cards and Rng calls): a random
-    take reveals a dozen cards, and the two calls per card were most of a move.
-    """
+    the rules page)."""
 
     __slots__ = ()
 
-    def draw(self) -> int:
-        pile = self._pile
-        top = len(pile) - 1
-        if top < self._unshuffled:
-            if top > 0:
-                n = top + 1
-                limit = _LIMITS[n]
-                next_u64 = self.rng.next_u64
-                x = next_u64()
-                while x >= limit:
-                    x = next_u64()
-                j = x % n
-                pile[top], pile[j] = pile[j], pile[top]
-            self._unshuffled = top
-        return pile.pop()
-
-    def take(self, count: int, blacks: int) -> tuple[list[int], int]:
-        """Draw up to ``count`` cards, stopping at the one giving ``blacks`` its second 10:
-        the cards drawn, and the 10s held after them."""
-        pile = self._pile
-        unshuffled = self._unshuffled
-        next_u64 = self.rng.next_u64
-        revealed = []
-        top = len(pile) - 1
-        for _ in range(count):
-            if top < unshuffled:
-                if top > 0:
-                    n = top + 1
-                    limit = _LIMITS[n]
-                    x = next_u64()
-                    while x >= limit:
-                        x = next_u64()
-                    j = x % n
-                    card = pile[j]
-                    pile[j] = pile[top]
-                    pile[top] = card
-                unshuffled = top
-            card = pile.pop()
-            top -= 1
-            revealed.append(card)
-            if card == BLACK:
-                blacks += 1
-                if blacks == 2:
-                    break
-        self._unshuffled = unshuffled
-        return revealed, blacks
+    draw = PairsShoe._pop
 
 
 def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[int]], int]:
@@ -152,7 +97,16 @@ class BlackstoneState(ChipSession):
 
     def _take(self, seat: int, count: int) -> bool:
         """Reveal up to ``count`` cards for ``seat``; True when it caught a second 10."""
-        revealed, blacks = self.shoe.take(count, self.blacks[seat])
+        draw = self.shoe.draw
+        revealed = []
+        blacks = self.blacks[seat]
+        for _ in range(count):
+            card = draw()
+            revealed.append(card)
+            if card == BLACK:
+                blacks += 1
+                if blacks == 2:
+                    break
         self.blacks[seat] = blacks
         self.whites += len(revealed) - revealed.count(BLACK)
         # Cards counted off but never revealed stay face down with the deck.
