@@ -28,57 +28,6 @@ OPTIONS = {"rotations": rotations_option(1)}
 
 FOLD = "fold"
 
-_SPAN = 1 << 64
-# Rejection limits of ``Rng.below(n)`` for every pile size of a Pairs deck (index = n).
-_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, 56)]
-
-
-class RoundDeck(Shoe):
-    """The round's fresh deck, shuffled lazily (``Shoe(lazy=True)``) with the shuffle step
-    inline in ``draw`` and ``settle``.
-
-    A round deals at most 48 of the 55 cards, and the last round of a game never
-    needs the rest of the shuffle (the next game has its own Rng), so the steps of
-    the undealt cards are only settled when another round follows on the same Rng:
-    the same cards and the same Rng calls, in the same order, as an eager shuffle.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, rng: Rng, forced: list | None) -> None:
-        super().__init__(pairs_deck(), rng, forced, lazy=True)
-
-    def draw(self) -> int:
-        pile = self._pile
-        top = len(pile) - 1
-        if top < self._unshuffled:
-            if top > 0:
-                n = top + 1
-                limit = _LIMITS[n]
-                next_u64 = self.rng.next_u64
-                x = next_u64()
-                while x >= limit:
-                    x = next_u64()
-                j = x % n
-                pile[top], pile[j] = pile[j], pile[top]
-            self._unshuffled = top
-        return pile.pop()
-
-    def settle(self) -> None:
-        pile = self._pile
-        next_u64 = self.rng.next_u64
-        top = self._unshuffled - 1
-        while top > 0:
-            n = top + 1
-            limit = _LIMITS[n]
-            x = next_u64()
-            while x >= limit:
-                x = next_u64()
-            j = x % n
-            pile[top], pile[j] = pile[j], pile[top]
-            top -= 1
-        self._unshuffled = 0
-
 
 def ante_for(players: int) -> int:
     """Two chips with four or five players, one with six or more."""
@@ -144,9 +93,11 @@ class MonsterState(ChipSession):
             forced = self.game_forced()
         else:
             forced = None
-            # The Rng calls of the last round's shuffle come before this round's.
+            # A round deals at most 48 of the 55 cards, so its deck shuffles lazily;
+            # the last round's pending steps come first, as in an eager shuffle (the
+            # last round of a game skips them: the next game has its own Rng).
             self.shoe.settle()
-        self.shoe = RoundDeck(self.rng, forced)
+        self.shoe = Shoe(pairs_deck(), self.rng, forced, lazy=True)
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.monster: list[list[int]] = [[] for _ in range(players)]  # discards, by who made them
         self.dead: list[list[int]] = [[] for _ in range(players)]  # folded hands
