@@ -10,17 +10,16 @@ from collections import Counter
 
 from games.rng import Rng
 
-_SPAN = 1 << 64
-# Rejection limits of ``Rng.below(n)`` for deck-sized n (the lazy shuffle's hot path).
-_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, 129)]
-
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 
 
+_PAIRS_DECK = tuple(rank for rank in range(1, 11) for _ in range(rank))
+
+
 def pairs_deck() -> list[int]:
-    """The triangular Pairs deck: one 1, two 2s, ... ten 10s (55 cards)."""
-    return [rank for rank in range(1, 11) for _ in range(rank)]
+    """The triangular Pairs deck: one 1, two 2s, ... ten 10s (55 cards), a new list."""
+    return list(_PAIRS_DECK)
 
 
 def standard_deck(decks: int = 1) -> list[str]:
@@ -106,16 +105,9 @@ class Shoe:
         return pile.pop()
 
     def _settle_position(self, top: int) -> None:
-        # The Fisher-Yates step of ``Rng.shuffle`` for position ``top``: ``below(top + 1)``
-        # with the rejection limit looked up (this runs once per card drawn).
+        # The Fisher-Yates step of ``Rng.shuffle`` for position ``top`` (once per card drawn).
         if top > 0:
-            n = top + 1
-            limit = _LIMITS[n] if n < 129 else _SPAN - _SPAN % n
-            next_u64 = self.rng.next_u64
-            x = next_u64()
-            while x >= limit:
-                x = next_u64()
-            j = x % n
+            j = self.rng.below(top + 1)
             pile = self._pile
             pile[top], pile[j] = pile[j], pile[top]
         self._unshuffled = top

@@ -42,40 +42,41 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     table = [0] * 11
     for card in pool:
         table[card] += 1
-    # Seats bidding each rank (index = rank), None for a rank nobody bid.
-    by_rank: list = [None] * 11
+    # Seats bidding each rank, for the ranks somebody bid.
+    by_rank: dict[int, list[int]] = {}
     for seat, card in enumerate(bids):
         table[card] += 1
-        seats = by_rank[card]
+        seats = by_rank.get(card)
         if seats is None:
             by_rank[card] = [seat]
         else:
             seats.append(seat)
     captured: list[list[int]] = [[] for _ in bids]
     steps: list[dict] = []
+    ranks = sorted(by_rank)
+    # Only the lowest rank bid can take the top rank, and only when nobody matched it.
+    lowest = ranks[0]
+    seats = by_rank[lowest]
     taken_early = 0
-    first = True
+    if len(seats) > 1:
+        steps.append({"rank": lowest, "seats": seats, "result": "misfire"})
+    else:
+        top = 10
+        while not table[top]:
+            top -= 1
+        cards = [top] * table[top]
+        table[top] = 0
+        taken_early = top
+        captured[seats[0]] = cards
+        steps.append({"rank": lowest, "seats": seats, "result": "fire", "cards": cards})
     # Every rank below ``floor`` is already off the table (a fired bid took it).
     floor = 1
-    for rank in range(1, 11):
+    for rank in ranks[1:]:
         seats = by_rank[rank]
-        if seats is None:
-            continue
         if rank == taken_early:
             steps.append({"rank": rank, "seats": seats, "result": "captured"})
-            continue
-        if len(seats) > 1:
-            first = False
+        elif len(seats) > 1:
             steps.append({"rank": rank, "seats": seats, "result": "misfire"})
-            continue
-        if first:
-            first = False
-            top = 10
-            while not table[top]:
-                top -= 1
-            cards = [top] * table[top]
-            table[top] = 0
-            taken_early = top
         else:
             cards = []
             for r in range(floor, rank):
@@ -84,8 +85,8 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
                     cards += [r] * count
                     table[r] = 0
             floor = rank
-        captured[seats[0]] = cards
-        steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
+            captured[seats[0]] = cards
+            steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
     next_pool = []
     for rank in range(floor, 11):
         count = table[rank]
@@ -101,13 +102,10 @@ def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
         left[card] += 1
     points = []
     for cards in captured:
-        counts = [0] * 11
-        for card in cards:
-            counts[card] += 1
         total = 0
-        for rank in range(1, 11):
-            if counts[rank]:
-                total += rank if counts[rank] + left[rank] == rank else -counts[rank]
+        for rank in set(cards):
+            count = cards.count(rank)
+            total += rank if count + left[rank] == rank else -count
         points.append(total)
     return points
 
@@ -278,7 +276,7 @@ class VentureState(State):
             self.log({"type": "keep"}, {seat: {"card": card} for seat, card in actions.items()})
             self._draft_continue()
         else:
-            bids = [actions[seat] for seat in range(self.players)]
+            bids = list(actions.values())  # every seat, in seat order
             hands = self.hands
             ranks = self._ranks
             for seat, card in enumerate(bids):
@@ -286,7 +284,9 @@ class VentureState(State):
                 hand.remove(card)
                 if card not in hand:
                     # A new list: the old one may still be held by whoever asked for it.
-                    ranks[seat] = [rank for rank in ranks[seat] if rank != card]
+                    left = ranks[seat][:]
+                    left.remove(card)
+                    ranks[seat] = left
             self._resolve(bids)
 
     def _observation(self, seat: int | None) -> dict:

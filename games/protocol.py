@@ -21,6 +21,8 @@ from typing import Any
 from games.rng import Rng
 
 JSON = Any
+# Move lists are JSON, so their seat keys are strings; made once, not per move.
+_SEAT_NAMES = tuple(str(seat) for seat in range(64))
 Policy = Callable[[dict, list, Rng], JSON]
 
 
@@ -240,17 +242,24 @@ class State:
             raise IllegalAction("the match is over")
         if not isinstance(actions, dict):
             raise IllegalAction("apply() takes a mapping of seat to action")
-        if set(actions) != set(acting):
+        if actions.keys() != set(acting):
             raise IllegalAction(
                 f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
             )
-        for seat in acting:
+        # One pass (this runs on every action of every match): every move is checked
+        # before any is applied, in seat order, and recorded under its JSON key.
+        legal_actions = self._legal_actions
+        names = _SEAT_NAMES
+        ordered = {}
+        record = {}
+        for seat in sorted(acting):
             action = actions[seat]
-            if not is_legal(action, self._legal_actions(seat)):
+            if not is_legal(action, legal_actions(seat)):
                 raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
-        ordered = {seat: actions[seat] for seat in sorted(acting)}
+            ordered[seat] = action
+            record[names[seat]] = action
         self._apply(ordered)
-        self.moves.append({str(seat): action for seat, action in ordered.items()})
+        self.moves.append(record)
 
     def default_action(self, seat: int) -> JSON:
         if seat not in self._to_act():

@@ -13,6 +13,9 @@ import hashlib
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
 _SPAN = 1 << 64
+# Rejection limits of ``below(n)`` for the small bounds every game uses.
+_SMALL = 256
+_LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, _SMALL)]
 
 
 def derive_seed(seed: int, *path: int | str) -> int:
@@ -41,14 +44,23 @@ class Rng:
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
-        """Uniform integer in ``[0, n)``, without modulo bias."""
+        """Uniform integer in ``[0, n)``, without modulo bias.
+
+        SplitMix64 is inlined, as in ``shuffle``: random policies and playouts call
+        this for every move, and the stream is exactly ``next_u64``'s.
+        """
         if n <= 0:
             raise ValueError("below() needs a positive bound")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
+        state = self._state
         while True:
-            x = self.next_u64()
-            if x < limit:
-                return x % n
+            state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            z ^= z >> 31
+            if z < limit:
+                self._state = state
+                return z % n
 
     def choice(self, items: list):
         return items[self.below(len(items))]
@@ -59,7 +71,7 @@ class Rng:
         state = self._state
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
-            limit = _SPAN - _SPAN % n
+            limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
             while True:
                 state = (state + 0x9E3779B97F4A7C15) & _MASK
                 z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
