@@ -1,8 +1,18 @@
 """Heuristic against random in every registered game (printed, not a test).
 
 One seat plays the heuristic, every other seat plays random; the heuristic's
-seat moves round the table from match to match. A match counts as a win when
-the heuristic's seat ranks first (a shared first place counts). Usage:
+seat moves round the table from match to match. Each row gives:
+
+- ``first``: how often the heuristic's seat ranks first (a shared first counts);
+- ``a random seat``: how often one of the random opponents does, in the same
+  matches. This, not 1/players, is the baseline: in games where first places
+  are often shared (Venture at big tables) 1/players understates it;
+- ``pairwise``: the share of opponents the heuristic finishes ahead of, ties
+  counted half (50% = no edge). The Elo of a multi-seat match is built from
+  exactly these pairwise results, so it is the figure a rating would show.
+
+In team games the heuristic's partners play random; only seats of other teams
+count as opponents. Usage:
 
     .venv/bin/python bench/winrates.py [matches] [slug ...]   # default: 1000, every game
     .venv/bin/python bench/winrates.py 1000 'pairs?continuous=true&calamities=true'
@@ -20,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import registry  # noqa: E402
+from games.policies import hero_among_random, play_out  # noqa: E402
 from games.rng import Rng, derive_seed  # noqa: E402
 
 
@@ -36,18 +47,17 @@ def parse(spec: str) -> tuple[str, dict]:
     return slug, options
 
 
-def play(game, players: int, seed: int, hero: int, options: dict) -> dict:
+def play(game, players: int, seed: int, hero: int, options: dict) -> list[dict]:
     state = game.new_match(players=players, seed=seed, options=options)
-    rng = Rng(derive_seed(seed, "winrates"))
-    heuristic = game.policies["heuristic"]
-    random = game.policies["random"]
-    while not state.is_over():
-        moves = {}
-        for seat in state.to_act():
-            policy = heuristic if seat == hero else random
-            moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
-        state.apply(moves)
-    return state.result()["seats"][hero]
+    seats = hero_among_random(game.policies["heuristic"], hero, players)
+    play_out(state, seats, Rng(derive_seed(seed, "winrates")))
+    return state.result()["seats"]
+
+
+def opponents(game, players: int, options: dict, hero: int) -> list[int]:
+    """Seats not on the heuristic's team (every other seat when nobody plays in teams)."""
+    partners = next((team for team in game.teams(players, options) if hero in team), [hero])
+    return [seat for seat in range(players) if seat not in partners]
 
 
 def main() -> None:
@@ -58,19 +68,24 @@ def main() -> None:
         game = registry.get(slug)
         for players in game.player_counts(options):
             start = time.perf_counter()
-            wins = 0
+            wins = random_wins = pairwise = 0.0
             net = 0
             for i in range(matches):
                 hero = i % players
-                seat = play(game, players, seed=i, hero=hero, options=options)
-                wins += seat["rank"] == 1
-                net += seat["score"]
+                seats = play(game, players, seed=i, hero=hero, options=options)
+                rivals = opponents(game, players, options, hero)
+                mine = seats[hero]["rank"]
+                wins += mine == 1
+                random_wins += sum(seats[s]["rank"] == 1 for s in rivals) / len(rivals)
+                pairwise += sum(
+                    (mine < seats[s]["rank"]) + 0.5 * (mine == seats[s]["rank"]) for s in rivals
+                ) / len(rivals)
+                net += seats[hero]["score"]
             took = time.perf_counter() - start
-            # In a team game the heuristic's partners play random: its team is what ranks.
-            sides = len(game.teams(players)) or players
             print(
-                f"{spec} p{players}: heuristic first in {wins / matches:.1%} "
-                f"(chance {1 / sides:.1%}), mean score {net / matches:+.2f}, "
+                f"{spec} p{players}: first {wins / matches:.1%} "
+                f"(a random seat {random_wins / matches:.1%}), "
+                f"pairwise {pairwise / matches:.1%}, mean score {net / matches:+.2f}, "
                 f"{matches} matches in {took:.1f}s"
             )
 

@@ -10,7 +10,7 @@ from games import IllegalAction, InvalidOptions
 from games.cards import pairs_deck
 from games.pairs_common import most_of_each_rank as hand_points
 from games.pairs_kitty import GAME, team_rule
-from games.policies import random_policy
+from games.policies import hero_among_random, play_out, random_policy
 from games.rng import Rng, derive_seed
 
 KITTY = [8, 5, 9, 7, 10, 6, 4]
@@ -458,13 +458,7 @@ def test_heuristic_beats_random_players() -> None:
     matches = 80
     for i in range(matches):
         state = GAME.new_match(4, seed=i)
-        rng = Rng(i)
         hero = i % 4
-        while state.to_act():
-            moves = {}
-            for seat in state.to_act():
-                policy = heuristic if seat == hero else random_policy
-                moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
-            state.apply(moves)
+        play_out(state, hero_among_random(heuristic, hero, 4), Rng(i))
         wins += state.result()["seats"][hero]["rank"] == 1
     assert wins / matches > 0.45  # chance is 25%

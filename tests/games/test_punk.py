@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from games import IllegalAction, InvalidOptions
+from games.policies import hero_among_random, play_out
 from games.punk import GAME
 from games.punk_rules import (
     MAX_GAMES,
@@ -480,18 +481,11 @@ def test_heuristic_keeps_only_strong_cards() -> None:
 def heuristic_first_places(players: int, matches: int) -> float:
     """Share of first places of the heuristic in one seat (moving round) among random ones."""
     heuristic = GAME.policies["heuristic"]
-    random = GAME.policies["random"]
     wins = 0
     for i in range(matches):
         hero = i % players
         state = GAME.new_match(players, seed=i)
-        rng = Rng(derive_seed(i, "vs"))
-        while not state.is_over():
-            moves = {}
-            for seat in state.to_act():
-                policy = heuristic if seat == hero else random
-                moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
-            state.apply(moves)
+        play_out(state, hero_among_random(heuristic, hero, players), Rng(derive_seed(i, "vs")))
         wins += state.result()["seats"][hero]["rank"] == 1
     return wins / matches
 
