@@ -27,7 +27,12 @@ OPTIONS = {
         help="before each bid, everyone announces a rank they claim to bid (or stays quiet); "
         "claims bind nobody",
     ),
-    "deals": Option(1, minimum=1, help=f"deals in the match (1 to {MAX_DEALS}); scores add up"),
+    "deals": Option(
+        0,
+        minimum=0,
+        help=f"deals in the match (1 to {MAX_DEALS}), scores adding up; "
+        "0 = one deal per player, so every seat deals once",
+    ),
 }
 
 
@@ -124,6 +129,8 @@ class VentureState(State):
     def setup(self) -> None:
         self.drafting: bool = self.options["drafting"]
         self.talk: bool = self.options["talk"]
+        # One deal is mostly luck at a big table; a match is a fixed number of deals.
+        self.total_deals: int = self.options["deals"] or self.players
         self.session = Session(self.players, self.seed)
         self._everyone = tuple(range(self.players))
         self._acting = self._everyone
@@ -239,7 +246,7 @@ class VentureState(State):
         session = self.session
         session.finish_hand(points, captured=[len(cards) for cards in self.captured])
         self.log({"type": "score", "deal": session.hand - 1, "points": points})
-        if session.hand >= self.options["deals"]:
+        if session.hand >= self.total_deals:
             self.phase = "over"
             self._acting = ()
             self._legal = []
@@ -299,7 +306,7 @@ class VentureState(State):
             "drafting": self.drafting,
             "talk": self.talk,
             "deal": session.hand if self.phase != "over" else session.hand - 1,
-            "deals": self.options["deals"],
+            "deals": self.total_deals,
             "dealer": session.dealer,
             "totals": list(session.totals),
             "past_deals": [dict(h) for h in session.hands],
@@ -355,7 +362,8 @@ class VentureState(State):
 GAME = Game(
     slug="pairs-venture",
     title="Venture",
-    version=1,
+    # 2: a match is one deal per player by default (it was one deal).
+    version=2,
     min_players=3,
     max_players=8,
     state_class=VentureState,

@@ -119,7 +119,10 @@ def _playout(
     return (1.0 if me >= best_rival else 0.0) + MARGIN_WEIGHT * (me - best_rival)
 
 
-def _bid(observation: dict, legal: list, rng: Rng) -> int:
+def _bid(observation: dict, legal: list, rng: Rng, others: list[list[int]] | None = None) -> int:
+    """The bid with the best average playout. ``others`` gives the other hands, from
+    the next seat on, instead of guessing them: only bench/venture_luck.py's player
+    who peeks passes it, to measure what seeing every card would be worth."""
     seat = observation["seat"]
     players = observation["players"]
     hand = observation["cards"]
@@ -136,12 +139,15 @@ def _bid(observation: dict, legal: list, rng: Rng) -> int:
     base = [totals[s] for s in order]
     value = {card: 0.0 for card in legal}
     for _ in range(WORLDS.get(players, 32)):
-        rng.shuffle(unseen)
         hands = [list(hand)]
-        start = 0
-        for s in order[1:]:
-            hands.append(unseen[start : start + sizes[s]])
-            start += sizes[s]
+        if others is not None:
+            hands += others
+        else:
+            rng.shuffle(unseen)
+            start = 0
+            for s in order[1:]:
+                hands.append(unseen[start : start + sizes[s]])
+                start += sizes[s]
         stream = rng.next_u64()
         for card in legal:
             value[card] += _playout(

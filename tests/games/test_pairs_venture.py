@@ -9,7 +9,7 @@ from games import IllegalAction, InvalidOptions
 from games.cards import pairs_deck
 from games.pairs_venture import GAME, deal_points, fire
 from games.pairs_venture_policy import _counts, _fire, _points
-from games.policies import random_policy
+from games.policies import hero_among_random, play_out, random_policy
 from games.rng import Rng, derive_seed
 
 
@@ -83,7 +83,7 @@ SCORING_HANDS = {
 def test_the_scoring_example_played_out() -> None:
     deck = forced(SCORING_SLUG, SCORING_HANDS)
     assert sorted(deck) == pairs_deck()  # the whole deck, forced
-    state = GAME.new_match(8, seed=2, deck=deck)
+    state = GAME.new_match(8, {"deals": 1}, seed=2, deck=deck)
     bids = [{seat: SCORING_HANDS[seat][r] for seat in range(8)} for r in range(6)]
     state.apply(bids[0])
     # The 2 is alone and lowest: it takes the highest rank, the two 10s bid, which never
@@ -215,6 +215,26 @@ def test_several_deals_add_up_and_the_deal_moves_left() -> None:
     assert [seat["score"] for seat in state.result()["seats"]] == totals
 
 
+@pytest.mark.parametrize("players", range(3, 9))
+def test_a_default_match_is_one_deal_per_player_each_seat_dealing_once(players: int) -> None:
+    state = GAME.new_match(players, seed=players)
+    assert state.observation(0)["deals"] == players
+    rng = Rng(players)
+    dealers = []
+    while not state.is_over():
+        if state.round == 1 and state.session.dealer not in dealers:
+            dealers.append(state.session.dealer)
+        state.apply({s: random_policy({}, state.legal_actions(s), rng) for s in state.to_act()})
+    assert dealers == list(range(players))
+    assert len(state.session.hands) == players
+
+
+def test_deals_zero_is_the_default_and_an_explicit_count_overrides_it() -> None:
+    assert GAME.options["deals"].default == 0
+    assert GAME.new_match(6, {"deals": 0}, seed=1).total_deals == 6
+    assert GAME.new_match(6, {"deals": 2}, seed=1).total_deals == 2
+
+
 def test_cards_are_conserved_and_every_match_ends() -> None:
     for i in range(2000):
         players = 3 + i % 6
@@ -233,7 +253,7 @@ def test_cards_are_conserved_and_every_match_ends() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"drafting": 1}, {"talk": "yes"}, {"deals": 0}, {"deals": 21}, {"long_game": True}],
+    [{"drafting": 1}, {"talk": "yes"}, {"deals": -1}, {"deals": 21}, {"long_game": True}],
 )
 def test_bad_options_are_refused(options: dict) -> None:
     with pytest.raises(InvalidOptions):
@@ -265,20 +285,15 @@ def test_the_heuristic_playouts_fire_as_the_engine_does() -> None:
         assert [_points(row, table) for row in caps] == deal_points(captured, after)
 
 
-@pytest.mark.parametrize("options", [{}, {"drafting": True}])
+@pytest.mark.parametrize("options", [{"deals": 1}, {"deals": 1, "drafting": True}])
 def test_heuristic_finishes_first_more_often_than_chance(options: dict) -> None:
-    # One heuristic seat among five random ones, 60 seeded matches (chance: 1 in 6).
+    # One heuristic seat among five random ones, 60 seeded one-deal matches (chance: 1 in 6).
     heuristic = GAME.policies["heuristic"]
     wins = 0
     for i in range(60):
         hero = i % 6
         state = GAME.new_match(6, options, seed=i)
         rng = Rng(derive_seed(i, "venture-heuristic-test"))
-        while not state.is_over():
-            moves = {}
-            for seat in state.to_act():
-                policy = heuristic if seat == hero else random_policy
-                moves[seat] = policy(state.observation(seat), state.legal_actions(seat), rng)
-            state.apply(moves)
+        play_out(state, hero_among_random(heuristic, hero, 6), rng)
         wins += state.result()["seats"][hero]["rank"] == 1
     assert wins >= 15, wins
