@@ -21,8 +21,6 @@ from typing import Any
 from games.rng import Rng
 
 JSON = Any
-# Move lists are JSON, so their seat keys are strings; made once, not per move.
-_SEAT_NAMES = tuple(str(seat) for seat in range(64))
 Policy = Callable[[dict, list, Rng], JSON]
 
 
@@ -181,6 +179,8 @@ class State:
         self.seed = seed
         self.forced_deck = list(deck) if deck is not None else None
         self.moves: list[dict[str, JSON]] = []
+        # Move lists are JSON, so their seat keys are strings; made once, not per move.
+        self._seat_names = tuple(str(seat) for seat in range(players))
         # Each event: (public fields, {seat: private fields}).
         self._events: list[tuple[dict, dict[int, dict]]] = []
 
@@ -249,7 +249,7 @@ class State:
         # One pass (this runs on every action of every match): every move is checked
         # before any is applied, in seat order, and recorded under its JSON key.
         legal_actions = self._legal_actions
-        names = _SEAT_NAMES
+        names = self._seat_names
         ordered = {}
         record = {}
         for seat in sorted(acting):
