@@ -12,6 +12,7 @@ seats by net chips. Any failure raises with the slug, player count and seed.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -58,10 +59,32 @@ def soak_one(game, players: int, seed: int) -> tuple[int, int]:
     return actions, len(state.session.hands)
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Conservation soak of the secret-hand games.")
+    parser.add_argument("matches", nargs="?", type=int, default=10_000, help="matches per game")
+    parser.add_argument(
+        "slugs",
+        nargs="*",
+        metavar="slug",
+        help=f"games (default: all of {', '.join(SLUGS)})",
+    )
+    args = parser.parse_args()
+    if args.matches < 1:
+        parser.error("matches must be at least 1")
+    # Checked here: argparse would test a list default against ``choices`` as one value.
+    unknown = [slug for slug in args.slugs if slug not in SLUGS]
+    if unknown:
+        parser.error(
+            f"not a secret-hand game: {', '.join(unknown)}; choose from {', '.join(SLUGS)}"
+        )
+    args.slugs = args.slugs or SLUGS
+    return args
+
+
 def main() -> None:
-    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    slugs = sys.argv[2:] or SLUGS
-    for slug in slugs:
+    args = arguments()
+    matches = args.matches
+    for slug in args.slugs:
         game = registry.get(slug)
         counts = game.player_counts()
         start = time.perf_counter()

@@ -14,6 +14,7 @@ The rules page (docs/rules/pairs-venture.md, "How long a match is") quotes it.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -53,10 +54,23 @@ def play(players: int, deals: int, seed: int, kind: str) -> tuple[bool, float]:
     return mine == 1, beaten / (players - 1)
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="How much of a Venture match is luck.")
+    parser.add_argument("matches", nargs="?", type=int, default=300, help="matches per row")
+    parser.add_argument("players", nargs="*", type=int, default=[3, 5, 8], help="table sizes")
+    args = parser.parse_args()
+    if args.matches < 1:
+        parser.error("matches must be at least 1")
+    for players in args.players:
+        if not GAME.min_players <= players <= GAME.max_players:
+            parser.error(f"Venture seats {GAME.min_players} to {GAME.max_players}, not {players}")
+    return args
+
+
 def main() -> None:
-    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    table_sizes = [int(p) for p in sys.argv[2:]] or [3, 5, 8]
-    for players in table_sizes:
+    args = arguments()
+    matches = args.matches
+    for players in args.players:
         for deals in (1, players):
             for kind in ("random", "heuristic", "peeking"):
                 start = time.perf_counter()

@@ -16,12 +16,14 @@ count as opponents. Usage:
 
     .venv/bin/python bench/winrates.py [matches] [slug ...]   # default: 1000, every game
     .venv/bin/python bench/winrates.py 1000 'pairs?continuous=true&calamities=true'
+    .venv/bin/python bench/winrates.py 1000 'pairs-venture?drafting=true' --players 6 7 8
 
 Options ride on the slug after ``?`` (values are JSON: true, 3, "seattle" or bare words).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games import registry  # noqa: E402
 from games.policies import hero_among_random, play_out  # noqa: E402
+from games.protocol import InvalidOptions  # noqa: E402
 from games.rng import Rng, derive_seed  # noqa: E402
 
 
@@ -60,13 +63,32 @@ def opponents(game, players: int, options: dict, hero: int) -> list[int]:
     return [seat for seat in range(players) if seat not in partners]
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Heuristic against random seats, per game.")
+    parser.add_argument("matches", nargs="?", type=int, default=1000, help="matches per row")
+    parser.add_argument("slugs", nargs="*", help="games, options after '?' (default: all)")
+    parser.add_argument("--players", nargs="+", type=int, help="only these table sizes")
+    args = parser.parse_args()
+    if args.matches < 1:
+        parser.error("matches must be at least 1")
+    for spec in args.slugs:
+        slug, options = parse(spec)
+        try:
+            registry.get(slug).resolve_options(options)
+        except (registry.UnknownGame, InvalidOptions) as error:
+            parser.error(str(error))
+    return args
+
+
 def main() -> None:
-    matches = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    slugs = sys.argv[2:] or registry.slugs()
-    for spec in slugs:
+    args = arguments()
+    matches = args.matches
+    for spec in args.slugs or registry.slugs():
         slug, options = parse(spec)
         game = registry.get(slug)
         for players in game.player_counts(options):
+            if args.players and players not in args.players:
+                continue
             start = time.perf_counter()
             wins = random_wins = pairwise = 0.0
             net = 0
