@@ -328,6 +328,9 @@ def is_legal(action: JSON, legal: list) -> bool:
     if action not in legal:
         return False
     if kind is int or kind is bool or kind is float or action is None:
+        # The first equal candidate is nearly always of the same type (``index`` is C).
+        if legal[legal.index(action)].__class__ is kind:
+            return True
         for candidate in legal:
             if candidate.__class__ is kind and candidate == action:
                 return True
