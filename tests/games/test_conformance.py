@@ -19,6 +19,7 @@ from games import IllegalAction, InvalidOptions, registry
 from games.policies import random_policy
 from games.protocol import is_legal
 from games.rng import Rng, derive_seed
+from tests.games.strict_json import assert_strict_json
 
 # Seeds for the playouts of each case. The all-defaults case, the one that
 # matters most, gets more of them.
@@ -60,45 +61,6 @@ GAMES = [pytest.param(game, id=game.slug) for game in registry.all_games()]
 
 def _seeds(options: dict) -> tuple[int, ...]:
     return DEFAULT_SEEDS if not options else VARIANT_SEEDS
-
-
-# -- strict JSON ----------------------------------------------------------------
-
-
-def _strict_json_problem(value, path: str = "$") -> str | None:
-    """Why ``value`` is not plain JSON data (tuples, non-str keys, sets...), or None."""
-    if value is None or isinstance(value, str | bool | int):
-        return None
-    if isinstance(value, float):
-        return None if value == value and value not in (float("inf"), float("-inf")) else path
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            problem = _strict_json_problem(item, f"{path}[{i}]")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{path} has non-string key {key!r}"
-            problem = _strict_json_problem(item, f"{path}.{key}")
-            if problem:
-                return problem
-        return None
-    return f"{path} is a {type(value).__name__}"
-
-
-def assert_strict_json(value, what: str) -> None:
-    # A tuple never equals its list, an int key never equals its string and a
-    # set does not serialise, so the round trip alone is strict; the walk only
-    # runs to explain a failure.
-    try:
-        same = json.loads(json.dumps(value)) == value
-    except (TypeError, ValueError):
-        same = False
-    if not same:
-        problem = _strict_json_problem(value) or "changes in a JSON round trip"
-        raise AssertionError(f"{what} is not plain JSON: {problem}")
 
 
 # -- playout helpers -----------------------------------------------------------------
