@@ -5,7 +5,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap pyth
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt gunicorn==23.0.0
+RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 RUN useradd --create-home arena && mkdir -p /app/var && chown arena /app/var
 USER arena

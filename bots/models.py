@@ -19,6 +19,9 @@ class Bot(models.Model):
     name = models.CharField(max_length=40, unique=True, validators=[bot_name_validator])
     game = models.CharField(max_length=40, db_index=True)
     description = models.CharField(max_length=500, blank=True)
+    # Entry policy: other organisers may enter this bot in their tournaments
+    # unless the owner turns this off (their own tournaments always may).
+    accepts_entries = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -37,9 +40,15 @@ class BotVersion(models.Model):
         ACTIVE = "active"
         INVALID = "invalid"
 
+    class Kind(models.TextChoices):
+        PY = "py"
+        ZIP = "zip"
+
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
+    # Display name only: how the upload is unpacked is ``kind``, decided at upload.
     filename = models.CharField(max_length=200)
+    kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.PY)
     # The upload itself lives in the database so any worker can run it
     # without shared storage; the validator caps its size.
     upload = models.BinaryField()
@@ -51,6 +60,8 @@ class BotVersion(models.Model):
     reason = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its validation message was last sent (lost-message detection).
+    queued_at = models.DateTimeField(null=True, blank=True)
     validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
