@@ -1,0 +1,103 @@
+"""Separate queues (Redis and PostgreSQL, real workers): validations and the reapers never
+wait behind a match backlog, and the reaper re-sends only match messages that are gone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from bots import services as bot_services
+from bots.models import BotVersion
+from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
+from tournaments import services
+from tournaments.models import Match
+
+pytestmark = [pytest.mark.integration]
+
+QUICK_BOT = b"""from arena_sdk import run
+
+run(lambda observation, legal: legal[0])
+"""
+
+
+def needs_redis_and_postgres() -> None:
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+
+
+def active_bots(owner, names: list[str]) -> list[int]:
+    """Bots with an active version, validated in this process (no worker involved)."""
+    ids = []
+    for name in names:
+        bot = bot_services.create_bot(owner=owner, name=name, game="pairs")
+        version = bot_services.upload_version(bot=bot, filename="quick.py", data=QUICK_BOT)
+        assert bot_services.validate_version(version_id=version.pk).status == "active"
+        ids.append(bot.pk)
+    return ids
+
+
+def reaper_runs(worker) -> int:
+    lines = worker.log_path.read_text().splitlines()
+    return sum("requeue_stuck_matches[" in line and "succeeded" in line for line in lines)
+
+
+def test_validations_and_the_reaper_pass_a_match_backlog_which_is_not_resent(
+    transactional_db, tmp_path
+):
+    needs_redis_and_postgres()
+    _purge_broker()
+    owner = get_user_model().objects.create_user("queue-test")
+    bot_ids = active_bots(owner, ["q-a", "q-b", "q-c"])
+    tournament = services.create_tournament(
+        organiser=owner, name="backlog", game="pairs", bot_ids=bot_ids, games_per_pairing=4,
+        seed=3,
+    )  # fmt: skip
+    services.start_tournament(tournament_id=tournament.pk)  # 12 match messages, no match worker
+    match_ids = set(tournament.matches.values_list("pk", flat=True))
+    late = bot_services.create_bot(owner=owner, name="q-late", game="pairs")
+    version = bot_services.upload_version(bot=late, filename="quick.py", data=QUICK_BOT)
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    assert broker.llen(MATCHES) == len(match_ids)
+
+    # Only the service side runs: the matches wait, validation and reaper must not.
+    fast_reaper = {
+        "ARENA_REAPER_SECONDS": "1",
+        "ARENA_LOST_MESSAGE_SECONDS": "1",
+        "ARENA_STALE_MATCH_SECONDS": "2",
+    }
+    service = start_worker(tmp_path, "service", queues="validations,maintenance", **fast_reaper)
+    try:
+
+        def validated():
+            version.refresh_from_db()
+            return version.status == BotVersion.Status.ACTIVE
+
+        wait_for(validated, 60, "the validation behind 12 queued matches", service)
+        wait_for(lambda: reaper_runs(service) >= 3, 30, "three reaper runs", service)
+        # Every match is still waiting, each message once: the backlog was not re-sent.
+        assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.QUEUED}
+        assert broker.llen(MATCHES) == len(match_ids)
+        assert held_first_args(task_name=PLAY_MATCH, queue=MATCHES) == match_ids
+
+        # Five messages vanish (as with a broker restart): exactly those are sent again.
+        lost = {json.loads(raw)["headers"]["argsrepr"] for raw in broker.rpop(MATCHES, 5)}
+        assert len(lost) == 5
+        wait_for(
+            lambda: broker.llen(MATCHES) == len(match_ids),
+            30,
+            "the reaper to re-send the five lost messages",
+            service,
+        )
+        runs = reaper_runs(service)
+        wait_for(lambda: reaper_runs(service) >= runs + 2, 30, "two more reaper runs", service)
+        assert broker.llen(MATCHES) == len(match_ids)
+        assert held_first_args(task_name=PLAY_MATCH, queue=MATCHES) == match_ids
+    finally:
+        stop_worker(service)
+    _purge_broker()
