@@ -3,17 +3,26 @@ wait behind a match backlog, and the reaper re-sends only match messages that ar
 
 from __future__ import annotations
 
+import hashlib
 import json
+from datetime import timedelta
 
 import pytest
 import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import timezone
 
 from bots import services as bot_services
 from bots.models import BotVersion
-from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+from bots.queueing import (
+    MATCHES,
+    PLAY_MATCH,
+    VALIDATE_BOT_VERSION,
+    VALIDATIONS,
+    held_first_args,
+)
 from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tournaments import services
 from tournaments.models import Match
@@ -100,4 +109,48 @@ def test_validations_and_the_reaper_pass_a_match_backlog_which_is_not_resent(
         assert held_first_args(task_name=PLAY_MATCH, queue=MATCHES) == match_ids
     finally:
         stop_worker(service)
+    _purge_broker()
+
+
+def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_from_delivery(
+    transactional_db, settings
+):
+    needs_redis_and_postgres()
+    _purge_broker()
+    settings.ARENA_LOST_MESSAGE_SECONDS = 30
+    settings.ARENA_STALE_VALIDATION_SECONDS = 600
+    owner = get_user_model().objects.create_user("reaper-test")
+    bot = bot_services.create_bot(owner=owner, name="r-bot", game="pairs")
+    now = timezone.now()
+
+    def version(number: int, **fields) -> BotVersion:
+        return BotVersion.objects.create(
+            bot=bot, number=number, filename="quick.py", upload=QUICK_BOT,
+            sha256=hashlib.sha256(QUICK_BOT).hexdigest(), size=len(QUICK_BOT), **fields,
+        )  # fmt: skip
+
+    def held() -> set:
+        return held_first_args(task_name=VALIDATE_BOT_VERSION, queue=VALIDATIONS)
+
+    # Pending, sent a minute ago, but the broker has no message for it: sent again, once.
+    lost = version(1, queued_at=now - timedelta(minutes=1))
+    assert bot_services.requeue_stuck_validations() == 1
+    assert held() == {lost.pk}
+    BotVersion.objects.filter(pk=lost.pk).update(queued_at=now - timedelta(minutes=1))
+    assert bot_services.requeue_stuck_validations() == 0  # the broker holds it: no duplicate
+    assert held() == {lost.pk}
+
+    # Uploaded an hour ago but delivered just now (it waited its turn): not abandoned.
+    busy = version(2, status=BotVersion.Status.VALIDATING, queued_at=now)
+    BotVersion.objects.filter(pk=busy.pk).update(created_at=now - timedelta(hours=1))
+    assert bot_services.requeue_stuck_validations() == 0
+    busy.refresh_from_db()
+    assert busy.status == BotVersion.Status.VALIDATING
+
+    # Delivered eleven minutes ago and still validating: its worker died.
+    BotVersion.objects.filter(pk=busy.pk).update(queued_at=now - timedelta(minutes=11))
+    assert bot_services.requeue_stuck_validations() == 1
+    busy.refresh_from_db()
+    assert busy.status == BotVersion.Status.PENDING
+    assert held() == {lost.pk, busy.pk}
     _purge_broker()
