@@ -5,11 +5,12 @@ from django.db import InterfaceError, OperationalError
 
 from tournaments import services
 
-# A database that is down or restarting must not cost the message: the task is sent
-# again with a jittered backoff (at most RETRY_BACKOFF_MAX seconds apart, so play resumes
-# within seconds of the database's return), never acknowledged and dropped. After
-# RETRY_LIMIT tries the reaper, which re-sends queued matches the broker no longer holds,
-# takes over.
+# A database that is down or restarting must not cost the message. The task is sent
+# again with a jittered backoff, at most RETRY_BACKOFF_MAX seconds apart, so play resumes
+# within seconds of the database's return. Re-raising instead would ack (or, without
+# acks_on_failure, drop) the message, and the filesystem transport cannot redeliver at
+# all; a retry is a new message, which works on every transport. After RETRY_LIMIT
+# tries the reaper, which re-sends queued matches the broker no longer holds, takes over.
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 RETRY_BACKOFF_MAX = 8
 RETRY_LIMIT = 200
