@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -49,18 +50,20 @@ def publish_after_commit(task_name: str, *, args: Sequence) -> None:
     transaction.on_commit(lambda: publish(task_name, args=args))
 
 
-def held_first_args(*, task_name: str, queue: str) -> set | None:
+def held_first_args(*, task_name: str, queue: str, delivered_within: float) -> set | None:
     """The first argument of every ``task_name`` message the broker still holds.
 
-    Held means waiting in ``queue`` or delivered to a worker and not yet acknowledged
-    (Redis keeps those in its ``unacked`` hash until the ack). None when this transport
-    cannot be asked: the caller then falls back to judging by age alone.
+    Held means waiting in ``queue``, or delivered to a worker no more than
+    ``delivered_within`` seconds ago and not yet acknowledged (Redis keeps those in its
+    ``unacked`` hash until the ack). A message delivered longer ago to a worker that
+    died stays there until the visibility timeout (hours): it does not count. None when
+    this transport cannot be asked: the caller then falls back to judging by age alone.
     """
     with current_app.connection_for_read() as connection:
         channel = connection.default_channel
         driver = connection.transport.driver_type
         if driver == "redis":
-            payloads = _redis_payloads(channel, queue)
+            payloads = _redis_payloads(channel, queue, delivered_within)
         elif driver == "filesystem":
             payloads = _filesystem_payloads(channel, queue)
         else:
@@ -68,15 +71,19 @@ def held_first_args(*, task_name: str, queue: str) -> set | None:
         return {args[0] for args in _task_args(payloads, task_name) if args}
 
 
-def _redis_payloads(channel, queue: str) -> Iterable[dict]:
+def _redis_payloads(channel, queue: str, delivered_within: float) -> Iterable[dict]:
     client = channel.client
     keys = {channel._q_for_pri(queue, priority) for priority in channel.priority_steps}
     for key in keys:
         for raw in client.lrange(key, 0, -1):
             yield json.loads(raw)
-    for raw in client.hvals(channel.unacked_key):
-        # Each entry is [message, exchange, routing key].
-        yield json.loads(raw)[0]
+    # The index scores each delivery tag with its delivery time.
+    recent = client.zrangebyscore(channel.unacked_index_key, time.time() - delivered_within, "+inf")
+    if recent:
+        for raw in client.hmget(channel.unacked_key, recent):
+            if raw is not None:  # acknowledged meanwhile
+                # Each entry is [message, exchange, routing key].
+                yield json.loads(raw)[0]
 
 
 def _filesystem_payloads(channel, queue: str) -> Iterable[dict]:

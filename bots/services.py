@@ -190,7 +190,9 @@ def requeue_stuck_validations() -> int:
     if not candidates:
         return count
     held = queueing.held_first_args(
-        task_name=queueing.VALIDATE_BOT_VERSION, queue=queueing.VALIDATIONS
+        task_name=queueing.VALIDATE_BOT_VERSION,
+        queue=queueing.VALIDATIONS,
+        delivered_within=settings.ARENA_STALE_VALIDATION_SECONDS,
     )
     if held is None:  # a transport that cannot be asked: judge by age alone
         candidates = list(

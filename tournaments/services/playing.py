@@ -269,7 +269,7 @@ def _resend_lost_match_messages() -> int:
 
     A backlog of thousands of queued matches is normal (they wait their turn), so age
     alone says nothing. The broker is asked which match messages it still holds, waiting
-    or delivered and unacknowledged; only matches it does not hold, and whose last send
+    or recently delivered and unacknowledged; only matches it does not hold, and whose last send
     is older than ARENA_LOST_MESSAGE_SECONDS (a message in flight), are sent again. That
     finds messages lost with a broker restart or a failed publish, within one reaper
     period. A transport that cannot be asked falls back to age: matches queued longer
@@ -283,7 +283,12 @@ def _resend_lost_match_messages() -> int:
     candidates = list(waiting.values_list("pk", flat=True))
     if not candidates:
         return 0
-    held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES)
+    # A queued match's message is delivered only to be claimed (seconds) or to wait out
+    # a retry's backoff; one delivered longer ago than a heartbeat's staleness belongs to
+    # a worker that died, and waits for the visibility timeout (hours) otherwise.
+    held = held_first_args(
+        task_name=PLAY_MATCH, queue=MATCHES, delivered_within=settings.ARENA_STALE_MATCH_SECONDS
+    )
     if held is None:
         stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
         candidates = list(waiting.filter(queued_at__lt=stale).values_list("pk", flat=True))
