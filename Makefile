@@ -12,9 +12,11 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 .PHONY: run test setup system venv migrate demo worker web lint format bench services test-fast clean
 
 run: setup migrate demo
-	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and worker."
+	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
 	@trap 'kill 0' EXIT INT TERM; \
-	$(BIN)/celery -A arena worker --beat --concurrency 2 --loglevel INFO & \
+	$(BIN)/celery -A arena worker -Q matches --concurrency 2 --loglevel INFO -n matches@%h & \
+	$(BIN)/celery -A arena worker -Q validations,maintenance --beat --concurrency 2 \
+	  --loglevel INFO -n service@%h & \
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload
 
 setup: system venv

@@ -172,25 +172,62 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_broker_dir / "control"),
     }
 else:
-    # Redelivery after visibility_timeout must never hit a match still being
-    # played: keep it well above the longest match (bank * seats + slack).
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "7200"))
+        # Redelivery after visibility_timeout must never hit a match still being
+        # played: keep it well above the longest match (bank * seats + slack).
+        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "7200")),
+        # A dead or restarted Redis is noticed within seconds instead of hanging on a
+        # half-open socket; the worker then reconnects (and re-declares its queues).
+        "socket_connect_timeout": 2,
+        "socket_timeout": 10,
+        "socket_keepalive": True,
+        "health_check_interval": 10,
     }
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits for its broker forever
+# Publishing from a web request or a service fails fast when the broker is down: the
+# row is already stored, and the reapers send what the broker does not hold.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Three queues, so the reaper, tournament starts and validations never wait behind a
+# backlog of matches: "matches", "validations" and "maintenance" (everything else).
+# Names are repeated in bots/queueing.py.
+CELERY_TASK_DEFAULT_QUEUE = "maintenance"
+CELERY_TASK_ROUTES = {
+    "tournaments.tasks.play_match": {"queue": "matches"},
+    "bots.tasks.validate_bot_version": {"queue": "validations"},
+}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+_REAPER_SECONDS = float(os.environ.get("ARENA_REAPER_SECONDS", "15"))
+# Each periodic message expires after one period: a worker that was away finds one
+# pending run, not a pile of them.
 CELERY_BEAT_SCHEDULE = {
-    "start-due-tournaments": {"task": "tournaments.tasks.start_due_tournaments", "schedule": 5.0},
+    "start-due-tournaments": {
+        "task": "tournaments.tasks.start_due_tournaments",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
     "requeue-stuck-matches": {
         "task": "tournaments.tasks.requeue_stuck_matches",
-        "schedule": float(os.environ.get("ARENA_REAPER_SECONDS", "60")),
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
     },
-    "requeue-stuck-validations": {"task": "bots.tasks.requeue_stuck_validations", "schedule": 60.0},
+    "requeue-stuck-validations": {
+        "task": "bots.tasks.requeue_stuck_validations",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
 }
 
 # Arena itself.
@@ -198,6 +235,11 @@ ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))
 ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
 # A running match whose heartbeat is older than this is taken as lost.
 ARENA_STALE_MATCH_SECONDS = int(os.environ.get("ARENA_STALE_MATCH_SECONDS", "120"))
+# A queued match or pending version is re-sent only when the broker no longer holds its
+# message and it was sent at least this long ago (covers a message in flight).
+ARENA_LOST_MESSAGE_SECONDS = int(os.environ.get("ARENA_LOST_MESSAGE_SECONDS", "30"))
+# A version validating this long is taken as abandoned by a dead worker.
+ARENA_STALE_VALIDATION_SECONDS = int(os.environ.get("ARENA_STALE_VALIDATION_SECONDS", "600"))
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
 ARENA_ELO_K = int(os.environ.get("ARENA_ELO_K", "24"))
 ARENA_ELO_START = int(os.environ.get("ARENA_ELO_START", "1500"))

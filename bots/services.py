@@ -6,6 +6,7 @@ import logging
 import os
 import shutil
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -13,10 +14,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import sandbox, validation
+from bots import queueing, sandbox, validation
 from bots.models import Bot, BotVersion
 from games import registry
 
@@ -93,9 +94,12 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
 
 
 def _queue_validation(version_id: int) -> None:
-    from bots.tasks import validate_bot_version
+    """Send the version's validation once the transaction commits (at once outside one).
 
-    validate_bot_version.delay(version_id)
+    A broker that is down never turns the stored upload into an error: the failure is
+    logged and ``requeue_stuck_validations`` sends the message later.
+    """
+    queueing.publish_after_commit(queueing.VALIDATE_BOT_VERSION, args=[version_id])
 
 
 def version_dir(*, version: BotVersion) -> Path:
@@ -120,7 +124,10 @@ def version_dir(*, version: BotVersion) -> Path:
 def validate_version(*, version_id: int) -> BotVersion:
     """Play the validation match; the version becomes active or invalid with a reason."""
     claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.VALIDATING, attempts=F("attempts") + 1
+        # queued_at becomes the delivery time: the reaper judges "validating" by it.
+        status=BotVersion.Status.VALIDATING,
+        attempts=F("attempts") + 1,
+        queued_at=timezone.now(),
     )
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if not claimed:
@@ -150,22 +157,55 @@ def _validation_clock():
     return Clock(move_ms=1000, bank_ms=10000)
 
 
-def requeue_stuck_validations(*, older_than_seconds: int = 600) -> int:
-    """Versions left 'validating' by a dead worker go back to pending and are queued again."""
-    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_seconds)
-    stuck = list(
-        BotVersion.objects.filter(
-            status=BotVersion.Status.VALIDATING, created_at__lt=cutoff
-        ).values_list("pk", flat=True)
+def requeue_stuck_validations() -> int:
+    """The validation reaper; returns how many validation messages it sent.
+
+    A version ``validating`` for longer than ARENA_STALE_VALIDATION_SECONDS (counted from
+    its delivery, which stamps ``queued_at``) lost its worker: it goes back to pending and
+    is sent again. A pending version is sent again only when the broker no longer holds
+    its message (see ``tournaments.services.playing._resend_lost_match_messages``), so a
+    backlog is never re-sent; ``validate_version`` caps the attempts, so no version comes
+    back forever.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.ARENA_STALE_VALIDATION_SECONDS)
+    count = 0
+    abandoned = BotVersion.objects.filter(
+        Q(queued_at__lt=stale) | Q(queued_at__isnull=True, created_at__lt=stale),
+        status=BotVersion.Status.VALIDATING,
     )
-    stuck += list(
-        BotVersion.objects.filter(
-            status=BotVersion.Status.PENDING, created_at__lt=cutoff
-        ).values_list("pk", flat=True)
+    for version_id in abandoned.values_list("pk", flat=True):
+        with transaction.atomic():
+            if abandoned.filter(pk=version_id).update(
+                status=BotVersion.Status.PENDING, queued_at=now
+            ):
+                _queue_validation(version_id)
+                count += 1
+    sent_before = now - timedelta(seconds=settings.ARENA_LOST_MESSAGE_SECONDS)
+    waiting = BotVersion.objects.filter(
+        Q(queued_at__lt=sent_before) | Q(queued_at__isnull=True, created_at__lt=sent_before),
+        status=BotVersion.Status.PENDING,
     )
-    for pk in stuck:
-        BotVersion.objects.filter(pk=pk, status=BotVersion.Status.VALIDATING).update(
-            status=BotVersion.Status.PENDING
+    candidates = list(waiting.values_list("pk", flat=True))
+    if not candidates:
+        return count
+    held = queueing.held_first_args(
+        task_name=queueing.VALIDATE_BOT_VERSION,
+        queue=queueing.VALIDATIONS,
+        delivered_within=settings.ARENA_STALE_VALIDATION_SECONDS,
+    )
+    if held is None:  # a transport that cannot be asked: judge by age alone
+        candidates = list(
+            waiting.filter(
+                Q(queued_at__lt=stale) | Q(queued_at__isnull=True, created_at__lt=stale)
+            ).values_list("pk", flat=True)
         )
-        _queue_validation(pk)
-    return len(stuck)
+        held = set()
+    for version_id in candidates:
+        if version_id in held:
+            continue
+        with transaction.atomic():
+            if waiting.filter(pk=version_id).update(queued_at=now):
+                _queue_validation(version_id)
+                count += 1
+    return count

@@ -1,11 +1,24 @@
 """Thin Celery tasks: ids in, one service call."""
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from bots import services
 
+# As for matches (tournaments/tasks.py): a database error retries with a jittered
+# backoff instead of dropping the message; the validation reaper covers the rest.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=8,
+    retry_jitter=True,
+    max_retries=200,
+)
 def validate_bot_version(version_id: int) -> None:
     services.validate_version(version_id=version_id)
 

@@ -1,15 +1,35 @@
 """Thin Celery tasks: ids in, one service call."""
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from tournaments import services
 
+# A database that is down or restarting must not cost the message. The task is sent
+# again with a jittered backoff, at most RETRY_BACKOFF_MAX seconds apart, so play resumes
+# within seconds of the database's return. Re-raising instead would ack (or, without
+# acks_on_failure, drop) the message, and the filesystem transport cannot redeliver at
+# all; a retry is a new message, which works on every transport. After RETRY_LIMIT
+# tries the reaper, which re-sends queued matches the broker no longer holds, takes over.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+RETRY_BACKOFF_MAX = 8
+RETRY_LIMIT = 200
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+    max_retries=RETRY_LIMIT,
+)
 def play_match(match_id: int) -> None:
     services.play_match(match_id=match_id)
 
 
+# Maintenance runs again on the next beat tick; a database error just skips this one.
 @shared_task
 def start_due_tournaments() -> None:
     services.start_due_tournaments()

@@ -26,18 +26,27 @@ def _database_url() -> str:
     )
 
 
+ALL_QUEUES = "matches,validations,maintenance"
+
+
 def _purge_broker() -> None:
-    """Drop messages left by earlier runs. Not FLUSHDB: that also deletes kombu's queue
-    bindings, and a producer that declared the queue earlier in this process would not
-    declare it again, so its messages would go nowhere until the worker re-declares."""
+    """Drop messages left by earlier runs in each of the app's queues. Not FLUSHDB: that
+    also deletes kombu's queue bindings, and a producer that declared the queue earlier in
+    this process would not declare it again, so its messages would go nowhere until the
+    worker re-declares."""
     from arena.celery import app
 
-    app.control.purge()
+    with app.connection_for_write() as connection:
+        for queue in ALL_QUEUES.split(","):
+            connection.default_channel.queue_purge(queue)
 
 
-def start_worker(tmp_path: Path, name: str = "worker", **env_extra: str) -> subprocess.Popen:
+def start_worker(
+    tmp_path: Path, name: str = "worker", queues: str = ALL_QUEUES, **env_extra: str
+) -> subprocess.Popen:
     """`celery worker --beat` as a separate process (its own session, so its whole group
-    can be killed), pointed at the test database; returns once it is ready."""
+    can be killed), pointed at the test database, consuming ``queues``; returns once it
+    is ready."""
     env = dict(os.environ)
     env["DATABASE_URL"] = _database_url()
     env["ARENA_BOT_CACHE"] = str(tmp_path / "bot-cache")
@@ -48,7 +57,7 @@ def start_worker(tmp_path: Path, name: str = "worker", **env_extra: str) -> subp
             [
                 sys.executable, "-m", "celery", "-A", "arena", "worker", "--beat",
                 "--schedule", str(tmp_path / f"{name}-beat-schedule"),
-                "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO",
+                "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO", "-Q", queues,
                 "--without-gossip", "--without-mingle", "--hostname", f"{name}@%h",
             ],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

@@ -178,3 +178,29 @@ def test_a_bots_recent_matches_come_newest_first_across_tournaments(tournament):
     assert ids == sorted(ids, reverse=True)
     assert all(m.tournament_id == later.pk for m in recent[:2])  # bot0 plays 2 in the later cup
     assert all(any(s.version.bot_id == bot.pk for s in m.seats.all()) for m in recent)
+
+
+def test_the_reaper_finishes_a_running_tournament_with_nothing_left_to_play(tournament):
+    matches = list(tournament.matches.all())
+    for match in matches[:-1]:
+        record_result(
+            match_id=match.pk,
+            attempt=claim_match(match_id=match.pk),
+            outcome=outcome(match, [1, 2]),
+        )
+    Match.objects.filter(pk=matches[-1].pk).update(status=Match.Status.FAILED)
+    # As if a worker died between a result's commit and the "tournament finished?" step.
+    services.requeue_stuck_matches()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    assert tournament.finished_at is not None
+
+
+def test_the_reaper_leaves_a_tournament_with_matches_to_play_running(tournament):
+    match = tournament.matches.first()
+    record_result(
+        match_id=match.pk, attempt=claim_match(match_id=match.pk), outcome=outcome(match, [1, 2])
+    )
+    services.requeue_stuck_matches()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING

@@ -3,30 +3,35 @@
 from __future__ import annotations
 
 import logging
+import os
+import random
 import socket
 import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from bots import services as bot_services
 from bots.players import ProgramPlayer
+from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
 from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Match, Tournament
+from tournaments.services.queueing import queue_match_after_commit
 from tournaments.services.rating import rate_match
 
 log = logging.getLogger(__name__)
 HEARTBEAT_EVERY_SECONDS = 2.0
 FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
+DATABASE_ERRORS = (OperationalError, InterfaceError)
 
 
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{__import__('os').getpid()}"
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def claim_match(*, match_id: int) -> int | None:
@@ -58,13 +63,15 @@ def claim_match(*, match_id: int) -> int | None:
 
 def _fail_if_out_of_attempts(match_id: int) -> None:
     stale = timezone.now() - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
-    failed = Match.objects.filter(
-        Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale),
-        pk=match_id,
-        attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
-    ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
-    if failed:
-        _finish_tournament_if_complete(match_id)
+    with transaction.atomic():
+        tournament_id = _lock_tournament_of(match_id)
+        failed = Match.objects.filter(
+            Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, heartbeat_at__lt=stale),
+            pk=match_id,
+            attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
+        ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
+        if failed and tournament_id is not None:
+            _finish_if_nothing_left(tournament_id)
 
 
 def play_match(*, match_id: int) -> Match:
@@ -88,9 +95,7 @@ def play_match(*, match_id: int) -> Match:
         def heartbeat(_move: int) -> None:
             if time.monotonic() - last_beat[0] >= HEARTBEAT_EVERY_SECONDS:
                 last_beat[0] = time.monotonic()
-                Match.objects.filter(pk=match_id, attempts=attempt).update(
-                    heartbeat_at=timezone.now()
-                )
+                _beat(match_id, attempt)
 
         outcome = run_match(
             game_slug=match.game,
@@ -104,15 +109,44 @@ def play_match(*, match_id: int) -> Match:
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-    record_result(match_id=match_id, attempt=attempt, outcome=outcome)
+    _record_when_the_database_answers(match_id=match_id, attempt=attempt, outcome=outcome)
     match.refresh_from_db()
     return match
 
 
-def _release(match_id: int, attempt: int, error: str) -> None:
-    from tournaments.services.scheduling import queue_match_after_commit
+def _beat(match_id: int, attempt: int) -> None:
+    """Refresh the heartbeat; a database away for a moment costs a beat, not the match."""
+    try:
+        Match.objects.filter(pk=match_id, attempts=attempt).update(heartbeat_at=timezone.now())
+    except DATABASE_ERRORS:
+        log.warning("match %s: heartbeat missed, the database did not answer", match_id)
+        connection.close()  # a fresh connection on the next beat
 
+
+def _record_when_the_database_answers(*, match_id: int, attempt: int, outcome: dict) -> bool:
+    """``record_result``, retried with a jittered backoff while the database is away.
+
+    The outcome of a played match exists only in this process, so it is worth waiting
+    for: until the heartbeat would count as stale (after that the reaper may give the
+    match to another worker, and this attempt could no longer record anyway).
+    """
+    give_up_at = time.monotonic() + settings.ARENA_STALE_MATCH_SECONDS
+    delay = 0.5
+    while True:
+        try:
+            return record_result(match_id=match_id, attempt=attempt, outcome=outcome)
+        except DATABASE_ERRORS:
+            if time.monotonic() + delay > give_up_at:
+                raise
+            log.warning("match %s: result not stored yet, the database did not answer", match_id)
+            connection.close()
+            time.sleep(random.uniform(delay / 2, delay))
+            delay = min(delay * 2, 4.0)
+
+
+def _release(match_id: int, attempt: int, error: str) -> None:
     with transaction.atomic():
+        tournament_id = _lock_tournament_of(match_id)
         out_of_attempts = attempt >= settings.ARENA_MAX_MATCH_ATTEMPTS
         updated = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt
@@ -120,16 +154,22 @@ def _release(match_id: int, attempt: int, error: str) -> None:
             status=Match.Status.FAILED if out_of_attempts else Match.Status.QUEUED,
             error=error[:2000],
             finished_at=timezone.now() if out_of_attempts else None,
+            queued_at=timezone.now(),
         )
         if updated and not out_of_attempts:
             queue_match_after_commit(match_id)
-    if updated and out_of_attempts:
-        _finish_tournament_if_complete(match_id)
+        if updated and out_of_attempts and tournament_id is not None:
+            _finish_if_nothing_left(tournament_id)
 
 
 def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
-    """Store the outcome once: only the attempt that holds the claim may finish the match."""
+    """Store the outcome once: only the attempt that holds the claim may finish the match.
+
+    The tournament is finished in the same transaction when this was its last match, so
+    no crash can leave a tournament running with nothing left to play.
+    """
     with transaction.atomic():
+        tournament_id = _lock_tournament_of(match_id)
         finished = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt
         ).update(
@@ -151,50 +191,116 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
             seat.save(update_fields=["score", "rank", "fault"])
         if match.tournament is None or match.tournament.rated:
             rate_match(match=match)
-    _finish_tournament_if_complete(match_id)
+        if tournament_id is not None:
+            _finish_if_nothing_left(tournament_id)
     return True
 
 
-def _finish_tournament_if_complete(match_id: int) -> None:
-    with transaction.atomic():
-        tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
-        if tournament_id is None:
-            return
-        # Lock the tournament row: two last matches finishing together see each other.
-        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-        if tournament.status != Tournament.Status.RUNNING:
-            return
-        if not tournament.matches.exclude(status__in=FINAL).exists():
-            Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-                status=Tournament.Status.FINISHED, finished_at=timezone.now()
-            )
+def _lock_tournament_of(match_id: int) -> int | None:
+    """Lock the match's tournament row (inside a transaction); its id, None for none.
+
+    Every write that can end a tournament takes this lock before touching the match, in
+    the same order as cancelling (tournament, then matches), so two last matches
+    finishing together see each other and nothing deadlocks.
+    """
+    tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
+    if tournament_id is not None:
+        Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
+    return tournament_id
+
+
+def _finish_if_nothing_left(tournament_id: int) -> bool:
+    """Finish a running tournament whose matches are all final; call it under the row lock."""
+    unfinished = Match.objects.filter(tournament_id=tournament_id).exclude(status__in=FINAL)
+    if unfinished.exists():
+        return False
+    return bool(
+        Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
+            status=Tournament.Status.FINISHED, finished_at=timezone.now()
+        )
+    )
 
 
 def requeue_stuck_matches() -> int:
-    """The reaper: matches whose worker vanished mid-match are queued again (or failed)."""
-    from tournaments.services.scheduling import queue_match_after_commit
+    """The reaper; returns how many match messages it sent.
 
+    Matches whose worker vanished mid-match are queued again (or failed); running
+    tournaments with nothing left to play are finished; queued matches whose message the
+    broker no longer holds are sent again.
+    """
+    count = _requeue_abandoned_matches()
+    finish_idle_tournaments()
+    return count + _resend_lost_match_messages()
+
+
+def _requeue_abandoned_matches() -> int:
     stale = timezone.now() - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
     count = 0
     for match_id, attempts in Match.objects.filter(
         status=Match.Status.RUNNING, heartbeat_at__lt=stale
     ).values_list("pk", "attempts"):
+        if attempts >= settings.ARENA_MAX_MATCH_ATTEMPTS:
+            _fail_if_out_of_attempts(match_id)
+            continue
         with transaction.atomic():
-            if attempts >= settings.ARENA_MAX_MATCH_ATTEMPTS:
-                _fail_if_out_of_attempts(match_id)
-                continue
             if Match.objects.filter(
                 pk=match_id, status=Match.Status.RUNNING, attempts=attempts, heartbeat_at__lt=stale
             ).update(status=Match.Status.QUEUED, queued_at=timezone.now()):
                 queue_match_after_commit(match_id)
                 count += 1
-    # Queued matches whose message was lost (a broker restart) are sent again;
-    # a duplicate is harmless because only one task can claim the match.
-    for match_id in Match.objects.filter(
-        status=Match.Status.QUEUED, queued_at__lt=stale
-    ).values_list("pk", flat=True):
+    return count
+
+
+def finish_idle_tournaments() -> list[int]:
+    """Finish every running tournament none of whose matches is left to play."""
+    unfinished = Match.objects.filter(tournament=OuterRef("pk")).exclude(status__in=FINAL)
+    idle = Tournament.objects.filter(status=Tournament.Status.RUNNING).exclude(Exists(unfinished))
+    finished = []
+    for tournament_id in idle.values_list("pk", flat=True):
         with transaction.atomic():
-            Match.objects.filter(pk=match_id).update(queued_at=timezone.now())
-            queue_match_after_commit(match_id)
-            count += 1
+            Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
+            if _finish_if_nothing_left(tournament_id):
+                finished.append(tournament_id)
+    return finished
+
+
+def _resend_lost_match_messages() -> int:
+    """Send again the queued matches whose message is really gone.
+
+    A backlog of thousands of queued matches is normal (they wait their turn), so age
+    alone says nothing. The broker is asked which match messages it still holds, waiting
+    or recently delivered and unacknowledged; only matches it does not hold, and whose last send
+    is older than ARENA_LOST_MESSAGE_SECONDS (a message in flight), are sent again. That
+    finds messages lost with a broker restart or a failed publish, within one reaper
+    period. A transport that cannot be asked falls back to age: matches queued longer
+    than ARENA_STALE_MATCH_SECONDS. A duplicate is harmless: only one task can claim.
+    """
+    now = timezone.now()
+    sent_before = now - timedelta(seconds=settings.ARENA_LOST_MESSAGE_SECONDS)
+    waiting = Match.objects.filter(
+        Q(queued_at__lt=sent_before) | Q(queued_at__isnull=True), status=Match.Status.QUEUED
+    )
+    candidates = list(waiting.values_list("pk", flat=True))
+    if not candidates:
+        return 0
+    # A queued match's message is delivered only to be claimed (seconds) or to wait out
+    # a retry's backoff; one delivered longer ago than a heartbeat's staleness belongs to
+    # a worker that died, and waits for the visibility timeout (hours) otherwise.
+    held = held_first_args(
+        task_name=PLAY_MATCH, queue=MATCHES, delivered_within=settings.ARENA_STALE_MATCH_SECONDS
+    )
+    if held is None:
+        stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
+        candidates = list(waiting.filter(queued_at__lt=stale).values_list("pk", flat=True))
+        held = set()
+    count = 0
+    for match_id in candidates:
+        if match_id in held:
+            continue
+        with transaction.atomic():
+            if waiting.filter(pk=match_id).update(queued_at=now):
+                queue_match_after_commit(match_id)
+                count += 1
+    if count:
+        log.warning("re-sent %d match message(s) the broker no longer held", count)
     return count

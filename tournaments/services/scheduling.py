@@ -17,6 +17,7 @@ from games.protocol import InvalidOptions
 from games.rng import derive_seed
 from tournaments.formats import round_robin
 from tournaments.models import Entry, Match, Tournament
+from tournaments.services.queueing import queue_match_after_commit
 
 MAX_MATCHES = 5000
 MAX_MOVE_MS = 60_000
@@ -151,12 +152,6 @@ def start_tournament(*, tournament_id: int) -> bool:
         )
         queue_match_after_commit(match.pk)
     return True
-
-
-def queue_match_after_commit(match_id: int) -> None:
-    from tournaments.tasks import play_match as play_match_task
-
-    transaction.on_commit(lambda: play_match_task.delay(match_id))
 
 
 @transaction.atomic

@@ -1,0 +1,109 @@
+"""Sending tasks by name after a commit, and asking the broker which messages it still holds.
+
+Services publish through here instead of importing ``tasks`` modules (which import the
+services back): tasks are addressed by name, and the queue each one travels on comes from
+``CELERY_TASK_ROUTES``. Nothing here imports a tasks module.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from celery import current_app
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+# Queue names; CELERY_TASK_ROUTES in arena/settings.py routes the tasks to them.
+MATCHES = "matches"
+VALIDATIONS = "validations"
+MAINTENANCE = "maintenance"
+
+PLAY_MATCH = "tournaments.tasks.play_match"
+VALIDATE_BOT_VERSION = "bots.tasks.validate_bot_version"
+
+
+def publish(task_name: str, *, args: Sequence) -> bool:
+    """Send one task message now; False (logged) when the broker cannot take it.
+
+    A failed publish is never an error for the caller: what it announces is already
+    stored, and the reapers send a message for whatever the broker does not hold.
+    """
+    try:
+        current_app.signature(task_name, args=tuple(args)).apply_async()
+    except Exception:  # kombu raises OperationalError, redis-py and sockets their own
+        log.warning(
+            "could not publish %s%r; the reaper will send it again", task_name, tuple(args),
+            exc_info=True,
+        )  # fmt: skip
+        return False
+    return True
+
+
+def publish_after_commit(task_name: str, *, args: Sequence) -> None:
+    """Send the task once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: publish(task_name, args=args))
+
+
+def held_first_args(*, task_name: str, queue: str, delivered_within: float) -> set | None:
+    """The first argument of every ``task_name`` message the broker still holds.
+
+    Held means waiting in ``queue``, or delivered to a worker no more than
+    ``delivered_within`` seconds ago and not yet acknowledged (Redis keeps those in its
+    ``unacked`` hash until the ack). A message delivered longer ago to a worker that
+    died stays there until the visibility timeout (hours): it does not count. None when
+    this transport cannot be asked: the caller then falls back to judging by age alone.
+    """
+    with current_app.connection_for_read() as connection:
+        channel = connection.default_channel
+        driver = connection.transport.driver_type
+        if driver == "redis":
+            payloads = _redis_payloads(channel, queue, delivered_within)
+        elif driver == "filesystem":
+            payloads = _filesystem_payloads(channel, queue)
+        else:
+            return None
+        return {args[0] for args in _task_args(payloads, task_name) if args}
+
+
+def _redis_payloads(channel, queue: str, delivered_within: float) -> Iterable[dict]:
+    client = channel.client
+    keys = {channel._q_for_pri(queue, priority) for priority in channel.priority_steps}
+    for key in keys:
+        for raw in client.lrange(key, 0, -1):
+            yield json.loads(raw)
+    # The index scores each delivery tag with its delivery time.
+    recent = client.zrangebyscore(channel.unacked_index_key, time.time() - delivered_within, "+inf")
+    if recent:
+        for raw in client.hmget(channel.unacked_key, recent):
+            if raw is not None:  # acknowledged meanwhile
+                # Each entry is [message, exchange, routing key].
+                yield json.loads(raw)[0]
+
+
+def _filesystem_payloads(channel, queue: str) -> Iterable[dict]:
+    # Files are named "<ms>_<uuid>.<queue>.msg" (kombu's filesystem transport).
+    for path in Path(channel.data_folder_in).glob(f"*.{queue}.msg"):
+        try:
+            yield json.loads(path.read_bytes())
+        except (OSError, ValueError):  # taken by a worker meanwhile, or half written
+            continue
+
+
+def _task_args(payloads: Iterable[dict], task_name: str) -> Iterable[list]:
+    for payload in payloads:
+        if payload.get("headers", {}).get("task") != task_name:
+            continue
+        body = payload.get("body", "")
+        if payload.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        try:
+            # Task protocol 2: the body is [args, kwargs, embed].
+            yield json.loads(body)[0]
+        except (ValueError, IndexError, TypeError):
+            continue

@@ -1,0 +1,141 @@
+"""Outages under a real worker (Redis and PostgreSQL): the database cut through a proxy,
+then the broker restarted empty. Every match finishes, none is dropped or counted twice.
+The recovery times are printed (run with -s to see them); timing goals live in bench/."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from tests.integration.conftest import (
+    _database_url,
+    _purge_broker,
+    start_worker,
+    stop_worker,
+    wait_for,
+)
+from tests.integration.outages import PrivateRedis, TcpProxy
+from tests.integration.test_queues import active_bots, needs_redis_and_postgres
+from tournaments import services
+from tournaments.models import Match, RatingChange, Tournament
+
+pytestmark = [pytest.mark.integration]
+
+OUTAGE_SECONDS = 12
+
+
+def counts(tournament) -> dict[str, int]:
+    statuses = list(tournament.matches.values_list("status", flat=True))
+    return {status: statuses.count(status) for status in set(statuses)}
+
+
+def all_final(tournament) -> bool:
+    return not tournament.matches.exclude(
+        status__in=[Match.Status.FINISHED, Match.Status.FAILED]
+    ).exists()
+
+
+def finished_count(tournament) -> int:
+    return tournament.matches.filter(status=Match.Status.FINISHED).count()
+
+
+def assert_played_once_each(tournament) -> None:
+    matches = list(tournament.matches.all())
+    assert {m.status for m in matches} == {Match.Status.FINISHED}, counts(tournament)
+    assert RatingChange.objects.filter(match__tournament=tournament).count() == 2 * len(matches)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+
+
+@pytest.fixture
+def bots(transactional_db):
+    needs_redis_and_postgres()
+    owner = get_user_model().objects.create_user("outage-test")
+    return owner, active_bots(owner, ["o-a", "o-b", "o-c"])
+
+
+def test_a_database_cut_drops_no_match_message(bots, tmp_path):
+    owner, bot_ids = bots
+    _purge_broker()
+    proxy = TcpProxy(int(connection.settings_dict.get("PORT") or 5432))
+    through_proxy = _database_url().replace(
+        f":{connection.settings_dict.get('PORT') or 5432}/", f":{proxy.port}/"
+    )
+    # No reaper during the test: the messages themselves must survive the cut.
+    worker = start_worker(
+        tmp_path, "db-cut", DATABASE_URL=through_proxy, ARENA_REAPER_SECONDS="3600"
+    )
+    try:
+        tournament = services.create_tournament(
+            organiser=owner, name="db cut", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=4, seed=7,
+        )  # fmt: skip
+        services.start_tournament(tournament_id=tournament.pk)
+        wait_for(lambda: finished_count(tournament) >= 2, 90, "two matches to finish", worker)
+        proxy.cut()
+        time.sleep(OUTAGE_SECONDS)  # the worker takes messages and cannot claim them
+        during = counts(tournament)
+        proxy.restore()
+        restored = time.monotonic()
+        finished_before = finished_count(tournament)
+        wait_for(
+            lambda: finished_count(tournament) > finished_before,
+            60,
+            "a match to finish after the database returned",
+            worker,
+        )
+        first = time.monotonic() - restored
+        wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+        print(
+            f"\ndatabase cut {OUTAGE_SECONDS}s with {during}: first match finished "
+            f"{first:.1f}s after it returned, all {time.monotonic() - restored:.1f}s after"
+        )
+        assert_played_once_each(tournament)
+    finally:
+        stop_worker(worker)
+        proxy.close()
+
+
+def test_a_broker_restart_loses_no_match(bots, tmp_path):
+    owner, bot_ids = bots
+    broker = PrivateRedis(tmp_path)
+    broker.start()
+    worker = start_worker(
+        tmp_path, "broker-restart", CELERY_BROKER_URL=broker.url, ARENA_REAPER_SECONDS="5",
+        ARENA_LOST_MESSAGE_SECONDS="5",
+    )  # fmt: skip
+    try:
+        # The worker's beat starts it (start_due_tournaments): this process never
+        # talks to the private broker.
+        tournament = services.create_tournament(
+            organiser=owner, name="broker restart", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=4, seed=8,
+        )  # fmt: skip
+        wait_for(lambda: finished_count(tournament) >= 2, 90, "two matches to finish", worker)
+        broker.stop()  # every queued message is lost with it
+        stopped = time.monotonic()
+        before = counts(tournament)
+        time.sleep(OUTAGE_SECONDS)
+        broker.start()
+        restored = time.monotonic()
+        finished_before = finished_count(tournament)
+        wait_for(
+            lambda: finished_count(tournament) > finished_before,
+            60,
+            "a match to finish after the broker returned",
+            worker,
+        )
+        first = time.monotonic() - restored
+        wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+        print(
+            f"\nbroker down {restored - stopped:.0f}s with {before}: "
+            f"first match finished {first:.1f}s after "
+            f"it returned, all {time.monotonic() - restored:.1f}s after"
+        )
+        assert_played_once_each(tournament)
+    finally:
+        stop_worker(worker)
+        broker.stop()
