@@ -71,7 +71,12 @@ def check_python(path: str, content: bytes) -> None:
     except SyntaxError as exc:
         where = f" line {exc.lineno}" if exc.lineno else ""
         raise UploadRejected(f"{path}: {type(exc).__name__}{where}: {exc.msg}") from None
-    except ValueError as exc:  # e.g. NUL bytes in the source
+    except (RecursionError, MemoryError):
+        # A few KB of nested expressions exhaust the compiler's recursion limit, a longer
+        # run the parser's stack: hostile or not, such a file cannot be run.
+        raise UploadRejected(f"{path}: too deeply nested to compile") from None
+    except Exception as exc:  # noqa: BLE001 - ValueError (NUL bytes), OverflowError, ...
+        # compile() is fed anything an uploader likes: whatever it raises is a refusal.
         raise UploadRejected(f"{path}: cannot be compiled: {exc}") from None
 
 

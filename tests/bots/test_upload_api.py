@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -41,8 +42,6 @@ def non_utf8_name_zip() -> bytes:
 
 
 def encrypted_zip() -> bytes:
-    import zipfile
-
     data = bytearray(make_zip({"main.py": b"", "s.txt": b"x"}, compression=zipfile.ZIP_STORED))
     for marker, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
         at = -1
@@ -81,6 +80,15 @@ BAD = {
     "non-UTF-8 name": ("bot.zip", non_utf8_name_zip(), "not UTF-8"),
     "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
     "bad helper": ("bot.zip", make_zip({"main.py": b"", "h.py": b"def (:"}), "h.py: SyntaxError"),
+    "deeply nested": ("bot.py", b"x = " + b"-" * 3000 + b"1", "main.py: too deeply nested"),
+    "deeply nested helper": (
+        "bot.zip",
+        make_zip(
+            {"main.py": b"", "h.py": b"x = " + b"-" * 100_000 + b"1"},
+            compression=zipfile.ZIP_STORED,
+        ),
+        "h.py: too deeply nested",
+    ),
 }
 
 

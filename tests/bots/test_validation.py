@@ -138,3 +138,34 @@ def test_encrypted_entry():
             data[flag_at] |= 1
             start = at + 4
     assert "encrypted" in rejected("bot.zip", bytes(data))
+
+
+# Deep nesting makes the compiler itself give up: RecursionError for the shorter one,
+# MemoryError (the parser's stack) for the longer ones. Each is a refusal, never a crash.
+DEEPLY_NESTED = {
+    "minus chain": b"x = " + b"-" * 3000 + b"1\n",
+    "longer minus chain": b"x = " + b"-" * 100_000 + b"1\n",
+    "attribute chain": b"x = a" + b".b" * 100_000 + b"\n",
+    "lambda chain": b"x = " + b"lambda: " * 3000 + b"1\n",
+    "elif chain": b"if 1: pass\n" + b"elif 1: pass\n" * 60_000,
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEEPLY_NESTED))
+def test_too_deeply_nested_source_is_refused(case):
+    source = DEEPLY_NESTED[case]
+    assert rejected("bot.py", source) == "main.py: too deeply nested to compile"
+    stored = make_zip({"main.py": b"", "lib/deep.py": source}, compression=zipfile.ZIP_STORED)
+    inside = rejected("bot.zip", stored)
+    assert inside == "lib/deep.py: too deeply nested to compile"
+
+
+def test_any_other_compiler_failure_is_a_refusal(monkeypatch):
+    """Whatever else compile() raises on hostile input (OverflowError, SystemError, ...)
+    refuses the upload with the file's name instead of escaping as a server error."""
+
+    def overflowing_compile(*args, **kwargs):
+        raise OverflowError("line number overflow")
+
+    monkeypatch.setattr(validation, "compile", overflowing_compile, raising=False)
+    assert rejected("bot.py", b"x = 1\n") == "main.py: cannot be compiled: line number overflow"
