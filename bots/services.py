@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -83,7 +82,8 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
         version = BotVersion.objects.create(
             bot=bot,
             number=number,
-            filename=os.path.basename(filename)[:200],
+            filename=validation.display_filename(filename),
+            kind=checked.kind,
             upload=data,
             sha256=checked.sha256,
             size=checked.size,
@@ -105,7 +105,7 @@ def version_dir(*, version: BotVersion) -> Path:
     if target.is_dir():
         return target
     root.mkdir(parents=True, exist_ok=True)
-    checked = validation.validate_upload(version.filename, bytes(version.upload))
+    checked = validation.validate_upload(version.filename, bytes(version.upload), kind=version.kind)
     staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-")) / "bot"
     validation.materialize(checked.files, staging)
     try:

@@ -23,6 +23,7 @@ MAX_UNPACKED_BYTES = 8 << 20  # all files of a zip, unpacked
 MAX_RATIO = 100  # unpacked / compressed, per entry (past RATIO_FLOOR bytes)
 RATIO_FLOOR = 64 << 10  # small files may compress as well as they like
 MAX_PATH_CHARS = 200
+MAX_FILENAME_CHARS = 200  # the display name stored with a version
 MAX_DEPTH = 8
 
 
@@ -40,20 +41,40 @@ class ValidatedUpload:
     kind: str  # "py" or "zip"
 
 
-def validate_upload(filename: str, data: bytes) -> ValidatedUpload:
+def upload_kind(filename: str) -> str:
+    """The kind of an upload, "py" or "zip", read off its name once and stored with it."""
+    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if suffix in (".py", ".zip"):
+        return suffix[1:]
+    raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+
+
+def display_filename(filename: str) -> str:
+    """The name shown for a version: its last path part, shortened to MAX_FILENAME_CHARS
+    keeping the extension (the name is only shown; ``kind`` says how to unpack)."""
+    name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
+    if len(name) <= MAX_FILENAME_CHARS:
+        return name
+    suffix = PurePosixPath(name).suffix[:MAX_FILENAME_CHARS]
+    return name[: MAX_FILENAME_CHARS - len(suffix)] + suffix
+
+
+def validate_upload(filename: str, data: bytes, *, kind: str | None = None) -> ValidatedUpload:
+    """Check an upload and return its files. ``kind`` is the one stored with a version;
+    without it (a new upload) the kind is read off ``filename``."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise UploadRejected(
             f"the upload is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
         )
     if not data:
         raise UploadRejected("the upload is empty")
-    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-    if suffix == ".py":
-        files, kind = {"main.py": data}, "py"
-    elif suffix == ".zip":
-        files, kind = _unzip(data), "zip"
+    kind = kind or upload_kind(filename)
+    if kind == "py":
+        files = {"main.py": data}
+    elif kind == "zip":
+        files = _unzip(data)
     else:
-        raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+        raise UploadRejected(f"unknown kind of upload {kind!r}")
     for path, content in files.items():
         if path.endswith(".py"):
             check_python(path, content)

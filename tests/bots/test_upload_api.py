@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots import sandbox, validation
+from bots import sandbox, services, validation
 from bots.models import BotVersion
 from tests.bots.test_validation import make_zip
 
@@ -140,3 +140,34 @@ def test_no_sandbox_no_upload(owner_client, monkeypatch, settings):
 def test_trusted_only_reads_like_the_setting(monkeypatch, value, expected):
     monkeypatch.setenv("ARENA_TRUSTED_BOTS_ONLY", value)
     assert sandbox.trusted_only() is expected
+
+
+@pytest.mark.parametrize("suffix, content", [(".py", b"print(1)\n"),
+                                             (".zip", make_zip({"main.py": b"print(1)\n"}))],
+                         ids=["py", "zip"])  # fmt: skip
+def test_a_long_name_keeps_its_kind_and_unpacks_on_a_cold_cache(
+    owner_client, settings, tmp_path, suffix, content
+):
+    """297 characters and an extension: the display name is shortened keeping the extension,
+    and the version unpacks by its recorded kind on a worker that never saw it."""
+    client, bot_id = owner_client
+    response = post(client, bot_id, "b" * 297 + suffix, content)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["kind"] == suffix[1:]
+    assert len(body["filename"]) <= 200 and body["filename"].endswith(suffix)
+    version = BotVersion.objects.get(pk=body["id"])
+    assert version.kind == suffix[1:]
+    settings.ARENA_BOT_CACHE = tmp_path / "cold-cache"
+    folder = services.version_dir(version=version)
+    assert (folder / "main.py").read_bytes() == b"print(1)\n"
+
+
+def test_a_version_unpacks_by_its_kind_not_its_display_name(owner_client, settings, tmp_path):
+    client, bot_id = owner_client
+    response = post(client, bot_id, "bot.zip", make_zip({"main.py": b"print(2)\n"}))
+    version = BotVersion.objects.get(pk=response.json()["id"])
+    BotVersion.objects.filter(pk=version.pk).update(filename="renamed.py")
+    version.refresh_from_db()
+    settings.ARENA_BOT_CACHE = tmp_path / "cold-cache"
+    assert (services.version_dir(version=version) / "main.py").read_bytes() == b"print(2)\n"

@@ -169,3 +169,34 @@ def test_any_other_compiler_failure_is_a_refusal(monkeypatch):
 
     monkeypatch.setattr(validation, "compile", overflowing_compile, raising=False)
     assert rejected("bot.py", b"x = 1\n") == "main.py: cannot be compiled: line number overflow"
+
+
+def test_the_kind_is_read_off_the_name_once():
+    assert validation.upload_kind("Bot.PY") == "py"
+    assert validation.upload_kind("dir\\bot.zip") == "zip"
+    with pytest.raises(UploadRejected, match="upload a .py file or a .zip"):
+        validation.upload_kind("bot.py.txt")
+
+
+def test_a_stored_kind_wins_over_the_display_name():
+    """A version is unpacked by the kind recorded at upload, whatever its display name."""
+    data = make_zip({"main.py": b"print(1)\n"})
+    assert set(validate_upload("notes", data, kind="zip").files) == {"main.py"}
+    assert validate_upload("bot.zip", b"print(1)\n", kind="py").files == {"main.py": b"print(1)\n"}
+
+
+@pytest.mark.parametrize(
+    "filename, expected",
+    [
+        ("bot.py", "bot.py"),
+        ("/home/me/bot.py", "bot.py"),
+        ("C:\\Users\\me\\bot.zip", "bot.zip"),
+        ("b" * 297 + ".py", "b" * 197 + ".py"),
+        ("z" * 400 + ".ZIP", "z" * 196 + ".ZIP"),
+        ("", "upload"),
+    ],
+    ids=["short", "posix path", "windows path", "297 + .py", "400 + .ZIP", "empty"],
+)
+def test_display_filename_is_shortened_keeping_its_extension(filename, expected):
+    shown = validation.display_filename(filename)
+    assert shown == expected and len(shown) <= validation.MAX_FILENAME_CHARS
