@@ -140,6 +140,7 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             f"the zip unpacks to {declared} bytes; the limit is {MAX_UNPACKED_BYTES} bytes"
         )
     files: dict[str, bytes] = {}
+    folders: set[str] = set()  # explicit folder entries
     total = 0
     for info in infos:
         name = _entry_name(info)
@@ -153,6 +154,8 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             if kind not in (stat.S_IFREG, stat.S_IFDIR):
                 raise UploadRejected(f"{name!r}: devices, pipes and sockets are not allowed")
         if info.is_dir() or not path:
+            if path:
+                folders.add(path)
             continue
         if info.flag_bits & 0x1:
             raise UploadRejected(f"{name!r}: encrypted entries are not allowed")
@@ -171,7 +174,22 @@ def _unzip(data: bytes) -> dict[str, bytes]:
                 f"the zip unpacks to more than {MAX_UNPACKED_BYTES} bytes or lies about sizes"
             )
         files[path] = content
+    _check_tree(files, folders)
     return _with_main_at_root(files)
+
+
+def _check_tree(files: dict[str, bytes], folders: set[str]) -> None:
+    """No path may be a file and a folder at once (``x`` and ``x/y.py``, in either order):
+    such a zip cannot be unpacked. Checked before the top folder is stripped, which cannot
+    create a clash (every stripped path shared the same top folder)."""
+    # Each file's folder and each declared folder, then every folder above them.
+    lowest = folders | {path.rsplit("/", 1)[0] for path in files if "/" in path}
+    for folder in sorted(lowest):
+        parts = folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            if prefix in files:
+                raise UploadRejected(f"{prefix!r} is both a file and a folder in the zip")
 
 
 def _with_main_at_root(files: dict[str, bytes]) -> dict[str, bytes]:

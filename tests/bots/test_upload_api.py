@@ -80,6 +80,11 @@ BAD = {
     "non-UTF-8 name": ("bot.zip", non_utf8_name_zip(), "not UTF-8"),
     "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
     "bad helper": ("bot.zip", make_zip({"main.py": b"", "h.py": b"def (:"}), "h.py: SyntaxError"),
+    "file and folder": (
+        "bot.zip",
+        make_zip({"main.py": b"", "x/y.py": b"", "x": b""}),
+        "'x' is both a file and a folder",
+    ),
     "deeply nested": ("bot.py", b"x = " + b"-" * 3000 + b"1", "main.py: too deeply nested"),
     "deeply nested helper": (
         "bot.zip",

@@ -200,3 +200,24 @@ def test_a_stored_kind_wins_over_the_display_name():
 def test_display_filename_is_shortened_keeping_its_extension(filename, expected):
     shown = validation.display_filename(filename)
     assert shown == expected and len(shown) <= validation.MAX_FILENAME_CHARS
+
+
+@pytest.mark.parametrize(
+    "entries, both",
+    [
+        ({"main.py": b"", "x": b"", "x/y.py": b""}, "x"),
+        ({"main.py": b"", "x/y.py": b"", "x": b""}, "x"),
+        ({"main.py": b"", "a/b": b"", "a/b/c/d.txt": b""}, "a/b"),
+        ({"main.py": b"", "main.py/inner.py": b""}, "main.py"),
+        ({"main.py": b"", "x/": b"", "x": b""}, "x"),
+        ({"mybot/main.py": b"", "mybot/x": b"", "mybot/x/y.py": b""}, "mybot/x"),
+        ({"mybot/main.py": b"", "mybot/x/y.py": b"", "mybot/x": b""}, "mybot/x"),
+    ],
+    ids=["file first", "file last", "deeper", "main.py", "folder entry", "in a top folder",
+         "in a top folder, file last"],
+)  # fmt: skip
+def test_a_path_that_is_both_a_file_and_a_folder_is_refused(entries, both):
+    """Unpacking such a zip can only fail (on the worker, long after the upload was taken)."""
+    assert rejected("bot.zip", make_zip(entries)) == (
+        f"{both!r} is both a file and a folder in the zip"
+    )
