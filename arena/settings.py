@@ -196,6 +196,7 @@ CELERY_BEAT_SCHEDULE = {
 # Arena itself.
 ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))
 ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
+ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPTS", "3"))
 # A running match whose heartbeat is older than this is taken as lost.
 ARENA_STALE_MATCH_SECONDS = int(os.environ.get("ARENA_STALE_MATCH_SECONDS", "120"))
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
