@@ -56,6 +56,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: refuses oversized and chunked bodies before anything below can read them.
+    "arena.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the API docs' Swagger UI, the browsable API's CSS) from
     # the same process, with DEBUG off too: runserver and gunicorn alike.

@@ -113,7 +113,8 @@ def test_an_oversized_body_is_refused_before_it_is_parsed(owner_client):
         f"/api/bots/{bot_id}/versions/", b"x" * 10, content_type="multipart/form-data; boundary=b",
         CONTENT_LENGTH=str(validation.MAX_UPLOAD_BYTES * 4),
     )  # fmt: skip
-    assert response.status_code == 400
+    assert response.status_code == 413
+    assert response.json()["code"] == "request_too_large"
     assert "uploads are limited to 1048576 bytes" in response.json()["detail"]
     assert BotVersion.objects.count() == 0
 
