@@ -142,17 +142,15 @@ def validate_version(*, version_id: int) -> BotVersion:
             return _give_up(version=version, status=BotVersion.Status.PENDING)
         return version
     try:
-        folder = version_dir(version=version)
-    except validation.UploadRejected as exc:
-        return _record_verdict(version=version, ok=False, reason=exc.reason)
-    try:
         ok, reason = validation.validation_match(
-            folder,
+            version_dir(version=version),
             game_slug=version.bot.game,
             limits=sandbox.Limits(),
             clock=_validation_clock(),
         )
-    except Exception as exc:  # the sandbox itself failed: not the bot's fault
+    except validation.UploadRejected as exc:  # the stored upload: no retry can change it
+        return _record_verdict(version=version, ok=False, reason=exc.reason)
+    except Exception as exc:  # this worker or the sandbox failed: not the bot's fault
         log.exception("validation of %s could not run", version)
         error = str(exc) or type(exc).__name__
         if version.attempts >= max_attempts:

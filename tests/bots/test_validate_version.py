@@ -94,3 +94,18 @@ def test_the_claim_refuses_a_version_past_the_cap(bot, cache, settings):
         "validation could not run after 2 attempts: a worker stopped during each of them"
     )
     assert leftovers(cache) == []
+
+
+def test_a_cache_that_cannot_be_written_is_not_the_bots_fault(bot, settings, tmp_path):
+    """An unpacking failure of this worker (here its cache folder cannot be created) sends
+    the version back to pending with the error, not to invalid, and never leaves it
+    'validating'."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    settings.ARENA_BOT_CACHE = blocker / "bot-cache"
+    version = stored_version(bot, b"print(1)\n", kind="py")
+    with pytest.raises(RuntimeError, match="validation could not run"):
+        services.validate_version(version_id=version.pk)
+    version.refresh_from_db()
+    assert (version.status, version.attempts) == (BotVersion.Status.PENDING, 1)
+    assert "not-a-folder" in version.reason
