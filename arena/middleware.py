@@ -66,13 +66,11 @@ class RequestBodyLimitMiddleware:
         declared = request.META.get("CONTENT_LENGTH") or ""
         if not declared:
             if request.META.get("HTTP_TRANSFER_ENCODING"):
-                return _refuse(
-                    request,
-                    411,
-                    "length_required",
+                detail = (
                     "Send the request body with a Content-Length header; "
-                    "chunked bodies are not accepted.",
+                    "chunked bodies are not accepted."
                 )
+                return _refuse(request, 411, "length_required", detail, discard=DISCARD_BYTES)
             return self.get_response(request)
         if not (declared.isascii() and declared.isdigit()):
             return _refuse(
@@ -89,22 +87,28 @@ class RequestBodyLimitMiddleware:
             )
         else:
             detail = f"The request body is {length} bytes; this address accepts at most {cap}."
-        response = _refuse(request, 413, "request_too_large", detail)
-        # Django calls these when the server is done sending the response.
-        response._resource_closers.append(lambda: _discard_body(request, length))
-        return response
+        return _refuse(request, 413, "request_too_large", detail, discard=length)
 
 
-def _refuse(request: HttpRequest, status: int, code: str, detail: str) -> HttpResponse:
+def _refuse(
+    request: HttpRequest, status: int, code: str, detail: str, *, discard: int = 0
+) -> HttpResponse:
+    """The refusal in the one JSON error shape under /api/, else a short page; ``discard``
+    bytes of the unread body are dropped once the answer is sent."""
     log.warning("refused %s %s: %s", request.method, request.path, detail)
     if request.path_info.startswith("/api/"):
-        return json_error(status, detail, code=code)
-    page = (
-        f"<!doctype html><meta charset=utf-8><title>{status}</title>"
-        f"<h1>The request was refused</h1><p>{escape(detail)}</p>"
-        '<p><a href="/">Back to Arena</a></p>'
-    )
-    return HttpResponse(page, status=status)
+        response = json_error(status, detail, code=code)
+    else:
+        page = (
+            f"<!doctype html><meta charset=utf-8><title>{status}</title>"
+            f"<h1>The request was refused</h1><p>{escape(detail)}</p>"
+            '<p><a href="/">Back to Arena</a></p>'
+        )
+        response = HttpResponse(page, status=status)
+    if discard:
+        # Django runs these closers when the server has finished sending the response.
+        response._resource_closers.append(lambda: _discard_body(request, discard))
+    return response
 
 
 def _discard_body(request: HttpRequest, length: int) -> None:

@@ -128,9 +128,10 @@ def validate_version(*, version_id: int) -> BotVersion:
     """Play the validation match; the version becomes active or invalid with a reason.
 
     A stored upload that no longer unpacks is invalid at once. A validation that cannot
-    run (the sandbox failed: not the bot's fault) goes back to pending with the error as
-    its reason, for the reaper to queue again, until ARENA_MAX_VALIDATION_ATTEMPTS claims
-    have been made; then it is invalid, with the last error.
+    run (this worker or the sandbox failed: not the bot's fault) goes back to pending with
+    the error as its reason, for the reaper to queue again, until
+    ARENA_MAX_VALIDATION_ATTEMPTS claims have been made; then it is invalid, with the last
+    error.
     """
     max_attempts = settings.ARENA_MAX_VALIDATION_ATTEMPTS
     claimed = BotVersion.objects.filter(

@@ -213,21 +213,34 @@ def test_a_100_mb_anonymous_login_post_never_reaches_the_disk(gunicorn):
     assert watcher.seen == set()
 
 
-def test_a_chunked_upload_is_a_411_with_its_reason(gunicorn, owner):
+@pytest.mark.parametrize("megabytes", [0, 16])
+def test_a_chunked_upload_is_a_411_with_its_reason(gunicorn, owner, megabytes):
+    """Django would see an empty body ("No file was submitted."): the answer says why, and
+    arrives while (or after) the client sends its chunks."""
     before, after, _ = multipart_head("bot.py", 9)
-    payload = before + b"print(1)\n" + after
+    payload = before + b"print(1)\n" + b"#" * (megabytes << 20) + after
     sock = gunicorn.connect()
     sock.sendall(
-        (
-            f"POST /api/bots/{owner['bot'].pk}/versions/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Authorization: Token {owner['token']}\r\nTransfer-Encoding: chunked\r\n"
-            f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n"
-        ).encode()
-        + f"{len(payload):x}\r\n".encode() + payload + b"\r\n0\r\n\r\n"
+        f"POST /api/bots/{owner['bot'].pk}/versions/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Token {owner['token']}\r\nTransfer-Encoding: chunked\r\n"
+        f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n".encode()
     )  # fmt: skip
+
+    def send_chunks():
+        try:
+            for at in range(0, len(payload), 1 << 20):
+                chunk = payload[at : at + (1 << 20)]
+                sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass
+
+    sender = threading.Thread(target=send_chunks, daemon=True)
+    sender.start()
     response = http.client.HTTPResponse(sock)
     response.begin()
     answer = json.loads(response.read())
+    sender.join(timeout=60)
     sock.close()
     assert response.status == 411, answer
     assert answer["code"] == "length_required"
