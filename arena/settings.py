@@ -56,6 +56,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: refuses oversized and chunked bodies before anything below can read them.
+    "arena.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the API docs' Swagger UI, the browsable API's CSS) from
     # the same process, with DEBUG off too: runserver and gunicorn alike.
@@ -233,6 +235,7 @@ CELERY_BEAT_SCHEDULE = {
 # Arena itself.
 ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))
 ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
+ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPTS", "3"))
 # A running match whose heartbeat is older than this is taken as lost.
 ARENA_STALE_MATCH_SECONDS = int(os.environ.get("ARENA_STALE_MATCH_SECONDS", "120"))
 # A queued match or pending version is re-sent only when the broker no longer holds its

@@ -36,6 +36,7 @@ class VersionSerializer(serializers.ModelSerializer):
             "bot",
             "number",
             "filename",
+            "kind",
             "sha256",
             "size",
             "status",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 from datetime import timedelta
@@ -84,7 +83,8 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
         version = BotVersion.objects.create(
             bot=bot,
             number=number,
-            filename=os.path.basename(filename)[:200],
+            filename=validation.display_filename(filename),
+            kind=checked.kind,
             upload=data,
             sha256=checked.sha256,
             size=checked.size,
@@ -103,27 +103,44 @@ def _queue_validation(version_id: int) -> None:
 
 
 def version_dir(*, version: BotVersion) -> Path:
-    """The version's files on this worker, unpacked once into a cache keyed by hash."""
+    """The version's files on this worker, unpacked once into a cache keyed by hash.
+
+    Raises ``validation.UploadRejected`` when the stored upload no longer passes the
+    upload checks (stored before a check existed): no retry changes that.
+    """
     root = Path(settings.ARENA_BOT_CACHE)
     target = root / version.sha256
     if target.is_dir():
         return target
     root.mkdir(parents=True, exist_ok=True)
-    checked = validation.validate_upload(version.filename, bytes(version.upload))
-    staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-")) / "bot"
-    validation.materialize(checked.files, staging)
+    checked = validation.validate_upload(version.filename, bytes(version.upload), kind=version.kind)
+    staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
     try:
-        staging.rename(target)
-    except OSError:
-        # Another process unpacked the same hash first: theirs is identical.
-        pass
-    shutil.rmtree(staging.parent, ignore_errors=True)
+        validation.materialize(checked.files, staging / "bot")
+        try:
+            (staging / "bot").rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            # Another process unpacked the same hash first: theirs is identical.
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
 def validate_version(*, version_id: int) -> BotVersion:
-    """Play the validation match; the version becomes active or invalid with a reason."""
-    claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+    """Play the validation match; the version becomes active or invalid with a reason.
+
+    A stored upload that no longer unpacks is invalid at once. A validation that cannot
+    run (this worker or the sandbox failed: not the bot's fault) goes back to pending with
+    the error as its reason, for the reaper to queue again, until
+    ARENA_MAX_VALIDATION_ATTEMPTS claims have been made; then it is invalid, with the last
+    error.
+    """
+    max_attempts = settings.ARENA_MAX_VALIDATION_ATTEMPTS
+    claimed = BotVersion.objects.filter(
+        pk=version_id, status=BotVersion.Status.PENDING, attempts__lt=max_attempts
+    ).update(
         # queued_at becomes the delivery time: the reaper judges "validating" by it.
         status=BotVersion.Status.VALIDATING,
         attempts=F("attempts") + 1,
@@ -131,6 +148,8 @@ def validate_version(*, version_id: int) -> BotVersion:
     )
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if not claimed:
+        if version.status == BotVersion.Status.PENDING:  # past the cap
+            return _give_up(version=version, status=BotVersion.Status.PENDING)
         return version
     try:
         ok, reason = validation.validation_match(
@@ -139,13 +158,38 @@ def validate_version(*, version_id: int) -> BotVersion:
             limits=sandbox.Limits(),
             clock=_validation_clock(),
         )
-    except Exception as exc:  # the sandbox itself failed: not the bot's fault
+    except validation.UploadRejected as exc:  # the stored upload: no retry can change it
+        return _record_verdict(version=version, ok=False, reason=exc.reason)
+    except Exception as exc:  # this worker or the sandbox failed: not the bot's fault
         log.exception("validation of %s could not run", version)
-        BotVersion.objects.filter(pk=version_id).update(status=BotVersion.Status.PENDING)
+        error = str(exc) or type(exc).__name__
+        if version.attempts >= max_attempts:
+            version.reason = error
+            return _give_up(version=version, status=BotVersion.Status.VALIDATING)
+        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+            status=BotVersion.Status.PENDING, reason=error
+        )
         raise RuntimeError(f"validation could not run: {exc}") from exc
+    return _record_verdict(version=version, ok=ok, reason=reason)
+
+
+def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion:
     status = BotVersion.Status.ACTIVE if ok else BotVersion.Status.INVALID
-    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+    BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
         status=status, reason=reason, validated_at=timezone.now()
+    )
+    version.refresh_from_db()
+    return version
+
+
+def _give_up(*, version: BotVersion, status: str) -> BotVersion:
+    """Invalid after its last allowed attempt; ``version.reason`` holds the last error (empty
+    when every attempt ended with its worker)."""
+    last_error = version.reason or "a worker stopped during each of them"
+    BotVersion.objects.filter(pk=version.pk, status=status).update(
+        status=BotVersion.Status.INVALID,
+        reason=f"validation could not run after {version.attempts} attempts: {last_error}",
+        validated_at=timezone.now(),
     )
     version.refresh_from_db()
     return version

@@ -23,6 +23,7 @@ MAX_UNPACKED_BYTES = 8 << 20  # all files of a zip, unpacked
 MAX_RATIO = 100  # unpacked / compressed, per entry (past RATIO_FLOOR bytes)
 RATIO_FLOOR = 64 << 10  # small files may compress as well as they like
 MAX_PATH_CHARS = 200
+MAX_FILENAME_CHARS = 200  # the display name stored with a version
 MAX_DEPTH = 8
 
 
@@ -40,20 +41,40 @@ class ValidatedUpload:
     kind: str  # "py" or "zip"
 
 
-def validate_upload(filename: str, data: bytes) -> ValidatedUpload:
+def upload_kind(filename: str) -> str:
+    """The kind of an upload, "py" or "zip", read off its name once and stored with it."""
+    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if suffix in (".py", ".zip"):
+        return suffix[1:]
+    raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+
+
+def display_filename(filename: str) -> str:
+    """The name shown for a version: its last path part, shortened to MAX_FILENAME_CHARS
+    keeping the extension (the name is only shown; ``kind`` says how to unpack)."""
+    name = PurePosixPath(filename.replace("\\", "/")).name or "upload"
+    if len(name) <= MAX_FILENAME_CHARS:
+        return name
+    suffix = PurePosixPath(name).suffix[:MAX_FILENAME_CHARS]
+    return name[: MAX_FILENAME_CHARS - len(suffix)] + suffix
+
+
+def validate_upload(filename: str, data: bytes, *, kind: str | None = None) -> ValidatedUpload:
+    """Check an upload and return its files. ``kind`` is the one stored with a version;
+    without it (a new upload) the kind is read off ``filename``."""
     if len(data) > MAX_UPLOAD_BYTES:
         raise UploadRejected(
             f"the upload is {len(data)} bytes; the limit is {MAX_UPLOAD_BYTES} bytes"
         )
     if not data:
         raise UploadRejected("the upload is empty")
-    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-    if suffix == ".py":
-        files, kind = {"main.py": data}, "py"
-    elif suffix == ".zip":
-        files, kind = _unzip(data), "zip"
+    kind = kind or upload_kind(filename)
+    if kind == "py":
+        files = {"main.py": data}
+    elif kind == "zip":
+        files = _unzip(data)
     else:
-        raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+        raise UploadRejected(f"unknown kind of upload {kind!r}")
     for path, content in files.items():
         if path.endswith(".py"):
             check_python(path, content)
@@ -71,7 +92,12 @@ def check_python(path: str, content: bytes) -> None:
     except SyntaxError as exc:
         where = f" line {exc.lineno}" if exc.lineno else ""
         raise UploadRejected(f"{path}: {type(exc).__name__}{where}: {exc.msg}") from None
-    except ValueError as exc:  # e.g. NUL bytes in the source
+    except (RecursionError, MemoryError):
+        # A few KB of nested expressions exhaust the compiler's recursion limit, a longer
+        # run the parser's stack: hostile or not, such a file cannot be run.
+        raise UploadRejected(f"{path}: too deeply nested to compile") from None
+    except Exception as exc:  # noqa: BLE001 - ValueError (NUL bytes), OverflowError, ...
+        # compile() is fed anything an uploader likes: whatever it raises is a refusal.
         raise UploadRejected(f"{path}: cannot be compiled: {exc}") from None
 
 
@@ -114,6 +140,7 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             f"the zip unpacks to {declared} bytes; the limit is {MAX_UNPACKED_BYTES} bytes"
         )
     files: dict[str, bytes] = {}
+    folders: set[str] = set()  # explicit folder entries
     total = 0
     for info in infos:
         name = _entry_name(info)
@@ -127,6 +154,8 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             if kind not in (stat.S_IFREG, stat.S_IFDIR):
                 raise UploadRejected(f"{name!r}: devices, pipes and sockets are not allowed")
         if info.is_dir() or not path:
+            if path:
+                folders.add(path)
             continue
         if info.flag_bits & 0x1:
             raise UploadRejected(f"{name!r}: encrypted entries are not allowed")
@@ -145,7 +174,22 @@ def _unzip(data: bytes) -> dict[str, bytes]:
                 f"the zip unpacks to more than {MAX_UNPACKED_BYTES} bytes or lies about sizes"
             )
         files[path] = content
+    _check_tree(files, folders)
     return _with_main_at_root(files)
+
+
+def _check_tree(files: dict[str, bytes], folders: set[str]) -> None:
+    """No path may be a file and a folder at once (``x`` and ``x/y.py``, in either order):
+    such a zip cannot be unpacked. Checked before the top folder is stripped, which cannot
+    create a clash (every stripped path shared the same top folder)."""
+    # Each file's folder and each declared folder, then every folder above them.
+    lowest = folders | {path.rsplit("/", 1)[0] for path in files if "/" in path}
+    for folder in sorted(lowest):
+        parts = folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:depth])
+            if prefix in files:
+                raise UploadRejected(f"{prefix!r} is both a file and a folder in the zip")
 
 
 def _with_main_at_root(files: dict[str, bytes]) -> dict[str, bytes]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -11,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots import sandbox, validation
+from bots import sandbox, services, validation
 from bots.models import BotVersion
 from tests.bots.test_validation import make_zip
 
@@ -41,8 +42,6 @@ def non_utf8_name_zip() -> bytes:
 
 
 def encrypted_zip() -> bytes:
-    import zipfile
-
     data = bytearray(make_zip({"main.py": b"", "s.txt": b"x"}, compression=zipfile.ZIP_STORED))
     for marker, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
         at = -1
@@ -81,6 +80,20 @@ BAD = {
     "non-UTF-8 name": ("bot.zip", non_utf8_name_zip(), "not UTF-8"),
     "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
     "bad helper": ("bot.zip", make_zip({"main.py": b"", "h.py": b"def (:"}), "h.py: SyntaxError"),
+    "file and folder": (
+        "bot.zip",
+        make_zip({"main.py": b"", "x/y.py": b"", "x": b""}),
+        "'x' is both a file and a folder",
+    ),
+    "deeply nested": ("bot.py", b"x = " + b"-" * 3000 + b"1", "main.py: too deeply nested"),
+    "deeply nested helper": (
+        "bot.zip",
+        make_zip(
+            {"main.py": b"", "h.py": b"x = " + b"-" * 100_000 + b"1"},
+            compression=zipfile.ZIP_STORED,
+        ),
+        "h.py: too deeply nested",
+    ),
 }
 
 
@@ -100,7 +113,8 @@ def test_an_oversized_body_is_refused_before_it_is_parsed(owner_client):
         f"/api/bots/{bot_id}/versions/", b"x" * 10, content_type="multipart/form-data; boundary=b",
         CONTENT_LENGTH=str(validation.MAX_UPLOAD_BYTES * 4),
     )  # fmt: skip
-    assert response.status_code == 400
+    assert response.status_code == 413
+    assert response.json()["code"] == "request_too_large"
     assert "uploads are limited to 1048576 bytes" in response.json()["detail"]
     assert BotVersion.objects.count() == 0
 
@@ -132,3 +146,34 @@ def test_no_sandbox_no_upload(owner_client, monkeypatch, settings):
 def test_trusted_only_reads_like_the_setting(monkeypatch, value, expected):
     monkeypatch.setenv("ARENA_TRUSTED_BOTS_ONLY", value)
     assert sandbox.trusted_only() is expected
+
+
+@pytest.mark.parametrize("suffix, content", [(".py", b"print(1)\n"),
+                                             (".zip", make_zip({"main.py": b"print(1)\n"}))],
+                         ids=["py", "zip"])  # fmt: skip
+def test_a_long_name_keeps_its_kind_and_unpacks_on_a_cold_cache(
+    owner_client, settings, tmp_path, suffix, content
+):
+    """297 characters and an extension: the display name is shortened keeping the extension,
+    and the version unpacks by its recorded kind on a worker that never saw it."""
+    client, bot_id = owner_client
+    response = post(client, bot_id, "b" * 297 + suffix, content)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["kind"] == suffix[1:]
+    assert len(body["filename"]) <= 200 and body["filename"].endswith(suffix)
+    version = BotVersion.objects.get(pk=body["id"])
+    assert version.kind == suffix[1:]
+    settings.ARENA_BOT_CACHE = tmp_path / "cold-cache"
+    folder = services.version_dir(version=version)
+    assert (folder / "main.py").read_bytes() == b"print(1)\n"
+
+
+def test_a_version_unpacks_by_its_kind_not_its_display_name(owner_client, settings, tmp_path):
+    client, bot_id = owner_client
+    response = post(client, bot_id, "bot.zip", make_zip({"main.py": b"print(2)\n"}))
+    version = BotVersion.objects.get(pk=response.json()["id"])
+    BotVersion.objects.filter(pk=version.pk).update(filename="renamed.py")
+    version.refresh_from_db()
+    settings.ARENA_BOT_CACHE = tmp_path / "cold-cache"
+    assert (services.version_dir(version=version) / "main.py").read_bytes() == b"print(2)\n"

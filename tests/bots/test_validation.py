@@ -138,3 +138,86 @@ def test_encrypted_entry():
             data[flag_at] |= 1
             start = at + 4
     assert "encrypted" in rejected("bot.zip", bytes(data))
+
+
+# Deep nesting makes the compiler itself give up: RecursionError for the shorter one,
+# MemoryError (the parser's stack) for the longer ones. Each is a refusal, never a crash.
+DEEPLY_NESTED = {
+    "minus chain": b"x = " + b"-" * 3000 + b"1\n",
+    "longer minus chain": b"x = " + b"-" * 100_000 + b"1\n",
+    "attribute chain": b"x = a" + b".b" * 100_000 + b"\n",
+    "lambda chain": b"x = " + b"lambda: " * 3000 + b"1\n",
+    "elif chain": b"if 1: pass\n" + b"elif 1: pass\n" * 60_000,
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEEPLY_NESTED))
+def test_too_deeply_nested_source_is_refused(case):
+    source = DEEPLY_NESTED[case]
+    assert rejected("bot.py", source) == "main.py: too deeply nested to compile"
+    stored = make_zip({"main.py": b"", "lib/deep.py": source}, compression=zipfile.ZIP_STORED)
+    inside = rejected("bot.zip", stored)
+    assert inside == "lib/deep.py: too deeply nested to compile"
+
+
+def test_any_other_compiler_failure_is_a_refusal(monkeypatch):
+    """Whatever else compile() raises on hostile input (OverflowError, SystemError, ...)
+    refuses the upload with the file's name instead of escaping as a server error."""
+
+    def overflowing_compile(*args, **kwargs):
+        raise OverflowError("line number overflow")
+
+    monkeypatch.setattr(validation, "compile", overflowing_compile, raising=False)
+    assert rejected("bot.py", b"x = 1\n") == "main.py: cannot be compiled: line number overflow"
+
+
+def test_the_kind_is_read_off_the_name_once():
+    assert validation.upload_kind("Bot.PY") == "py"
+    assert validation.upload_kind("dir\\bot.zip") == "zip"
+    with pytest.raises(UploadRejected, match="upload a .py file or a .zip"):
+        validation.upload_kind("bot.py.txt")
+
+
+def test_a_stored_kind_wins_over_the_display_name():
+    """A version is unpacked by the kind recorded at upload, whatever its display name."""
+    data = make_zip({"main.py": b"print(1)\n"})
+    assert set(validate_upload("notes", data, kind="zip").files) == {"main.py"}
+    assert validate_upload("bot.zip", b"print(1)\n", kind="py").files == {"main.py": b"print(1)\n"}
+
+
+@pytest.mark.parametrize(
+    "filename, expected",
+    [
+        ("bot.py", "bot.py"),
+        ("/home/me/bot.py", "bot.py"),
+        ("C:\\Users\\me\\bot.zip", "bot.zip"),
+        ("b" * 297 + ".py", "b" * 197 + ".py"),
+        ("z" * 400 + ".ZIP", "z" * 196 + ".ZIP"),
+        ("", "upload"),
+    ],
+    ids=["short", "posix path", "windows path", "297 + .py", "400 + .ZIP", "empty"],
+)
+def test_display_filename_is_shortened_keeping_its_extension(filename, expected):
+    shown = validation.display_filename(filename)
+    assert shown == expected and len(shown) <= validation.MAX_FILENAME_CHARS
+
+
+@pytest.mark.parametrize(
+    "entries, both",
+    [
+        ({"main.py": b"", "x": b"", "x/y.py": b""}, "x"),
+        ({"main.py": b"", "x/y.py": b"", "x": b""}, "x"),
+        ({"main.py": b"", "a/b": b"", "a/b/c/d.txt": b""}, "a/b"),
+        ({"main.py": b"", "main.py/inner.py": b""}, "main.py"),
+        ({"main.py": b"", "x/": b"", "x": b""}, "x"),
+        ({"mybot/main.py": b"", "mybot/x": b"", "mybot/x/y.py": b""}, "mybot/x"),
+        ({"mybot/main.py": b"", "mybot/x/y.py": b"", "mybot/x": b""}, "mybot/x"),
+    ],
+    ids=["file first", "file last", "deeper", "main.py", "folder entry", "in a top folder",
+         "in a top folder, file last"],
+)  # fmt: skip
+def test_a_path_that_is_both_a_file_and_a_folder_is_refused(entries, both):
+    """Unpacking such a zip can only fail (on the worker, long after the upload was taken)."""
+    assert rejected("bot.zip", make_zip(entries)) == (
+        f"{both!r} is both a file and a folder in the zip"
+    )
