@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils import timezone
 
+from arena import throttling
 from bots.models import Bot
 from games import registry
 
@@ -65,3 +67,14 @@ class TournamentForm(forms.Form):
 
     def clean_start_at(self):
         return self.cleaned_data["start_at"] or timezone.now()
+
+
+class ThrottledLoginForm(AuthenticationForm):
+    """The log-in form, refused before the password is checked once an account or an
+    address has failed too often (see arena.throttling)."""
+
+    def clean(self):
+        message = throttling.refusal(self.request, *throttling.LOGIN_THROTTLES)
+        if message:
+            raise forms.ValidationError(message, code="throttled")
+        return super().clean()

@@ -122,6 +122,28 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Throttle counters live in this cache, so every web process must share it:
+# Redis in production (CACHE_URL=redis://host:6379/1). The embedded default is
+# one runserver process, for which process memory is exact, free and needs no
+# setup step; a file or database cache would add a write per throttled request
+# (on SQLite, under the lock the worker needs) for nothing.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "arena"),
+        }
+    }
+elif CACHE_URL in ("", "locmem://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ValueError(f"CACHE_URL must be redis://..., rediss://... or locmem://, not {CACHE_URL!r}")
+# How many reverse proxies in front of the web processes append to X-Forwarded-For.
+# 0: the header is ignored, since any client can write it.
+ARENA_TRUSTED_PROXIES = int(os.environ.get("ARENA_TRUSTED_PROXIES", "0"))
+
 # Uploads: Django refuses bodies over this before any view sees them.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
@@ -136,10 +158,22 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
+    # A view's throttle_scope picks its rate; the count is per user when logged
+    # in, else per address (arena.throttling, shared with the dashboard forms).
+    "DEFAULT_THROTTLE_CLASSES": ["arena.throttling.ScopedThrottle"],
+    # Rates of arena.throttling, shared by the API and the dashboard forms:
+    # "N/second", "N/minute", "N/hour" or "N/day".
     "DEFAULT_THROTTLE_RATES": {
-        "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),
-        "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),
+        "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
+        "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
+        "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
+        # Failed log-ins, after which even the right password is refused for a while.
+        "login_address": os.environ.get("ARENA_LOGIN_ADDRESS_RATE", "30/hour"),
+        "login_username": os.environ.get("ARENA_LOGIN_USERNAME_RATE", "10/hour"),
     },
+    # The client address is REMOTE_ADDR unless this many proxies in front add
+    # X-Forwarded-For; then it is the entry the outermost trusted one wrote.
+    "NUM_PROXIES": ARENA_TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",

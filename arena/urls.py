@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.authtoken.views import ObtainAuthToken
 
 from arena import api
+from arena.throttling import LOGIN_THROTTLES
 from bots import apis as bot_apis
 from tournaments import apis as tournament_apis
 
@@ -12,7 +13,11 @@ api_patterns = [
     path("games/", api.GameListApi.as_view(), name="api-games"),
     path("games/<str:slug>/", api.GameDetailApi.as_view(), name="api-game"),
     path("auth/register/", api.RegisterApi.as_view(), name="api-register"),
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path(
+        "auth/token/",
+        ObtainAuthToken.as_view(throttle_classes=LOGIN_THROTTLES),
+        name="api-token",
+    ),
     path("bots/", bot_apis.BotListCreateApi.as_view(), name="api-bots"),
     path("bots/<int:pk>/", bot_apis.BotDetailApi.as_view(), name="api-bot"),
     path("bots/<int:pk>/versions/", bot_apis.BotVersionsApi.as_view(), name="api-bot-versions"),
