@@ -6,6 +6,7 @@ import json
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Q
 from django.utils import timezone
 
 from arena import throttling
@@ -21,6 +22,12 @@ class BotUploadForm(forms.Form):
     name = forms.CharField(max_length=40)
     game = forms.ChoiceField(choices=game_choices)
     description = forms.CharField(max_length=500, required=False)
+    accepts_entries = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Other organisers may enter it",
+        help_text="Your own tournaments may always enter your bots.",
+    )
     file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
 
 
@@ -32,9 +39,10 @@ class TournamentForm(forms.Form):
     name = forms.CharField(max_length=100)
     game = forms.ChoiceField(choices=game_choices)
     bots = forms.ModelMultipleChoiceField(
-        queryset=Bot.objects.order_by("game", "name"),
+        queryset=Bot.objects.none(),
         widget=forms.CheckboxSelectMultiple,
-        help_text="Entrants (bots of the chosen game with an active version)",
+        help_text="Entrants (bots of the chosen game with an active version): your own, "
+        "and other people's that accept entries",
     )
     players_per_match = forms.IntegerField(min_value=1, max_value=16, required=False)
     games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
@@ -45,6 +53,9 @@ class TournamentForm(forms.Form):
     bank_ms = forms.IntegerField(
         min_value=0, max_value=600000, initial=10000, label="Time bank (ms)"
     )
+    rated = forms.BooleanField(
+        required=False, initial=True, help_text="Unrated matches do not move anyone's Elo"
+    )
     start_at = forms.DateTimeField(
         required=False, help_text="UTC, e.g. 2026-12-01 18:00; empty = now"
     )
@@ -54,6 +65,12 @@ class TournamentForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text='JSON object of game options, e.g. {"continuous": true}',
     )
+
+    def __init__(self, *args, organiser, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["bots"].queryset = Bot.objects.filter(
+            Q(owner=organiser) | Q(accepts_entries=True)
+        ).order_by("game", "name")
 
     def clean_options(self):
         text = self.cleaned_data["options"].strip() or "{}"

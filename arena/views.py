@@ -121,6 +121,7 @@ def bot_new(request):
                 name=data["name"],
                 game=data["game"],
                 description=data["description"],
+                accepts_entries=data["accepts_entries"],
             )
         except ValidationError as exc:
             form.add_error(None, exc)
@@ -167,7 +168,7 @@ def tournament_detail(request, pk):
 
 @login_required
 def tournament_new(request):
-    form = TournamentForm(request.POST or None)
+    form = TournamentForm(request.POST or None, organiser=request.user)
     context = {"title": "New tournament"}
     if refused := _throttled_form(request, form, context, throttling.TournamentThrottle):
         return refused
@@ -186,6 +187,7 @@ def tournament_new(request):
                 move_ms=data["move_ms"],
                 bank_ms=data["bank_ms"],
                 start_at=data["start_at"],
+                rated=data["rated"],
             )
         except ValidationError as exc:
             form.add_error(None, exc)
