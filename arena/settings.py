@@ -39,6 +39,32 @@ ALLOWED_HOSTS = [
 ]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# HTTPS deployments. ARENA_HTTPS=1 turns on every setting below (the site is
+# served only over TLS, usually by a proxy in front); each can be set alone.
+ARENA_HTTPS = env_bool("ARENA_HTTPS", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", ARENA_HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", ARENA_HTTPS)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", ARENA_HTTPS)
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600 if ARENA_HTTPS else 0))
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", ARENA_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The header the TLS-terminating proxy sets to "https". Only trust it behind a
+# proxy that always overwrites it: a client reaching gunicorn directly could
+# send it too. "none" turns it off (gunicorn terminating TLS itself).
+_proxy_ssl_header = os.environ.get(
+    "ARENA_PROXY_SSL_HEADER", "X-Forwarded-Proto" if ARENA_HTTPS else "none"
+).strip()
+if _proxy_ssl_header.lower() not in {"", "none"}:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https")
+SILENCED_SYSTEM_CHECKS = []
+if not SECURE_HSTS_PRELOAD:
+    # Preloading binds the whole domain and every subdomain to HTTPS in browsers
+    # for months, beyond this service; that is the domain owner's decision
+    # (SECURE_HSTS_PRELOAD=1), so the deploy check's reminder does not apply.
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
