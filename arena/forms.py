@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.db.models import Q
 from django.utils import timezone
@@ -86,12 +87,20 @@ class TournamentForm(forms.Form):
         return self.cleaned_data["start_at"] or timezone.now()
 
 
-class ThrottledLoginForm(AuthenticationForm):
-    """The log-in form, refused before the password is checked once an account or an
-    address has failed too often (see arena.throttling)."""
+class ThrottledLoginMixin:
+    """Refuse a log-in before the password is checked once its account or address has
+    failed too often (see arena.throttling)."""
 
     def clean(self):
         message = throttling.refusal(self.request, *throttling.LOGIN_THROTTLES)
         if message:
             raise forms.ValidationError(message, code="throttled")
         return super().clean()
+
+
+class ThrottledLoginForm(ThrottledLoginMixin, AuthenticationForm):
+    """The dashboard's log-in form."""
+
+
+class ThrottledAdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    """The admin site's log-in form: its accounts are the ones most worth guessing."""

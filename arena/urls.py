@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 
 from arena import api
+from arena.forms import ThrottledAdminLoginForm
 from arena.throttling import LOGIN_THROTTLES
 from bots import apis as bot_apis
 from tournaments import apis as tournament_apis
@@ -54,6 +55,8 @@ api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+admin.site.login_form = ThrottledAdminLoginForm
 
 urlpatterns = [
     path("api/", include(api_patterns)),

@@ -48,6 +48,14 @@ def test_deploy_check_is_clean_with_https_on(tmp_path):
     assert "System check identified no issues (0 silenced)." in opted_in.stdout, opted_in.stderr
 
 
+def test_deploy_check_warns_when_throttle_counts_are_per_process(tmp_path):
+    done = manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        ARENA_HTTPS="1", CACHE_URL="", ARENA_VAR_DIR=str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode != 0 and "arena.W001" in done.stderr, done.stderr
+
+
 def test_deploy_check_warns_without_https(tmp_path):
     done = manage("check", "--deploy", "--fail-level", "WARNING", ARENA_VAR_DIR=str(tmp_path))
     assert done.returncode != 0

@@ -151,3 +151,15 @@ def test_dashboard_log_in_counts_with_the_api_and_says_why(alice, client, rates)
     assert "Too many failed log-ins; try again in" in page.content.decode()
     assert "_auth_user_id" not in client.session
     assert token(api, "alice", "correct horse 1", "192.0.2.2").status_code == 429
+
+
+def test_admin_log_in_is_throttled_too(alice, client, rates):
+    rates(login_username="2/hour", login_address="100/hour")
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    for n in range(2):
+        page = client.post("/admin/login/", {"username": "alice", "password": f"guess {n}"})
+        assert "correct username and password" in page.content.decode()
+    page = client.post("/admin/login/", {"username": "alice", "password": "correct horse 1"})
+    assert "Too many failed log-ins; try again in" in page.content.decode()
+    assert "_auth_user_id" not in client.session
