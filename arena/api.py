@@ -9,9 +9,9 @@ from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from arena.throttling import SignUpThrottle
 from games import registry
 
 
@@ -116,8 +116,7 @@ class RegisterApi(APIView):
     """Create an account; the answer holds the API token."""
 
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "register"
+    throttle_classes = [SignUpThrottle]
 
     @extend_schema(request=RegisterSerializer, responses={201: dict})
     def post(self, request):

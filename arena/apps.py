@@ -8,6 +8,9 @@ class ArenaConfig(AppConfig):
     name = "arena"
 
     def ready(self) -> None:
+        # Register the deploy checks and the failed-log-in counter.
+        from arena import checks, throttling  # noqa: F401
+
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             logging.getLogger("arena").warning(
                 "!!! ARENA_TRUSTED_BOTS_ONLY is on: bots may run without a sandbox. "

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.db.models import Q
 from django.utils import timezone
 
+from arena import throttling
 from bots.models import Bot
 from games import registry
 
@@ -19,6 +23,12 @@ class BotUploadForm(forms.Form):
     name = forms.CharField(max_length=40)
     game = forms.ChoiceField(choices=game_choices)
     description = forms.CharField(max_length=500, required=False)
+    accepts_entries = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Other organisers may enter it",
+        help_text="Your own tournaments may always enter your bots.",
+    )
     file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
 
 
@@ -30,9 +40,10 @@ class TournamentForm(forms.Form):
     name = forms.CharField(max_length=100)
     game = forms.ChoiceField(choices=game_choices)
     bots = forms.ModelMultipleChoiceField(
-        queryset=Bot.objects.order_by("game", "name"),
+        queryset=Bot.objects.none(),
         widget=forms.CheckboxSelectMultiple,
-        help_text="Entrants (bots of the chosen game with an active version)",
+        help_text="Entrants (bots of the chosen game with an active version): your own, "
+        "and other people's that accept entries",
     )
     players_per_match = forms.IntegerField(min_value=1, max_value=16, required=False)
     games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
@@ -43,6 +54,9 @@ class TournamentForm(forms.Form):
     bank_ms = forms.IntegerField(
         min_value=0, max_value=600000, initial=10000, label="Time bank (ms)"
     )
+    rated = forms.BooleanField(
+        required=False, initial=True, help_text="Unrated matches do not move anyone's Elo"
+    )
     start_at = forms.DateTimeField(
         required=False, help_text="UTC, e.g. 2026-12-01 18:00; empty = now"
     )
@@ -52,6 +66,12 @@ class TournamentForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text='JSON object of game options, e.g. {"continuous": true}',
     )
+
+    def __init__(self, *args, organiser, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["bots"].queryset = Bot.objects.filter(
+            Q(owner=organiser) | Q(accepts_entries=True)
+        ).order_by("game", "name")
 
     def clean_options(self):
         text = self.cleaned_data["options"].strip() or "{}"
@@ -65,3 +85,22 @@ class TournamentForm(forms.Form):
 
     def clean_start_at(self):
         return self.cleaned_data["start_at"] or timezone.now()
+
+
+class ThrottledLoginMixin:
+    """Refuse a log-in before the password is checked once its account or address has
+    failed too often (see arena.throttling)."""
+
+    def clean(self):
+        message = throttling.refusal(self.request, *throttling.LOGIN_THROTTLES)
+        if message:
+            raise forms.ValidationError(message, code="throttled")
+        return super().clean()
+
+
+class ThrottledLoginForm(ThrottledLoginMixin, AuthenticationForm):
+    """The dashboard's log-in form."""
+
+
+class ThrottledAdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    """The admin site's log-in form: its accounts are the ones most worth guessing."""

@@ -16,12 +16,6 @@ urlpatterns = [
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
     path("signup/", views.signup, name="signup"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="arena/form.html", extra_context={"title": "Log in"}
-        ),
-        name="login",
-    ),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

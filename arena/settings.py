@@ -39,6 +39,32 @@ ALLOWED_HOSTS = [
 ]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
+# HTTPS deployments. ARENA_HTTPS=1 turns on every setting below (the site is
+# served only over TLS, usually by a proxy in front); each can be set alone.
+ARENA_HTTPS = env_bool("ARENA_HTTPS", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", ARENA_HTTPS)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", ARENA_HTTPS)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", ARENA_HTTPS)
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600 if ARENA_HTTPS else 0))
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", ARENA_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The header the TLS-terminating proxy sets to "https". Only trust it behind a
+# proxy that always overwrites it: a client reaching gunicorn directly could
+# send it too. "none" turns it off (gunicorn terminating TLS itself).
+_proxy_ssl_header = os.environ.get(
+    "ARENA_PROXY_SSL_HEADER", "X-Forwarded-Proto" if ARENA_HTTPS else "none"
+).strip()
+if _proxy_ssl_header.lower() not in {"", "none"}:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https")
+SILENCED_SYSTEM_CHECKS = []
+if not SECURE_HSTS_PRELOAD:
+    # Preloading binds the whole domain and every subdomain to HTTPS in browsers
+    # for months, beyond this service; that is the domain owner's decision
+    # (SECURE_HSTS_PRELOAD=1), so the deploy check's reminder does not apply.
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -124,6 +150,28 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Throttle counters live in this cache, so every web process must share it:
+# Redis in production (CACHE_URL=redis://host:6379/1). The embedded default is
+# one runserver process, for which process memory is exact, free and needs no
+# setup step; a file or database cache would add a write per throttled request
+# (on SQLite, under the lock the worker needs) for nothing.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "arena"),
+        }
+    }
+elif CACHE_URL in ("", "locmem://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ValueError(f"CACHE_URL must be redis://..., rediss://... or locmem://, not {CACHE_URL!r}")
+# How many reverse proxies in front of the web processes append to X-Forwarded-For.
+# 0: the header is ignored, since any client can write it.
+ARENA_TRUSTED_PROXIES = int(os.environ.get("ARENA_TRUSTED_PROXIES", "0"))
+
 # Uploads: Django refuses bodies over this before any view sees them.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
@@ -138,10 +186,22 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
+    # A view's throttle_scope picks its rate; the count is per user when logged
+    # in, else per address (arena.throttling, shared with the dashboard forms).
+    "DEFAULT_THROTTLE_CLASSES": ["arena.throttling.ScopedThrottle"],
+    # Rates of arena.throttling, shared by the API and the dashboard forms:
+    # "N/second", "N/minute", "N/hour" or "N/day".
     "DEFAULT_THROTTLE_RATES": {
-        "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),
-        "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),
+        "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
+        "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
+        "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
+        # Failed log-ins, after which even the right password is refused for a while.
+        "login_address": os.environ.get("ARENA_LOGIN_ADDRESS_RATE", "30/hour"),
+        "login_username": os.environ.get("ARENA_LOGIN_USERNAME_RATE", "10/hour"),
     },
+    # The client address is REMOTE_ADDR unless this many proxies in front add
+    # X-Forwarded-For; then it is the entry the outermost trusted one wrote.
+    "NUM_PROXIES": ARENA_TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",

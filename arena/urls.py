@@ -1,9 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.authtoken.views import ObtainAuthToken
 
 from arena import api
+from arena.forms import ThrottledAdminLoginForm
+from arena.throttling import LOGIN_THROTTLES
 from bots import apis as bot_apis
 from tournaments import apis as tournament_apis
 
@@ -12,7 +14,11 @@ api_patterns = [
     path("games/", api.GameListApi.as_view(), name="api-games"),
     path("games/<str:slug>/", api.GameDetailApi.as_view(), name="api-game"),
     path("auth/register/", api.RegisterApi.as_view(), name="api-register"),
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path(
+        "auth/token/",
+        ObtainAuthToken.as_view(throttle_classes=LOGIN_THROTTLES),
+        name="api-token",
+    ),
     path("bots/", bot_apis.BotListCreateApi.as_view(), name="api-bots"),
     path("bots/<int:pk>/", bot_apis.BotDetailApi.as_view(), name="api-bot"),
     path("bots/<int:pk>/versions/", bot_apis.BotVersionsApi.as_view(), name="api-bot-versions"),
@@ -49,6 +55,8 @@ api_patterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+admin.site.login_form = ThrottledAdminLoginForm
 
 urlpatterns = [
     path("api/", include(api_patterns)),

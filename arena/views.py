@@ -5,15 +5,17 @@ from __future__ import annotations
 import markdown
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
+from arena import throttling
 from arena.api import describe_game, rules_text
 from arena.charts import rating_chart
-from arena.forms import BotUploadForm, TournamentForm, VersionUploadForm
+from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import Bot
@@ -86,9 +88,31 @@ def _upload(request, bot, upload) -> bool:
     return True
 
 
+TOO_MANY_REQUESTS = 429
+
+
+def _throttled_form(request, form, context: dict, *throttle_classes):
+    """The form again with the throttle's sentence, answered 429; None when not throttled.
+
+    Every POST counts, as on the API, whether or not it then succeeds."""
+    if request.method != "POST":
+        return None
+    message = throttling.refusal(request, *throttle_classes)
+    if message is None:
+        return None
+    if form.is_bound:
+        form.add_error(None, message)
+    else:  # an empty POST body leaves the form unbound, with no errors to add to
+        messages.error(request, message)
+    return render(request, "arena/form.html", {"form": form, **context}, status=TOO_MANY_REQUESTS)
+
+
 @login_required
 def bot_new(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
+    context = {"title": "New bot", "multipart": True}
+    if refused := _throttled_form(request, form, context, throttling.UploadThrottle):
+        return refused
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -97,6 +121,7 @@ def bot_new(request):
                 name=data["name"],
                 game=data["game"],
                 description=data["description"],
+                accepts_entries=data["accepts_entries"],
             )
         except ValidationError as exc:
             form.add_error(None, exc)
@@ -105,18 +130,20 @@ def bot_new(request):
                 bot.delete()  # nothing is kept from a refused first upload
                 return render(request, "arena/form.html", {"form": form, "title": "New bot"})
             return redirect("bot", pk=bot.pk)
-    return render(request, "arena/form.html", {"form": form, "title": "New bot", "multipart": True})
+    return render(request, "arena/form.html", {"form": form, **context})
 
 
 @login_required
 def bot_upload(request, pk):
     bot = get_object_or_404(Bot, pk=pk, owner=request.user)
     form = VersionUploadForm(request.POST or None, request.FILES or None)
+    context = {"title": f"Upload a new version of {bot.name}", "multipart": True}
+    if refused := _throttled_form(request, form, context, throttling.UploadThrottle):
+        return refused
     if request.method == "POST" and form.is_valid():
         if _upload(request, bot, form.cleaned_data["file"]):
             return redirect("bot", pk=bot.pk)
-    title = f"Upload a new version of {bot.name}"
-    return render(request, "arena/form.html", {"form": form, "title": title, "multipart": True})
+    return render(request, "arena/form.html", {"form": form, **context})
 
 
 def tournament_list(request):
@@ -141,7 +168,10 @@ def tournament_detail(request, pk):
 
 @login_required
 def tournament_new(request):
-    form = TournamentForm(request.POST or None)
+    form = TournamentForm(request.POST or None, organiser=request.user)
+    context = {"title": "New tournament"}
+    if refused := _throttled_form(request, form, context, throttling.TournamentThrottle):
+        return refused
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -157,13 +187,14 @@ def tournament_new(request):
                 move_ms=data["move_ms"],
                 bank_ms=data["bank_ms"],
                 start_at=data["start_at"],
+                rated=data["rated"],
             )
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
             messages.success(request, "Tournament scheduled.")
             return redirect("tournament", pk=tournament.pk)
-    return render(request, "arena/form.html", {"form": form, "title": "New tournament"})
+    return render(request, "arena/form.html", {"form": form, **context})
 
 
 def match_detail(request, pk):
@@ -186,8 +217,25 @@ def match_detail(request, pk):
 
 def signup(request):
     form = UserCreationForm(request.POST or None)
+    context = {"title": "Sign up"}
+    if refused := _throttled_form(request, form, context, throttling.SignUpThrottle):
+        return refused
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
         return redirect("home")
-    return render(request, "arena/form.html", {"form": form, "title": "Sign up"})
+    return render(request, "arena/form.html", {"form": form, **context})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; refused guesses (see ThrottledLoginForm) answer 429."""
+
+    template_name = "arena/form.html"
+    extra_context = {"title": "Log in"}
+    authentication_form = ThrottledLoginForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "throttled"):
+            response.status_code = TOO_MANY_REQUESTS
+        return response

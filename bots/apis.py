@@ -53,8 +53,23 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "description", "owner", "created_at", "current_version"]
+        fields = [
+            "id",
+            "name",
+            "game",
+            "description",
+            "accepts_entries",
+            "owner",
+            "created_at",
+            "current_version",
+        ]
         read_only_fields = ["id", "owner", "created_at", "current_version"]
+        extra_kwargs = {
+            "accepts_entries": {
+                "help_text": "whether other organisers may enter this bot in their "
+                "tournaments (the owner's own tournaments always may)"
+            }
+        }
 
     def get_current_version(self, bot) -> int | None:
         version = selectors.current_version(bot=bot)
@@ -63,6 +78,7 @@ class BotSerializer(serializers.ModelSerializer):
 
 class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=500, allow_blank=True)
+    accepts_entries = serializers.BooleanField(required=False)
 
 
 class BotListCreateApi(generics.ListAPIView):

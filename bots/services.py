@@ -27,9 +27,22 @@ class UploadRefused(Exception):
     """An upload the arena will not take; the message says why."""
 
 
-def create_bot(*, owner: AbstractBaseUser, name: str, game: str, description: str = "") -> Bot:
+def create_bot(
+    *,
+    owner: AbstractBaseUser,
+    name: str,
+    game: str,
+    description: str = "",
+    accepts_entries: bool = True,
+) -> Bot:
     registry.get(game)  # unknown slug -> UnknownGame with the list of games
-    bot = Bot(owner=owner, name=name, game=game, description=description)
+    bot = Bot(
+        owner=owner,
+        name=name,
+        game=game,
+        description=description,
+        accepts_entries=accepts_entries,
+    )
     bot.full_clean()
     try:
         with transaction.atomic():
@@ -39,10 +52,20 @@ def create_bot(*, owner: AbstractBaseUser, name: str, game: str, description: st
     return bot
 
 
-def update_bot(*, bot: Bot, description: str) -> Bot:
-    bot.description = description
+def update_bot(
+    *, bot: Bot, description: str | None = None, accepts_entries: bool | None = None
+) -> Bot:
+    """Change what is given; None leaves a field as it is."""
+    changed = []
+    if description is not None:
+        bot.description = description
+        changed.append("description")
+    if accepts_entries is not None:
+        bot.accepts_entries = accepts_entries
+        changed.append("accepts_entries")
     bot.full_clean()
-    bot.save(update_fields=["description"])
+    if changed:
+        bot.save(update_fields=changed)
     return bot
 
 

@@ -150,6 +150,11 @@ class TournamentDetailSerializer(TournamentSerializer):
 
 class TournamentListCreateApi(generics.ListAPIView):
     serializer_class = TournamentSerializer
+    # New tournaments per user; the scope's throttle and rate come from the settings.
+    throttle_scope = "tournaments"
+
+    def get_throttles(self):
+        return super().get_throttles() if self.request.method == "POST" else []
 
     def get_queryset(self):
         params = self.request.query_params

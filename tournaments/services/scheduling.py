@@ -58,6 +58,10 @@ def create_tournament(
             errors.append(f"no bot with id {bot_id}")
         elif bot.game != game:
             errors.append(f"{bot.name} plays {bot.game}, not {game}")
+        elif bot.owner_id != organiser.pk and not bot.accepts_entries:
+            errors.append(
+                f"{bot.name}'s owner does not accept entries in other organisers' tournaments"
+            )
         elif current_version(bot=bot) is None:
             errors.append(f"{bot.name} has no active version yet")
     if len(bot_ids) < players:

@@ -1,0 +1,165 @@
+"""Item 12: the dashboard's forms, tournament creation and password guessing are throttled,
+with one count shared by the API and the forms; a refusal stores nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from bots.models import Bot, BotVersion
+from tests.arena import throttle_support
+from tournaments.models import Tournament
+
+# The shared throttle fixtures, used by name.
+clean_throttle_counts = throttle_support.clean_throttle_counts
+rates = throttle_support.rates
+
+BROKEN = b"def broken(:\n"  # refused at upload, so no validation is queued
+
+
+@pytest.fixture
+def alice(make_user):
+    return make_user("alice")
+
+
+def test_dashboard_sign_up_shares_the_api_s_count(db, client, rates):
+    rates(register="3/hour")
+    api = APIClient()
+    for n in range(3):
+        body = {"username": f"api{n}", "password": "a long password 42"}
+        assert api.post("/api/auth/register/", body, format="json").status_code == 201
+    page = client.post(
+        "/signup/",
+        {"username": "web", "password1": "a long password 7", "password2": "a long password 7"},
+    )
+    assert page.status_code == 429
+    assert "Too many sign-ups from your address; try again in" in page.content.decode()
+    assert not get_user_model().objects.filter(username="web").exists()
+
+
+def test_dashboard_upload_forms_share_the_upload_budget(alice, client, client_for, rates):
+    rates(uploads="2/hour")
+    client.force_login(alice)
+    for n in range(2):
+        page = client.post(
+            "/bots/new/",
+            {"name": f"b{n}", "game": "pairs", "file": SimpleUploadedFile("main.py", BROKEN)},
+        )
+        assert "Upload refused" in page.content.decode() and page.status_code == 200
+    page = client.post(
+        "/bots/new/",
+        {"name": "late", "game": "pairs", "file": SimpleUploadedFile("main.py", BROKEN)},
+    )
+    assert page.status_code == 429 and "Too many uploads; try again in" in page.content.decode()
+    assert not Bot.objects.filter(name="late").exists()
+
+    bot = Bot.objects.create(owner=alice, name="kept", game="pairs")
+    page = client.post(
+        f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("main.py", b"x = 1\n")}
+    )
+    assert page.status_code == 429 and "Too many uploads" in page.content.decode()
+    # The API's upload throttle counts in the same place.
+    answer = client_for(alice).post(
+        f"/api/bots/{bot.pk}/versions/",
+        {"file": SimpleUploadedFile("main.py", b"x = 1\n")},
+        format="multipart",
+    )
+    assert answer.status_code == 429
+    assert BotVersion.objects.count() == 0
+
+
+def test_tournament_creation_is_throttled_through_api_and_form(
+    alice, client, client_for, stored_version, rates
+):
+    rates(tournaments="2/hour")
+    bots = []
+    for name in ("t1", "t2"):
+        bot = Bot.objects.create(owner=alice, name=name, game="pairs")
+        stored_version(bot)
+        bots.append(bot.pk)
+    body = {"name": "cup", "game": "pairs", "bots": bots}
+    api = client_for(alice)
+    assert api.post("/api/tournaments/", body, format="json").status_code == 201
+    assert api.post("/api/tournaments/", body, format="json").status_code == 201
+    refused = api.post("/api/tournaments/", body, format="json")
+    assert refused.status_code == 429 and "Retry-After" in refused
+    assert refused.json()["detail"]  # a sentence, in the API's error shape
+    assert api.get("/api/tournaments/").status_code == 200  # reading is not limited
+
+    client.force_login(alice)
+    form = {
+        "name": "web cup",
+        "game": "pairs",
+        "bots": bots,
+        "games_per_pairing": 1,
+        "move_ms": 1000,
+        "bank_ms": 10000,
+        "rotate_seats": "on",
+        "options": "{}",
+    }
+    page = client.post("/tournaments/new/", form)
+    assert page.status_code == 429
+    assert "Too many new tournaments; try again in" in page.content.decode()
+    assert Tournament.objects.count() == 2
+
+
+def token(client, username, password, address):
+    return client.post(
+        "/api/auth/token/",
+        {"username": username, "password": password},
+        format="json",
+        REMOTE_ADDR=address,
+    )
+
+
+def test_password_guessing_on_one_account_is_refused_from_any_address(alice, rates):
+    rates(login_username="5/hour", login_address="100/hour")
+    api = APIClient()
+    for n in range(5):
+        assert token(api, "alice", f"guess {n}", f"203.0.113.{n}").status_code == 400
+    # The sixth try is refused before the password is looked at: right or wrong alike.
+    for password in ("guess 6", "correct horse 1"):
+        refused = token(api, "alice", password, "203.0.113.99")
+        assert refused.status_code == 429, refused.content
+        assert "token" not in refused.json() and int(refused["Retry-After"]) > 0
+    # Other accounts are not affected.
+    get_user_model().objects.create_user(username="bob", password="correct horse 2")
+    assert token(api, "bob", "correct horse 2", "203.0.113.1").status_code == 200
+
+
+def test_password_guessing_from_one_address_is_refused_for_any_account(alice, rates):
+    rates(login_username="100/hour", login_address="5/hour")
+    api = APIClient()
+    for n in range(5):
+        assert token(api, f"someone{n}", "a guess", "198.51.100.5").status_code == 400
+    assert token(api, "alice", "correct horse 1", "198.51.100.5").status_code == 429
+    assert token(api, "alice", "correct horse 1", "198.51.100.6").status_code == 200
+
+
+def test_dashboard_log_in_counts_with_the_api_and_says_why(alice, client, rates):
+    rates(login_username="4/hour", login_address="100/hour")
+    api = APIClient()
+    for n in range(2):
+        assert token(api, "alice", f"guess {n}", "192.0.2.1").status_code == 400
+    for n in range(2):
+        page = client.post("/login/", {"username": "alice", "password": f"web guess {n}"})
+        assert page.status_code == 200 and "correct username and password" in page.content.decode()
+    page = client.post("/login/", {"username": "alice", "password": "correct horse 1"})
+    assert page.status_code == 429
+    assert "Too many failed log-ins; try again in" in page.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert token(api, "alice", "correct horse 1", "192.0.2.2").status_code == 429
+
+
+def test_admin_log_in_is_throttled_too(alice, client, rates):
+    rates(login_username="2/hour", login_address="100/hour")
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    for n in range(2):
+        page = client.post("/admin/login/", {"username": "alice", "password": f"guess {n}"})
+        assert "correct username and password" in page.content.decode()
+    page = client.post("/admin/login/", {"username": "alice", "password": "correct horse 1"})
+    assert "Too many failed log-ins; try again in" in page.content.decode()
+    assert "_auth_user_id" not in client.session

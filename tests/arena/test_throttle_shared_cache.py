@@ -1,0 +1,119 @@
+"""Item 11: throttle counts live in the shared cache (Redis), so a limit holds in total
+across web processes: two gunicorn servers, requests alternating between them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import _database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.integration
+
+
+def redis_cache_url() -> str:
+    """The cache the run was given, else the broker's Redis (the keys carry their own prefix)."""
+    for name in ("CACHE_URL", "CELERY_BROKER_URL"):
+        url = os.environ.get(name, "")
+        if url.startswith("redis://"):
+            return url
+    pytest.fail("this test needs Redis: set CACHE_URL or CELERY_BROKER_URL to redis://...")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def request(port: int, path: str, body: dict | None = None, headers=None) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    call = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=data,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    try:
+        with urllib.request.urlopen(call, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+@pytest.fixture
+def two_servers(transactional_db, tmp_path):
+    """Two gunicorn servers on the test database and one Redis cache, with low limits."""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=_database_url(),
+        CACHE_URL=redis_cache_url(),
+        CACHE_KEY_PREFIX=f"test-{uuid.uuid4().hex}",  # a fresh count for this test only
+        ARENA_REGISTER_RATE="4/hour",
+        ARENA_LOGIN_USERNAME_RATE="3/hour",
+    )
+    servers = []
+    try:
+        for name in ("first", "second"):
+            port = free_port()
+            log = open(tmp_path / f"{name}.log", "w")  # closed with the server
+            process = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{port}",
+                 "--workers", "1", "--access-logfile", "-"],
+                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+            servers.append((process, port, log))
+        for process, port, _ in servers:
+            deadline = time.monotonic() + 60
+            while True:
+                assert process.poll() is None, (tmp_path / "first.log").read_text()
+                try:
+                    if request(port, "/api/")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline, "gunicorn did not answer"
+                time.sleep(0.3)
+        yield [port for _, port, _ in servers]
+    finally:
+        for process, _, log in servers:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+            log.close()
+
+
+def test_sign_up_limit_holds_across_two_server_processes(two_servers):
+    statuses = []
+    for n in range(8):
+        port = two_servers[n % 2]
+        body = {"username": f"spread{n}", "password": "a long password 42"}
+        statuses.append(request(port, "/api/auth/register/", body)[0])
+    assert statuses.count(201) == 4 and statuses.count(429) == 4, statuses
+
+    from django.contrib.auth import get_user_model
+
+    assert get_user_model().objects.count() == 4
+
+
+def test_failed_log_ins_count_across_two_server_processes(two_servers):
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user(username="victim", password="correct horse 9")
+    for n in range(3):
+        body = {"username": "victim", "password": f"guess {n}"}
+        assert request(two_servers[n % 2], "/api/auth/token/", body)[0] == 400
+    for port in two_servers:
+        body = {"username": "victim", "password": "correct horse 9"}
+        assert request(port, "/api/auth/token/", body)[0] == 429
