@@ -58,6 +58,7 @@ services:
 
 test: setup system-test services
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider
 	@echo "== the embedded default: SQLite and the filesystem broker"
@@ -66,6 +67,7 @@ test: setup system-test services
 
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check .
 
 format:

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import queueing, sandbox, validation
+from bots import queueing, runner, sandbox, validation
 from bots.models import Bot, BotVersion
 from games import registry
 
@@ -175,7 +175,7 @@ def validate_version(*, version_id: int) -> BotVersion:
             return _give_up(version=version, status=BotVersion.Status.PENDING)
         return version
     try:
-        ok, reason = validation.validation_match(
+        ok, reason = runner.validation_match(
             version_dir(version=version),
             game_slug=version.bot.game,
             limits=sandbox.Limits(),
@@ -218,10 +218,8 @@ def _give_up(*, version: BotVersion, status: str) -> BotVersion:
     return version
 
 
-def _validation_clock():
-    from bots.runner import Clock
-
-    return Clock(move_ms=1000, bank_ms=10000)
+def _validation_clock() -> runner.Clock:
+    return runner.Clock(move_ms=1000, bank_ms=10000)
 
 
 def requeue_stuck_validations() -> int:

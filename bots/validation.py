@@ -218,10 +218,3 @@ def materialize(files: dict[str, bytes], dest: Path) -> None:
         with os.fdopen(fd, "wb") as out:
             out.write(content)
         os.chmod(target, 0o444)
-
-
-def validation_match(bot_dir: Path, *, game_slug: str, limits=None, clock=None) -> tuple[bool, str]:
-    """Test matches against built-in bots in the sandbox (see bots.runner.validation_match)."""
-    from bots.runner import validation_match as run  # late: runner imports players imports us
-
-    return run(bot_dir, game_slug=game_slug, limits=limits, clock=clock)
