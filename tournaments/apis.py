@@ -243,9 +243,10 @@ class MatchReplayApi(APIView):
         seat = request.query_params.get("seat")
         if seat is not None:
             players = len(match.result["seats"]) if match.result else 0
-            if not seat.isdigit() or int(seat) >= players:
-                raise ValidationError({"seat": f"seat must be 0 to {players - 1}"})
-            seat = int(seat)
+            try:
+                seat = selectors.parse_seat(seat, players=players)
+            except ValueError as exc:
+                raise ValidationError({"seat": [str(exc)]}) from exc
         return Response(
             {
                 "match": match.pk,
