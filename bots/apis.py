@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
@@ -150,5 +151,7 @@ class VersionSourceApi(APIView):
         if not request.user.is_authenticated or version.bot.owner_id != request.user.id:
             raise PermissionDenied("only the bot's owner may read its source")
         response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
-        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        response["Content-Disposition"] = content_disposition_header(
+            as_attachment=True, filename=version.filename
+        )
         return response
