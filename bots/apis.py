@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import django_filters
+from django import forms
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -15,6 +17,34 @@ from rest_framework.views import APIView
 
 from bots import selectors, services, validation
 from bots.models import Bot, BotVersion
+from games import registry
+
+# The largest id a bigint column holds: a bigger one could only fail in the database.
+MAX_ID = 2**63 - 1
+GAME_CHOICES = [(slug, slug) for slug in registry.slugs()]
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID, "description": "an id"})
+class IdFilter(django_filters.NumberFilter):
+    """A whole-number id: ``1.5`` or ``abc`` is refused, not turned into a decimal."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class BotFilter(django_filters.FilterSet):
+    """The bot list's filters: an unknown game or a non-integer owner is a 400."""
+
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES, help_text="a game's slug")
+    owner = IdFilter(field_name="owner_id", help_text="the owner's user id")
+
+    class Meta:
+        model = Bot
+        fields = ["game", "owner"]
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -67,12 +97,10 @@ class BotUpdateSerializer(serializers.Serializer):
 
 class BotListCreateApi(generics.ListAPIView):
     serializer_class = BotSerializer
+    filterset_class = BotFilter  # applied and validated by DjangoFilterBackend
 
     def get_queryset(self):
-        return selectors.bot_list(
-            game=self.request.query_params.get("game"),
-            owner_id=self.request.query_params.get("owner"),
-        )
+        return selectors.bot_list()
 
     @extend_schema(request=BotSerializer, responses={201: BotSerializer})
     def post(self, request):
@@ -116,6 +144,8 @@ class BotVersionsApi(generics.ListAPIView):
         return [ScopedRateThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no bot to look up
+            return BotVersion.objects.none()
         bot = get_object_or_404(Bot, pk=self.kwargs["pk"])
         return selectors.version_list(bot=bot).select_related("bot")
 
