@@ -135,7 +135,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "arena.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "arena.schema.ArenaAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
@@ -151,6 +151,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get their own components: minLength where blanks are refused,
+    # and an upload's file as binary.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Three models have a "status" field; name each enum after its model.
     "ENUM_NAME_OVERRIDES": {
         "VersionStatusEnum": "bots.models.BotVersion.Status",

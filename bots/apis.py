@@ -10,7 +10,7 @@ from django.utils.http import content_disposition_header
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
@@ -92,7 +92,21 @@ class BotSerializer(serializers.ModelSerializer):
 
 
 class BotUpdateSerializer(serializers.Serializer):
-    description = serializers.CharField(max_length=500, allow_blank=True)
+    """A partial update: the fields given change, the others stay; ``{}`` changes nothing.
+
+    A field that exists but cannot change here (name, game, owner...) or that does
+    not exist is refused by name rather than silently dropped.
+    """
+
+    description = serializers.CharField(max_length=500, allow_blank=True, required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        fixed = sorted(set(self.initial_data) - set(self.fields))
+        if fixed:
+            raise serializers.ValidationError(
+                {name: ["this field cannot be changed here"] for name in fixed}
+            )
+        return attrs
 
 
 class BotListCreateApi(generics.ListAPIView):
@@ -118,9 +132,10 @@ class BotDetailApi(generics.RetrieveAPIView):
     @extend_schema(request=BotUpdateSerializer, responses=BotSerializer)
     def patch(self, request, pk):
         bot = self.get_object()
-        data = BotUpdateSerializer(data=request.data)
+        data = BotUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        bot = services.update_bot(bot=bot, **data.validated_data)
+        if data.validated_data:
+            bot = services.update_bot(bot=bot, **data.validated_data)
         return Response(BotSerializer(bot).data)
 
     def delete(self, request, pk):
@@ -137,7 +152,7 @@ class UploadSerializer(serializers.Serializer):
 
 class BotVersionsApi(generics.ListAPIView):
     serializer_class = VersionSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # the only form encoding that can carry a file
     throttle_scope = "uploads"
 
     def get_throttles(self):

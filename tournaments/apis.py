@@ -252,7 +252,13 @@ class RatingHistorySerializer(serializers.Serializer):
 
 class MatchReplayApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("seat", int, description="whose view; omit for a spectator")],
+        parameters=[
+            OpenApiParameter(
+                "seat",
+                {"type": "integer", "minimum": 0},
+                description="whose view, 0 to the number of seats less one; omit for a spectator",
+            )
+        ],
         responses=ReplaySerializer,
     )
     def get(self, request, pk):
