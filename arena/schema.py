@@ -43,6 +43,12 @@ class ArenaAutoSchema(AutoSchema):
                 response = self._get_response_for_code(ErrorSerializer, code)
                 response["description"] = ERROR_DESCRIPTIONS[code]
                 responses[code] = response
+        # A view that declares an error of its own (a description only) gets the shape too.
+        for code, response in responses.items():
+            if code.startswith("4") and "content" not in response:
+                description = response.get("description") or ERROR_DESCRIPTIONS.get(code, "")
+                response.update(self._get_response_for_code(ErrorSerializer, code))
+                response["description"] = description
         return operation
 
     def error_codes(self, operation: dict) -> list[str]:

@@ -7,7 +7,7 @@ from django import forms
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
@@ -190,7 +190,12 @@ class VersionDetailApi(generics.RetrieveAPIView):
 class VersionSourceApi(APIView):
     """The uploaded file itself: its owner only."""
 
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): bytes,
+            403: OpenApiResponse(description="signed in, but not the bot's owner"),
+        }
+    )
     def get(self, request, pk):
         version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=pk)
         if not request.user.is_authenticated or version.bot.owner_id != request.user.id:

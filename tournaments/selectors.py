@@ -159,8 +159,12 @@ def parse_seat(raw: str, *, players: int) -> int:
 
 
 def replay_cache_key(*, match: Match, seat: int | None) -> str:
+    """Names the engine version (a new one replays differently) and the finishing time
+    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
     version = registry.get(match.game).version
-    return f"arena:replay:{match.pk}:{match.game}:{version}:{'all' if seat is None else seat}"
+    finished = match.finished_at.timestamp() if match.finished_at else ""
+    viewer = "all" if seat is None else seat
+    return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
 
 
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:

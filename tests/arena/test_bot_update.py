@@ -65,5 +65,7 @@ def test_schema_says_what_the_server_does(client_for, db):
     assert not schema["components"]["schemas"][body].get("required")
     bot = schema["components"]["schemas"]["BotRequest"]["properties"]
     assert bot["name"]["minLength"] == 1
+    source = schema["paths"]["/api/versions/{id}/source/"]["get"]["responses"]
+    assert source["403"]["content"]["application/json"]["schema"]["$ref"] == error
     replay = schema["paths"]["/api/matches/{id}/replay/"]["get"]["parameters"]
     assert next(p for p in replay if p["name"] == "seat")["schema"]["minimum"] == 0

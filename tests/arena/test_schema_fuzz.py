@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from django.core import signals
+from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.utils import timezone
@@ -29,6 +30,7 @@ from bots.models import Bot
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
+from tournaments import selectors
 from tournaments.models import Match, MatchSeat, Tournament
 
 CHECKS = [
@@ -93,7 +95,9 @@ def world(make_user, stored_version, settings):
         "matches": [match.pk],
     }
     token = Token.objects.create(user=alice).key
-    return ids, {"Authorization": f"Token {token}"}
+    yield ids, {"Authorization": f"Token {token}"}
+    for seat in (None, 0, 1):
+        cache.delete(selectors.replay_cache_key(match=match, seat=seat))
 
 
 def aim(case, ids: dict) -> None:
