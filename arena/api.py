@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model, password_validation
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -93,7 +94,7 @@ class GameDetailApi(APIView):
         try:
             return Response(describe_game(slug, with_rules=True))
         except registry.UnknownGame as exc:
-            return Response({"detail": str(exc.args[0])}, status=status.HTTP_404_NOT_FOUND)
+            raise NotFound(str(exc.args[0])) from exc
 
 
 class RegisterSerializer(serializers.Serializer):

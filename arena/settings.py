@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_filters",
     "bots",
     "tournaments",
     "arena",
@@ -182,9 +183,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "arena.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "arena.schema.ArenaAutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
     # A view's throttle_scope picks its rate; the count is per user when logged
     # in, else per address (arena.throttling, shared with the dashboard forms).
@@ -211,6 +213,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get their own components: minLength where blanks are refused,
+    # and an upload's file as binary.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Three models have a "status" field; name each enum after its model.
     "ENUM_NAME_OVERRIDES": {
         "VersionStatusEnum": "bots.models.BotVersion.Status",

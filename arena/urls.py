@@ -63,3 +63,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("arena.pages")),
 ]
+
+# Under /api/ Django's own error answers take the API's JSON shape too.
+handler400 = "arena.errors.bad_request"
+handler403 = "arena.errors.permission_denied"
+handler404 = "arena.errors.page_not_found"
+handler500 = "arena.errors.server_error"

@@ -199,9 +199,11 @@ def tournament_new(request):
 
 def match_detail(request, pk):
     match = get_object_or_404(Match.objects.prefetch_related("seats__version__bot"), pk=pk)
-    seat_param = request.GET.get("seat", "")
     players = match.seats.count()
-    seat = int(seat_param) if seat_param.isdigit() and int(seat_param) < players else None
+    try:
+        seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
+    except ValueError:
+        seat = None  # a seat the match does not have: show the spectator's view
     return render(
         request,
         "arena/match_detail.html",

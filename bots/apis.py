@@ -2,18 +2,49 @@
 
 from __future__ import annotations
 
+import django_filters
+from django import forms
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from django.utils.http import content_disposition_header
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots import selectors, services, validation
 from bots.models import Bot, BotVersion
+from games import registry
+
+# The largest id a bigint column holds: a bigger one could only fail in the database.
+MAX_ID = 2**63 - 1
+GAME_CHOICES = [(slug, slug) for slug in registry.slugs()]
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID, "description": "an id"})
+class IdFilter(django_filters.NumberFilter):
+    """A whole-number id: ``1.5`` or ``abc`` is refused, not turned into a decimal."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class BotFilter(django_filters.FilterSet):
+    """The bot list's filters: an unknown game or a non-integer owner is a 400."""
+
+    game = django_filters.ChoiceFilter(choices=GAME_CHOICES, help_text="a game's slug")
+    owner = IdFilter(field_name="owner_id", help_text="the owner's user id")
+
+    class Meta:
+        model = Bot
+        fields = ["game", "owner"]
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -77,18 +108,30 @@ class BotSerializer(serializers.ModelSerializer):
 
 
 class BotUpdateSerializer(serializers.Serializer):
-    description = serializers.CharField(max_length=500, allow_blank=True)
+    """A partial update: the fields given change, the others stay; ``{}`` changes nothing.
+
+    A field that exists but cannot change here (name, game, owner...) or that does
+    not exist is refused by name rather than silently dropped.
+    """
+
+    description = serializers.CharField(max_length=500, allow_blank=True, required=False)
     accepts_entries = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        fixed = sorted(set(self.initial_data) - set(self.fields))
+        if fixed:
+            raise serializers.ValidationError(
+                {name: ["this field cannot be changed here"] for name in fixed}
+            )
+        return attrs
 
 
 class BotListCreateApi(generics.ListAPIView):
     serializer_class = BotSerializer
+    filterset_class = BotFilter  # applied and validated by DjangoFilterBackend
 
     def get_queryset(self):
-        return selectors.bot_list(
-            game=self.request.query_params.get("game"),
-            owner_id=self.request.query_params.get("owner"),
-        )
+        return selectors.bot_list()
 
     @extend_schema(request=BotSerializer, responses={201: BotSerializer})
     def post(self, request):
@@ -106,9 +149,10 @@ class BotDetailApi(generics.RetrieveAPIView):
     @extend_schema(request=BotUpdateSerializer, responses=BotSerializer)
     def patch(self, request, pk):
         bot = self.get_object()
-        data = BotUpdateSerializer(data=request.data)
+        data = BotUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        bot = services.update_bot(bot=bot, **data.validated_data)
+        if data.validated_data:
+            bot = services.update_bot(bot=bot, **data.validated_data)
         return Response(BotSerializer(bot).data)
 
     def delete(self, request, pk):
@@ -125,13 +169,15 @@ class UploadSerializer(serializers.Serializer):
 
 class BotVersionsApi(generics.ListAPIView):
     serializer_class = VersionSerializer
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [MultiPartParser]  # the only form encoding that can carry a file
     throttle_scope = "uploads"
 
     def get_throttles(self):
         return [ScopedRateThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no bot to look up
+            return BotVersion.objects.none()
         bot = get_object_or_404(Bot, pk=self.kwargs["pk"])
         return selectors.version_list(bot=bot).select_related("bot")
 
@@ -161,11 +207,18 @@ class VersionDetailApi(generics.RetrieveAPIView):
 class VersionSourceApi(APIView):
     """The uploaded file itself: its owner only."""
 
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): bytes,
+            403: OpenApiResponse(description="signed in, but not the bot's owner"),
+        }
+    )
     def get(self, request, pk):
         version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=pk)
         if not request.user.is_authenticated or version.bot.owner_id != request.user.id:
             raise PermissionDenied("only the bot's owner may read its source")
         response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
-        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        response["Content-Disposition"] = content_disposition_header(
+            as_attachment=True, filename=version.filename
+        )
         return response

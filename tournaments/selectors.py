@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
 
 from bots.models import Bot, BotVersion
@@ -142,9 +144,42 @@ def rating_history(*, bot: Bot) -> list[dict]:
     ]
 
 
+# ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.
+SEAT_PATTERN = re.compile(r"[0-9]{1,3}", re.ASCII)
+
+# A finished match's replay never changes while the engine's version stays the same.
+REPLAY_CACHE_SECONDS = 24 * 3600
+
+
+def parse_seat(raw: str, *, players: int) -> int:
+    """The seat a ``?seat=`` value names, 0 to ``players - 1``; ValueError for anything else."""
+    if not SEAT_PATTERN.fullmatch(raw) or int(raw) >= players:
+        raise ValueError(f"seat must be a whole number from 0 to {players - 1}")
+    return int(raw)
+
+
+def replay_cache_key(*, match: Match, seat: int | None) -> str:
+    """Names the engine version (a new one replays differently) and the finishing time
+    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
+    version = registry.get(match.game).version
+    finished = match.finished_at.timestamp() if match.finished_at else ""
+    viewer = "all" if seat is None else seat
+    return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
+
+
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:
-    """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record."""
+    """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record.
+
+    Rebuilding replays every move; a finished match's record is final, so its events
+    are computed once per seat and kept in the cache. Unfinished matches are not cached.
+    """
     if not match.record:
         return []
-    state = registry.replay(match.record)
-    return state.events(seat)
+    if match.status != Match.Status.FINISHED:
+        return registry.replay(match.record).events(seat)
+    key = replay_cache_key(match=match, seat=seat)
+    events = cache.get(key)
+    if events is None:
+        events = registry.replay(match.record).events(seat)
+        cache.set(key, events, REPLAY_CACHE_SECONDS)
+    return events

@@ -69,7 +69,7 @@ def test_upload_without_file(alice, client_for):
     client = client_for(alice)
     bot_id = client.post("/api/bots/", {"name": "b1", "game": "pairs"}, format="json").json()["id"]
     response = client.post(f"/api/bots/{bot_id}/versions/", {}, format="multipart")
-    assert response.status_code == 400 and "file" in response.json()
+    assert response.status_code == 400 and "file" in response.json()["errors"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,104 @@
+"""Replays: a strict ``seat`` parameter, and finished matches' events computed once per seat."""
+
+import pytest
+from django.core.cache import cache
+
+from bots.models import Bot
+from games import registry
+from games.policies import play_out, random_policy
+from games.rng import Rng
+from tournaments import selectors
+from tournaments.models import Match, MatchSeat
+
+
+@pytest.fixture
+def finished_match(make_user, stored_version):
+    """A Paiute match (hidden hands) played out in-process and stored as the worker stores one."""
+    game = registry.get("paiute")
+    state = play_out(game.new_match(players=2, seed=7), [random_policy] * 2, Rng(7))
+    match = Match.objects.create(
+        game="paiute",
+        engine_version=game.version,
+        seed=7,
+        status=Match.Status.FINISHED,
+        result={"seats": [{"seat": 0}, {"seat": 1}]},
+        moves=[],
+        record=state.to_json(),
+    )
+    owner = make_user("alice")
+    for seat in (0, 1):
+        bot = Bot.objects.create(owner=owner, name=f"b{seat}", game="paiute")
+        MatchSeat.objects.create(match=match, seat=seat, version=stored_version(bot))
+    yield match
+    for seat in (None, 0, 1):
+        cache.delete(selectors.replay_cache_key(match=match, seat=seat))
+
+
+BAD_SEATS = [
+    "²",
+    "٣",
+    "１",
+    "2",
+    "-1",
+    "+1",
+    " 1",
+    "1 ",
+    "1_0",
+    "0x1",
+    "1.0",
+    "",
+    "\x00",
+    "a",
+    "9" * 40,
+]
+
+
+@pytest.mark.parametrize("seat", BAD_SEATS)
+def test_replay_refuses_a_bad_seat(client_for, finished_match, seat):
+    response = client_for(None).get(f"/api/matches/{finished_match.pk}/replay/", {"seat": seat})
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid" and "seat" in body["errors"]
+
+
+@pytest.mark.parametrize("seat", BAD_SEATS)
+def test_match_page_ignores_a_bad_seat(client, finished_match, seat):
+    response = client.get(f"/matches/{finished_match.pk}/", {"seat": seat})
+    assert response.status_code == 200
+    assert response.context["seat"] is None
+
+
+def test_replay_per_seat(client_for, finished_match):
+    anon = client_for(None)
+    views = {
+        seat: anon.get(f"/api/matches/{finished_match.pk}/replay/", {"seat": seat}).json()
+        for seat in ("0", "1")
+    }
+    assert views["0"]["seat"] == 0 and views["1"]["seat"] == 1
+    assert views["0"]["events"] != views["1"]["events"]  # each sees its own hand
+    state = registry.replay(finished_match.record)
+    assert views["1"]["events"] == state.events(1)
+    page = client_for(None).get(f"/matches/{finished_match.pk}/", {"seat": "1"})
+    assert page.context["seat"] == 1
+
+
+def test_finished_replay_is_computed_once_per_seat(client_for, finished_match):
+    anon = client_for(None)
+    url = f"/api/matches/{finished_match.pk}/replay/"
+    first = {seat: anon.get(url, {"seat": seat}).json()["events"] for seat in ("0", "1")}
+    spectator = anon.get(url).json()["events"]
+    for seat in (0, 1, None):
+        assert cache.get(selectors.replay_cache_key(match=finished_match, seat=seat)) is not None
+    # With the record gone, only the cache can still answer: no second rebuild happened.
+    Match.objects.filter(pk=finished_match.pk).update(record={"game": "paiute", "moves": "x"})
+    for seat in ("0", "1"):
+        assert anon.get(url, {"seat": seat}).json()["events"] == first[seat]
+    assert anon.get(url).json()["events"] == spectator
+    assert first["0"] != first["1"] != spectator
+
+
+def test_unfinished_replay_is_not_cached(client_for, finished_match):
+    Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING)
+    response = client_for(None).get(f"/api/matches/{finished_match.pk}/replay/", {"seat": "0"})
+    assert response.status_code == 200 and response.json()["events"]
+    assert cache.get(selectors.replay_cache_key(match=finished_match, seat=0)) is None
