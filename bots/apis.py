@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from bots import selectors, services, validation
+from bots import selectors, services
 from bots.models import Bot, BotVersion
 from games import registry
 
@@ -160,9 +160,6 @@ class BotDetailApi(generics.RetrieveAPIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-FORM_OVERHEAD = 16 << 10  # multipart boundaries and headers around the file
-
-
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="A .py file, or a .zip holding main.py")
 
@@ -186,13 +183,7 @@ class BotVersionsApi(generics.ListAPIView):
         bot = get_object_or_404(Bot, pk=pk)
         if bot.owner_id != request.user.id:
             raise PermissionDenied("only the bot's owner may upload versions")
-        # Refuse an oversized body before parsing it, and an oversized file before reading it.
-        length = request.META.get("CONTENT_LENGTH") or "0"
-        if length.isdigit() and int(length) > validation.MAX_UPLOAD_BYTES + FORM_OVERHEAD:
-            raise validation.UploadRejected(
-                f"the request is {length} bytes; uploads are limited to "
-                f"{validation.MAX_UPLOAD_BYTES} bytes"
-            )
+        # An oversized body never gets here: arena.middleware refuses it (413) unread.
         data = UploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = services.upload_version_file(bot=bot, upload=data.validated_data["file"])
