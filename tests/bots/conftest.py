@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import sandbox, slots
+from bots import sandbox
+from bots.sandbox import slots
 from games import registry
 from tests.bots import toygame
 

@@ -8,9 +8,9 @@ import logging
 
 import pytest
 
-from bots import cgroups, sandbox, seccomp, slots
+from bots import sandbox
 from bots.players import ProgramPlayer
-from bots.sandbox import Limits, SandboxUnavailable
+from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, seccomp, slots
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 
@@ -167,7 +167,7 @@ def test_describe_enforcement():
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
+    monkeypatch.setattr(jail, "_AVAILABLE", False)
     monkeypatch.delenv("ARENA_TRUSTED_BOTS_ONLY", raising=False)
     with pytest.raises(SandboxUnavailable, match="ARENA_TRUSTED_BOTS_ONLY=1"):
         sandbox.launch(tmp_path, Limits())
@@ -175,8 +175,8 @@ def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
 
 
 def test_trusted_only_mode_runs_plain(monkeypatch, make_bot, caplog):
-    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
-    monkeypatch.setattr(sandbox, "_WARNED", False)
+    monkeypatch.setattr(jail, "_AVAILABLE", False)
+    monkeypatch.setattr(jail, "_WARNED", False)
     monkeypatch.setenv("ARENA_TRUSTED_BOTS_ONLY", "1")
     bot = make_bot("import arena_sdk\narena_sdk.run(lambda observation, legal: legal[0])\n")
     from bots.players import BuiltinPlayer

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import sandbox, slots
+from bots import sandbox
+from bots.sandbox import slots
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = """
@@ -72,7 +73,7 @@ def die(proc, group, gate):
         uid = next(line.split()[1] for line in handle if line.startswith("Uid:"))
     print(uid, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
-sandbox._attach_and_release = die
+sandbox.jail._attach_and_release = die
 sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
 """
 

@@ -9,9 +9,9 @@ What a sandboxed bot gets (see docs/bots.md, "Limits"):
   ``/tmp`` bounded by ``Limits.tmpfs_mb`` (the only writable place);
 - an empty environment (bwrap itself is started with none: its pid-1 monitor would keep
   the worker's variables) plus ``PYTHONPATH=/sdk``, ``HOME=/tmp``, ``LANG=C.UTF-8``;
-- no capabilities, no_new_privs, a seccomp filter (bots/seccomp.py), an unprivileged uid
-  per concurrent sandbox (bots/slots.py), rlimits, and a cgroup where one is usable
-  (bots/cgroups.py): memory, pids, freezer (the bot is paused between its turns) and exact
+- no capabilities, no_new_privs, a seccomp filter (bots/sandbox/seccomp.py), an unprivileged uid
+  per concurrent sandbox (bots/sandbox/slots.py), rlimits, and a cgroup where one is usable
+  (bots/sandbox/cgroups.py): memory, pids, freezer (the bot is paused between its turns) and exact
   CPU accounting for all its threads and children;
 - stdin/stdout/stderr as its only descriptors. The whole tree dies when the sandbox is
   closed, and when the worker dies (PR_SET_PDEATHSIG on bwrap, --die-with-parent on the bot,
@@ -34,8 +34,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bots import cgroups, seccomp, slots
-from bots.botprocess import BotProcess
+from bots.sandbox import cgroups, seccomp, slots
+from bots.sandbox.botprocess import BotProcess
 
 log = logging.getLogger("arena.sandbox")
 
@@ -50,7 +50,7 @@ OUTPUT_MB = 8  # all stdout of one match
 OPEN_FILES = 64
 START_MS = 5000  # from launch to "ready"
 
-SDK_DIR = Path(__file__).resolve().parent / "sdk"
+SDK_DIR = Path(__file__).resolve().parent.parent / "sdk"  # bots/sdk
 PYTHON_CANDIDATES = ("/usr/bin/python3", "/usr/local/bin/python3")
 BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 SANDBOX_UID = 1000  # the uid the bot sees inside its user namespace
