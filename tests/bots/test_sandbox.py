@@ -5,6 +5,12 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +19,7 @@ from bots.players import ProgramPlayer
 from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, seccomp, slots
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
+REPO = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import json, os, socket, sys
@@ -215,3 +222,84 @@ def test_processes_limit_is_exact(tmp_path):
         assert tasks == 8
     else:
         assert 8 <= tasks <= 10
+
+
+# A worker's pool as Celery's prefork runs it: the parent probes the sandbox at start (which
+# stages the SDK), then forks children that run bots, reaps a child that dies and forks a
+# replacement from the same state.
+POOL = r"""
+import os, sys, time
+from pathlib import Path
+from bots import sandbox
+assert sandbox.sandbox_available()
+bot = Path(sys.argv[1])
+
+def child(hold):
+    box = sandbox.launch(bot, sandbox.Limits())
+    groups = [p.rsplit("/", 1)[0] for p in box.group.attach_paths()] if box.group else ["-"]
+    print(os.getpid(), box.staged, ",".join(groups), sandbox.jail._SDK_STAGED, flush=True)
+    if hold:
+        time.sleep(60)
+    box.close()
+    os._exit(0)
+
+for command in sys.stdin:
+    while True:  # reap children that died
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+    pid = os.fork()
+    if pid == 0:
+        child(hold=command.strip() == "hold")
+    if command.strip() != "hold":
+        os.waitpid(pid, 0)
+        print("done", flush=True)
+"""
+
+
+def dead(pid: int) -> bool:
+    """Gone or a zombie (its descriptors, and so its locks, are closed either way)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_killed_pool_childs_staging_is_swept_by_the_next_child(tmp_path):
+    """Item 18: a pool child killed mid-match leaves its staged copy of the bot (and its
+    cgroup); the next child the pool forks sweeps them, not only the next worker start."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main.py").write_text("import time\ntime.sleep(60)\n")
+    pool = subprocess.Popen(
+        [sys.executable, "-c", POOL, str(bot)], cwd=REPO, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    try:
+        pool.stdin.write("hold\n")
+        pool.stdin.flush()
+        child, staged, group, sdk = pool.stdout.readline().split()
+        staged = Path(staged)
+        groups = [] if group == "-" else [Path(g) for g in group.split(",")]
+        assert staged.is_dir()
+        os.kill(int(child), signal.SIGKILL)  # mid-match
+        deadline = time.monotonic() + 5
+        while not dead(int(child)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert staged.is_dir(), "the kill itself removed nothing"
+        pool.stdin.write("run\n")  # the replacement child plays the next match
+        pool.stdin.flush()
+        second = pool.stdout.readline().split()
+        assert pool.stdout.readline().strip() == "done"
+        assert second[0] != child
+        assert not staged.exists(), f"{staged} of killed child {child} was not swept"
+        for group in groups:
+            assert not group.exists(), f"cgroup {group} of killed child {child} was left"
+        assert Path(sdk).is_dir() and second[3] == sdk, "the live pool's SDK copy must stay"
+    finally:
+        pool.stdin.close()
+        pool.wait(10)
+        pool.stdout.close()
