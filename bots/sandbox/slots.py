@@ -32,7 +32,7 @@ class BotTooLarge(ValueError):
     """The bot's files exceed MAX_STAGED_BYTES (uploads are capped far below)."""
 
 
-def _private_dir(path: Path, mode: int) -> Path:
+def private_dir(path: Path, mode: int) -> Path:
     """Create ``path`` (ours, not a symlink) or refuse: a planted symlink must not redirect us."""
     try:
         path.mkdir(mode=mode)
@@ -67,8 +67,8 @@ class Slot:
 def acquire() -> Slot:
     if not can_switch_uid():
         return Slot(None, None)
-    lock_dir = _private_dir(STATE_DIR, 0o711) / "slots"
-    _private_dir(lock_dir, 0o700)
+    lock_dir = private_dir(STATE_DIR, 0o711) / "slots"
+    private_dir(lock_dir, 0o700)
     start = random.randrange(SLOT_COUNT)
     for i in range(SLOT_COUNT):
         uid = SLOT_UID_BASE + (start + i) % SLOT_COUNT
@@ -172,8 +172,8 @@ def stage(src: Path) -> Path:
     """
     if not Path(src).is_dir():
         raise FileNotFoundError(f"bot directory {src} does not exist")
-    base = _private_dir(STATE_DIR, 0o711) / "stage"
-    _private_dir(base, 0o711)
+    base = private_dir(STATE_DIR, 0o711) / "stage"
+    private_dir(base, 0o711)
     sweep_stages(base)
     for _attempt in range(5):  # a sweeper can only take a folder in the instant before _hold
         dest = Path(tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-", dir=base))
@@ -287,4 +287,4 @@ def all_slot_processes() -> list[int]:
 def describe() -> str:
     if can_switch_uid():
         return f"one uid per sandbox from {SLOT_UID_BASE}-{SLOT_UID_BASE + SLOT_COUNT - 1}"
-    return f"every sandbox runs as uid {os.geteuid()} (not root: no per-slot uid, no RLIMIT_NPROC)"
+    return f"every sandbox runs as the worker's uid {os.geteuid()} (not root: no uid per sandbox)"

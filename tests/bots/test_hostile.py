@@ -42,6 +42,7 @@ CASES = {
     "memory_bomb": ("memory", "memory limit of 256 MB", FAST, None),
     "memory_creep": ("memory", "memory limit of 256 MB", FAST, None),
     "fill_tmp": (None, "", FAST, None),
+    "inode_flood": (None, "", FAST, None),  # ENOSPC below the limit, or "ESCAPED"
     "write_everywhere": (None, "", FAST, None),
     "big_file": ("crashed", "File too large", FAST, None),  # Python ignores SIGXFSZ
     "busy_loop": ("timeout", "timed out on move 2 after 500 ms", SHORT, None),
@@ -171,6 +172,7 @@ def stage(name: str, folder: Path, canary_dir: Path) -> Path:
     source = (HOSTILE / f"{name}.py").read_text()
     source = source.replace("__REPO__", str(REPO)).replace("__CANARY_DIR__", str(canary_dir))
     source = source.replace("__WORKER_PID__", str(os.getpid()))
+    source = source.replace("__TMPFS_INODES__", str(Limits().tmpfs_inodes))
     bot = folder / name
     bot.mkdir()
     (bot / "main.py").write_text(source)
