@@ -342,6 +342,11 @@ def _preexec(
                 handle.write(str(os.getpid()))
         for which, value in rlimits:
             resource.setrlimit(which, (value, value + 1 if which == resource.RLIMIT_CPU else value))
+        # Should the machine or the worker's container run out of memory, the kernel kills
+        # a bot first, not the worker (without a memory cgroup, RLIMIT_DATA bounds each
+        # process of a bot, not its whole tree).
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
         if scratch is not None:
             _mount_scratch(*scratch, own_userns=os.geteuid() != 0)
         if uid is not None:

@@ -27,6 +27,7 @@ facts = {"env": dict(os.environ), "uid": os.getuid(), "pid": os.getpid(),
          "fds": sorted(os.listdir("/proc/self/fd")), "root": sorted(os.listdir("/")),
          "pids": sorted(p for p in os.listdir("/proc") if p.isdigit()),
          "environ1": open("/proc/1/environ", "rb").read().decode(),
+         "oom_score_adj": open("/proc/self/oom_score_adj").read().strip(),
          "status": {l.split(":")[0]: l.split(":", 1)[1].strip()
                     for l in open("/proc/self/status") if ":" in l}}
 def attempt(name, fn):
@@ -72,6 +73,7 @@ def test_containment(tmp_path, monkeypatch):
     assert facts["uid"] == sandbox.SANDBOX_UID
     assert facts["fds"] == ["0", "1", "2", "3"]  # 3 = the listdir itself
     assert facts["status"]["NoNewPrivs"] == "1"
+    assert facts["oom_score_adj"] == "1000"  # out of memory, the kernel takes a bot first
     assert facts["status"]["Seccomp"] == "2"
     for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert facts["status"][caps] == "0000000000000000", caps
