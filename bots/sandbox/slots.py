@@ -89,6 +89,21 @@ def acquire() -> Slot:
     raise SlotsExhausted(f"all {SLOT_COUNT} sandbox uids are busy")
 
 
+def held(uid: int) -> bool:
+    """Whether a sandbox (of any worker process on the machine) holds the slot of ``uid``."""
+    try:
+        fd = os.open(STATE_DIR / "slots" / str(uid), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
 def uid_processes(uid: int | range) -> list[int]:
     """Live (not zombie) pids whose real uid is ``uid`` (or in that range), from /proc."""
     uids = uid if isinstance(uid, range) else range(uid, uid + 1)

@@ -6,9 +6,11 @@ import errno
 import json
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -173,6 +175,45 @@ def test_one_unprivileged_uid_per_sandbox_and_the_group_holds_everything(tmp_pat
 def test_describe_enforcement():
     text = sandbox.describe_enforcement()
     assert "bubblewrap" in text and "seccomp on" in text
+    assert text.startswith(sandbox.enforcement_mode() + ": ")
+    assert f"/tmp {Limits().tmpfs_mb} MB and {Limits().tmpfs_inodes} files" in text
+
+
+ANNOUNCE = """
+import logging, sys
+import django
+django.setup()
+logging.basicConfig(stream=sys.stdout, level=logging.INFO)
+from arena.celery import announce_sandbox
+announce_sandbox()
+"""
+
+
+def test_an_unprivileged_worker_says_which_mode_is_in_force():
+    """The worker's start-up line (arena.celery.announce_sandbox, run on worker_ready),
+    from a process of an unprivileged user as in the Docker image: bots are bounded by
+    rlimits in their own user namespaces, and it says so."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to drop to an unprivileged uid")
+    uid = "60990"
+    home = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
+    os.chown(home, int(uid), int(uid))
+    env = {**os.environ, "HOME": str(home), "ARENA_SANDBOX_DIR": str(home / "state"),
+           "SECRET_KEY": "unprivileged-test", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
+    try:
+        run = subprocess.run(
+            ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--",
+             sys.executable, "-c", ANNOUNCE],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(home)
+    assert run.returncode == 0, run.stderr[-3000:]
+    said = run.stdout + run.stderr
+    assert (
+        f"sandbox mode: unprivileged (uid {uid}), rlimits in each sandbox's user namespace" in said
+    )
+    assert "processes: RLIMIT_NPROC counted in the sandbox's user namespace (32)" in said
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
