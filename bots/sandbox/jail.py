@@ -494,7 +494,8 @@ def _launch(
         if gate:
             _attach_and_release(
                 proc, group, gate[1], info and info[0],
-                limits.processes if per_userns_nproc else None,
+                # With a pids cgroup too, only a backstop (as in _rlimits): the group refuses.
+                (limits.processes * (2 if group else 1)) if per_userns_nproc else None,
             )  # fmt: skip
     except BaseException:
         if group is not None:

@@ -375,13 +375,15 @@ def unprivileged_home():
         pytest.skip("needs root, to drop to an unprivileged uid")
     folder = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
     os.chown(folder, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
-    yield folder
-    assert sandbox_wait_gone(UNPRIVILEGED_UID), "processes of the unprivileged worker left"
-    for place in (Path("/tmp"), Path("/dev/shm"), Path("/var/tmp")):
-        owned = [p for p in os.listdir(place)
-                 if (place / p) != folder and os.lstat(place / p).st_uid == UNPRIVILEGED_UID]  # fmt: skip
-        assert not owned, f"the unprivileged worker's bots wrote in {place}: {owned}"
-    shutil.rmtree(folder)
+    try:
+        yield folder
+        assert sandbox_wait_gone(UNPRIVILEGED_UID), "processes of the unprivileged worker left"
+        for place in (Path("/tmp"), Path("/dev/shm"), Path("/var/tmp")):
+            owned = [p for p in os.listdir(place) if not p.startswith("arena-unprivileged-")
+                     and os.lstat(place / p).st_uid == UNPRIVILEGED_UID]  # fmt: skip
+            assert not owned, f"the unprivileged worker's bots wrote in {place}: {owned}"
+    finally:
+        shutil.rmtree(folder)
 
 
 def sandbox_wait_gone(uid: int) -> bool:
