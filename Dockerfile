@@ -1,5 +1,7 @@
-# One image for web, worker and beat. Bots run under bubblewrap inside it,
-# which needs user namespaces: see docker-compose.yml for the settings.
+# One image for web, worker and beat. Bots run under bubblewrap inside it, as the
+# unprivileged user below: processes bounded per user namespace (Linux >= 5.14),
+# memory per process and by the container. Settings the worker container needs:
+# docker-compose.yml and docs/bots.md, "Running the worker in Docker".
 FROM python:3.11-slim-bookworm
 RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
     && rm -rf /var/lib/apt/lists/*

@@ -18,9 +18,14 @@ def announce_sandbox(**_kwargs) -> None:
     """Say at start which containment is in force, so an operator never has to guess."""
     from django.conf import settings
 
-    from bots.sandbox import describe_enforcement, sandbox_available
+    from bots.sandbox import describe_enforcement, enforcement_mode, sandbox_available
 
     log = logging.getLogger("arena.worker")
+    if sandbox_available():
+        mode = enforcement_mode()
+        log.log(
+            logging.WARNING if "NOT BOUNDED" in mode else logging.INFO, "sandbox mode: %s", mode
+        )
     log.info("sandbox: %s", describe_enforcement())
     if not sandbox_available():
         if settings.ARENA_TRUSTED_BOTS_ONLY:

@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots import cgroups, sandbox, seccomp, slots  # noqa: E402
+from bots import sandbox  # noqa: E402
 from bots.players import ProgramPlayer  # noqa: E402
+from bots.sandbox import cgroups, jail, seccomp, slots  # noqa: E402
 from bots.wire import Channel  # noqa: E402
 
 ECHO = """
@@ -64,7 +65,7 @@ def bench_start(count: int) -> tuple[float, float, float, float]:
         boxed.append(time.perf_counter() - began)
         began = time.perf_counter()
         fd = seccomp.program_fd()
-        argv = sandbox.bwrap_argv(None, sandbox._staged_sdk(), sandbox.Limits(), fd)
+        argv = jail.bwrap_argv(None, jail._staged_sdk(), sandbox.Limits(), fd)
         subprocess.run(
             argv + [python, "-I", "-c", "pass"], env={}, pass_fds=(fd,) if fd is not None else (),
             preexec_fn=as_slot if slots.can_switch_uid() else None,

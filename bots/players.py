@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bots import sandbox, slots
-from bots.sandbox import Limits
+from bots import sandbox
+from bots.sandbox import Limits, slots
 from bots.wire import STDERR_TAIL, Channel, WireError, short
 from games.protocol import Game
 from games.rng import Rng, derive_seed

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bots.players import BuiltinPlayer, Fault, Player, ProgramPlayer
 from bots.sandbox import Limits
-from bots.slots import BotTooLarge
+from bots.sandbox.slots import BotTooLarge
 from bots.wire import short
 from games import registry
 from games.protocol import is_legal

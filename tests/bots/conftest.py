@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import sandbox, slots
+from bots import sandbox
+from bots.sandbox import slots
 from games import registry
 from tests.bots import toygame
 
@@ -38,8 +39,17 @@ def make_bot(tmp_path):
 
 
 def slot_processes() -> list[int]:
-    """Live processes of any sandbox uid."""
-    return slots.all_slot_processes()
+    """Live processes of a sandbox uid whose slot nobody holds: left behind. (Other test runs
+    on the machine share the uids; their live sandboxes hold their slots.)"""
+    found = []
+    for pid in slots.all_slot_processes():
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        if not slots.held(uid):
+            found.append(pid)
+    return found
 
 
 def own_children() -> list[int]:
@@ -59,10 +69,13 @@ def no_leaks():
     if not sandbox.sandbox_available():
         pytest.skip("bubblewrap is not usable here")
     fds_before = set(os.listdir("/proc/self/fd"))
-    # Children started before the test (a session's worker, say) are not its leaks.
+    # Children started before the test (a session's worker, say) are not its leaks, nor are
+    # processes some other run left before it started.
     children_before = set(own_children())
+    strays_before = set(slot_processes())
     yield
-    assert sandbox.wait_gone(slot_processes()), f"sandbox processes left: {slot_processes()}"
+    left = [p for p in slot_processes() if p not in strays_before]
+    assert sandbox.wait_gone(left), f"sandbox processes left: {left}"
     left = set(own_children()) - children_before
     assert not left, f"child processes left: {sorted(left)}"
     leaked = set(os.listdir("/proc/self/fd")) - fds_before

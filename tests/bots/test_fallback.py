@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bots import cgroups
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import Clock, play_match
-from bots.sandbox import Limits
+from bots.sandbox import Limits, cgroups
 from tests.bots import toygame
 from tests.bots.test_hostile import HOSTILE
 

@@ -15,17 +15,21 @@ crash fault: those cases expect no fault at all.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import resource
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from bots import cgroups, slots
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import Clock, play_match
-from bots.sandbox import Limits
+from bots.sandbox import Limits, cgroups, slots
 from tests.bots import toygame
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -35,6 +39,8 @@ pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 
 FAST = Clock(move_ms=1000, bank_ms=500)
 SHORT = Clock(move_ms=300, bank_ms=200)
+# Generous, where the wall clock must not decide before the CPU limit does (a busy machine).
+SLOW = Clock(move_ms=5000, bank_ms=1000)
 
 # name -> (fault kind or None, fragment of the reason, clock, limits)
 CASES = {
@@ -43,6 +49,7 @@ CASES = {
     "memory_bomb": ("memory", "memory limit of 256 MB", FAST, None),
     "memory_creep": ("memory", "memory limit of 256 MB", FAST, None),
     "fill_tmp": (None, "", FAST, None),
+    "inode_flood": (None, "", FAST, None),  # ENOSPC below the limit, or "ESCAPED"
     "write_everywhere": (None, "", FAST, None),
     "big_file": ("crashed", "File too large", FAST, None),  # Python ignores SIGXFSZ
     "busy_loop": ("timeout", "timed out on move 2 after 500 ms", SHORT, None),
@@ -76,7 +83,7 @@ CASES = {
     "reply_early": ("protocol", "nobody asked for", FAST, None),
     "reply_twice": ("protocol", "nobody asked for", FAST, None),
     "stderr_flood": (None, "", FAST, None),
-    "cpu_hog": ("cpu", "CPU limit of 1 s", FAST, Limits(cpu_seconds=1)),
+    "cpu_hog": ("cpu", "CPU limit of 1 s", SLOW, Limits(cpu_seconds=1)),
 }
 BACKGROUND = ["think_in_background", "think_in_child"]
 
@@ -101,7 +108,7 @@ def canary(tmp_path_factory, monkeypatch):
     os.chmod(folder / "secret.txt", 0o644)
     monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
     with socket.socket(socket.AF_UNIX) as listener:  # net_loopback must not reach it
-        listener.bind(b"\0arena-canary")
+        listener.bind(f"\0arena-canary-{os.getpid()}".encode())  # unique: other runs share it
         listener.listen()
         listener.setblocking(False)
         yield folder
@@ -172,6 +179,7 @@ def stage(name: str, folder: Path, canary_dir: Path) -> Path:
     source = (HOSTILE / f"{name}.py").read_text()
     source = source.replace("__REPO__", str(REPO)).replace("__CANARY_DIR__", str(canary_dir))
     source = source.replace("__WORKER_PID__", str(os.getpid()))
+    source = source.replace("__TMPFS_INODES__", str(Limits().tmpfs_inodes))
     bot = folder / name
     bot.mkdir()
     (bot / "main.py").write_text(source)
@@ -263,7 +271,12 @@ def test_no_thinking_on_another_seats_time(name, tmp_path, canary):
 
 def test_two_hundred_matches_leave_nothing_behind(tmp_path):
     stage_dir = slots.STATE_DIR / "stage"
-    staged_before = set(os.listdir(stage_dir))
+    mine = f"bot-{os.getpid()}-"  # other workers on the machine stage there too
+
+    def staged() -> set[str]:
+        return {name for name in os.listdir(stage_dir) if name.startswith(mine)}
+
+    staged_before = staged()
     kind, where = cgroups.backend()
     groups_before = set(os.listdir(where["pids"])) if kind == "cgroup v1" else set()
     fds_before = len(os.listdir("/proc/self/fd"))
@@ -275,8 +288,135 @@ def test_two_hundred_matches_leave_nothing_behind(tmp_path):
         outcome = play_match(game_slug="toy", players=players, options={"rounds": 1}, seed=i)
         assert outcome.result["seats"][0]["fault"] is None, (i, outcome.result)
     assert len(os.listdir("/proc/self/fd")) == fds_before
-    assert set(os.listdir(stage_dir)) == staged_before
+    assert staged() == staged_before
     if kind == "cgroup v1":
-        leftovers = {g for g in os.listdir(where["pids"]) if g.startswith("bot-")}
+        leftovers = {g for g in os.listdir(where["pids"]) if g.startswith(mine)}
         assert leftovers <= groups_before
-    assert slots.all_slot_processes() == []
+
+
+# -- the same bots, from a worker that is not root ------------------------------------------
+# Production runs the worker as an unprivileged user: no uid per sandbox, no cgroup. Each
+# case below runs the same match in a child process that drops to UNPRIVILEGED_UID first.
+# Chosen for that mode: the limits that no longer come from a cgroup or a uid of its own
+# (processes, threads, memory, CPU, files and bytes in /tmp), and the attacks that matter
+# once the bot's uid outside is the worker's own (signals, ptrace, files, /proc, daemons).
+UNPRIVILEGED_UID = 60990
+UNPRIVILEGED_CASES = [
+    "fork_bomb", "thread_bomb", "memory_bomb", "cpu_hog", "fill_tmp", "inode_flood",
+    "big_file", "daemon", "zombies_and_limits", "ptrace_and_signals", "read_worker_files",
+    "proc_snoop", "write_everywhere",
+]  # fmt: skip
+# The worker's own uid-wide process limit: only a safety net for this machine.
+UNPRIVILEGED_NPROC = 200
+
+UNPRIVILEGED_MATCH = r"""
+import json, os, sys, threading, time
+from pathlib import Path
+from bots.players import BuiltinPlayer, ProgramPlayer
+from bots.runner import play_match
+from bots.sandbox import Limits, jail
+from games import registry
+from tests.bots import toygame
+from tests.bots.test_hostile import CASES, neighbour, stage, worker_state
+
+registry._load()["toy"] = toygame.GAME
+name, folder, canary = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+kind, fragment, clock, limits = CASES[name]
+bot, other = stage(name, folder, canary), neighbour(folder, 0)
+me, peak, done = os.getpid(), 0, threading.Event()
+
+def tasks():
+    # Threads of every process below the worker: the sandboxes' monitors, the neighbour
+    # and the hostile bot's whole tree (orphans go to the bot, pid 1 of its namespace).
+    total, todo = 0, [me]
+    while todo:
+        pid = todo.pop()
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        total += 0 if pid == me else len(threads)
+        for tid in threads:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                    todo += [int(p) for p in handle.read().split()]
+            except OSError:
+                pass
+    return total
+
+def sample():
+    global peak
+    while not done.is_set():
+        peak = max(peak, tasks())
+        time.sleep(0.01)
+
+before = worker_state()
+sampler = threading.Thread(target=sample)
+sampler.start()
+players = [ProgramPlayer(bot, limits or Limits(), label="hostile"),
+           BuiltinPlayer(toygame.GAME, "random", 1), ProgramPlayer(other, Limits())]
+outcome = play_match(game_slug="toy", players=players, options={"rounds": 3}, seed=9, clock=clock)
+done.set()
+sampler.join()
+print(json.dumps({"mode": jail.enforcement_mode(), "seats": outcome.result["seats"],
+                  "moves": [m["actions"] for m in outcome.moves], "peak_tasks": peak,
+                  "worker_unchanged": worker_state() == before, "left": tasks()}))
+"""
+
+
+def worker_nproc() -> None:
+    resource.setrlimit(resource.RLIMIT_NPROC, (UNPRIVILEGED_NPROC, UNPRIVILEGED_NPROC))
+
+
+@pytest.fixture
+def unprivileged_home():
+    """A folder the unprivileged worker owns: its bots and its ARENA_SANDBOX_DIR."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to drop to an unprivileged uid")
+    folder = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
+    os.chown(folder, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
+    try:
+        yield folder
+        assert sandbox_wait_gone(UNPRIVILEGED_UID), "processes of the unprivileged worker left"
+        for place in (Path("/tmp"), Path("/dev/shm"), Path("/var/tmp")):
+            owned = [p for p in os.listdir(place) if not p.startswith("arena-unprivileged-")
+                     and os.lstat(place / p).st_uid == UNPRIVILEGED_UID]  # fmt: skip
+            assert not owned, f"the unprivileged worker's bots wrote in {place}: {owned}"
+    finally:
+        shutil.rmtree(folder)
+
+
+def sandbox_wait_gone(uid: int) -> bool:
+    from bots.sandbox import wait_gone
+
+    return wait_gone(slots.uid_processes(uid), timeout=5)
+
+
+@pytest.mark.parametrize("name", UNPRIVILEGED_CASES)
+def test_hostile_bot_unprivileged(name, canary, unprivileged_home):
+    """Item 21: the same verdicts, and the bot's tree never grows past the process limit,
+    when the worker is not root (rlimits counted in each sandbox's user namespace)."""
+    kind, fragment, _clock, _limits = CASES[name]
+    uid = str(UNPRIVILEGED_UID)
+    run = subprocess.run(
+        ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--",
+         sys.executable, "-c", UNPRIVILEGED_MATCH, name, str(unprivileged_home), str(canary)],
+        cwd="/", capture_output=True, text=True, timeout=120, preexec_fn=worker_nproc,
+        env={"PYTHONPATH": str(REPO), "ARENA_SANDBOX_DIR": str(unprivileged_home / "state"),
+             "HOME": str(unprivileged_home), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.splitlines()[-1])
+    assert result["mode"].startswith("unprivileged"), result["mode"]
+    fault = result["seats"][0]["fault"]
+    if kind is None:
+        assert fault is None, fault
+    else:
+        assert fault is not None and fault["kind"] == kind, fault
+        assert fragment in fault["reason"], fault["reason"]
+    assert result["seats"][1]["fault"] is None and result["seats"][2]["fault"] is None
+    assert len(result["moves"]) == 9
+    # The bot's tasks, plus the two sandbox monitors and the neighbour bot.
+    assert result["peak_tasks"] <= Limits().processes + 3, result["peak_tasks"]
+    assert result["worker_unchanged"]
+    assert result["left"] == 0

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import slots
 from bots.players import BuiltinPlayer, ProgramPlayer, resolve_player
 from bots.runner import Clock, play_match, rank_with_faults, validation_match
-from bots.sandbox import Limits
+from bots.sandbox import Limits, slots
 from games import registry
 from tests.bots import toygame
 

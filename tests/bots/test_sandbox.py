@@ -5,14 +5,23 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
-from bots import cgroups, sandbox, seccomp, slots
+from bots import sandbox
 from bots.players import ProgramPlayer
-from bots.sandbox import Limits, SandboxUnavailable
+from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, seccomp, slots
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
+REPO = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import json, os, socket, sys
@@ -20,6 +29,7 @@ facts = {"env": dict(os.environ), "uid": os.getuid(), "pid": os.getpid(),
          "fds": sorted(os.listdir("/proc/self/fd")), "root": sorted(os.listdir("/")),
          "pids": sorted(p for p in os.listdir("/proc") if p.isdigit()),
          "environ1": open("/proc/1/environ", "rb").read().decode(),
+         "oom_score_adj": open("/proc/self/oom_score_adj").read().strip(),
          "status": {l.split(":")[0]: l.split(":", 1)[1].strip()
                     for l in open("/proc/self/status") if ":" in l}}
 def attempt(name, fn):
@@ -65,6 +75,7 @@ def test_containment(tmp_path, monkeypatch):
     assert facts["uid"] == sandbox.SANDBOX_UID
     assert facts["fds"] == ["0", "1", "2", "3"]  # 3 = the listdir itself
     assert facts["status"]["NoNewPrivs"] == "1"
+    assert facts["oom_score_adj"] == "1000"  # out of memory, the kernel takes a bot first
     assert facts["status"]["Seccomp"] == "2"
     for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert facts["status"][caps] == "0000000000000000", caps
@@ -164,10 +175,49 @@ def test_one_unprivileged_uid_per_sandbox_and_the_group_holds_everything(tmp_pat
 def test_describe_enforcement():
     text = sandbox.describe_enforcement()
     assert "bubblewrap" in text and "seccomp on" in text
+    assert text.startswith(sandbox.enforcement_mode() + ": ")
+    assert f"/tmp {Limits().tmpfs_mb} MB and {Limits().tmpfs_inodes} files" in text
+
+
+ANNOUNCE = """
+import logging, sys
+import django
+django.setup()
+logging.basicConfig(stream=sys.stdout, level=logging.INFO)
+from arena.celery import announce_sandbox
+announce_sandbox()
+"""
+
+
+def test_an_unprivileged_worker_says_which_mode_is_in_force():
+    """The worker's start-up line (arena.celery.announce_sandbox, run on worker_ready),
+    from a process of an unprivileged user as in the Docker image: bots are bounded by
+    rlimits in their own user namespaces, and it says so."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to drop to an unprivileged uid")
+    uid = "60990"
+    home = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
+    os.chown(home, int(uid), int(uid))
+    env = {**os.environ, "HOME": str(home), "ARENA_SANDBOX_DIR": str(home / "state"),
+           "SECRET_KEY": "unprivileged-test", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
+    try:
+        run = subprocess.run(
+            ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--",
+             sys.executable, "-c", ANNOUNCE],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(home)
+    assert run.returncode == 0, run.stderr[-3000:]
+    said = run.stdout + run.stderr
+    assert (
+        f"sandbox mode: unprivileged (uid {uid}), rlimits in each sandbox's user namespace" in said
+    )
+    assert "processes: RLIMIT_NPROC counted in the sandbox's user namespace (32)" in said
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
-    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
+    monkeypatch.setattr(jail, "_AVAILABLE", False)
     monkeypatch.delenv("ARENA_TRUSTED_BOTS_ONLY", raising=False)
     with pytest.raises(SandboxUnavailable, match="ARENA_TRUSTED_BOTS_ONLY=1"):
         sandbox.launch(tmp_path, Limits())
@@ -175,8 +225,8 @@ def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
 
 
 def test_trusted_only_mode_runs_plain(monkeypatch, make_bot, caplog):
-    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
-    monkeypatch.setattr(sandbox, "_WARNED", False)
+    monkeypatch.setattr(jail, "_AVAILABLE", False)
+    monkeypatch.setattr(jail, "_WARNED", False)
     monkeypatch.setenv("ARENA_TRUSTED_BOTS_ONLY", "1")
     bot = make_bot("import arena_sdk\narena_sdk.run(lambda observation, legal: legal[0])\n")
     from bots.players import BuiltinPlayer
@@ -215,3 +265,84 @@ def test_processes_limit_is_exact(tmp_path):
         assert tasks == 8
     else:
         assert 8 <= tasks <= 10
+
+
+# A worker's pool as Celery's prefork runs it: the parent probes the sandbox at start (which
+# stages the SDK), then forks children that run bots, reaps a child that dies and forks a
+# replacement from the same state.
+POOL = r"""
+import os, sys, time
+from pathlib import Path
+from bots import sandbox
+assert sandbox.sandbox_available()
+bot = Path(sys.argv[1])
+
+def child(hold):
+    box = sandbox.launch(bot, sandbox.Limits())
+    groups = [p.rsplit("/", 1)[0] for p in box.group.attach_paths()] if box.group else ["-"]
+    print(os.getpid(), box.staged, ",".join(groups), sandbox.jail._SDK_STAGED, flush=True)
+    if hold:
+        time.sleep(60)
+    box.close()
+    os._exit(0)
+
+for command in sys.stdin:
+    while True:  # reap children that died
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+    pid = os.fork()
+    if pid == 0:
+        child(hold=command.strip() == "hold")
+    if command.strip() != "hold":
+        os.waitpid(pid, 0)
+        print("done", flush=True)
+"""
+
+
+def dead(pid: int) -> bool:
+    """Gone or a zombie (its descriptors, and so its locks, are closed either way)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_killed_pool_childs_staging_is_swept_by_the_next_child(tmp_path):
+    """Item 18: a pool child killed mid-match leaves its staged copy of the bot (and its
+    cgroup); the next child the pool forks sweeps them, not only the next worker start."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main.py").write_text("import time\ntime.sleep(60)\n")
+    pool = subprocess.Popen(
+        [sys.executable, "-c", POOL, str(bot)], cwd=REPO, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    try:
+        pool.stdin.write("hold\n")
+        pool.stdin.flush()
+        child, staged, group, sdk = pool.stdout.readline().split()
+        staged = Path(staged)
+        groups = [] if group == "-" else [Path(g) for g in group.split(",")]
+        assert staged.is_dir()
+        os.kill(int(child), signal.SIGKILL)  # mid-match
+        deadline = time.monotonic() + 5
+        while not dead(int(child)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert staged.is_dir(), "the kill itself removed nothing"
+        pool.stdin.write("run\n")  # the replacement child plays the next match
+        pool.stdin.flush()
+        second = pool.stdout.readline().split()
+        assert pool.stdout.readline().strip() == "done"
+        assert second[0] != child
+        assert not staged.exists(), f"{staged} of killed child {child} was not swept"
+        for group in groups:
+            assert not group.exists(), f"cgroup {group} of killed child {child} was left"
+        assert Path(sdk).is_dir() and second[3] == sdk, "the live pool's SDK copy must stay"
+    finally:
+        pool.stdin.close()
+        pool.wait(10)
+        pool.stdout.close()

@@ -131,7 +131,7 @@ def test_no_sandbox_no_upload(owner_client, monkeypatch, settings):
     """Without bubblewrap an upload is refused with a clear reason, unless the operator set
     the trusted-only mode (which the worker logs loudly)."""
     client, bot_id = owner_client
-    monkeypatch.setattr(sandbox, "_AVAILABLE", False)
+    monkeypatch.setattr(sandbox.jail, "_AVAILABLE", False)
     settings.ARENA_TRUSTED_BOTS_ONLY = False
     response = post(client, bot_id, "bot.py", b"print(1)\n")
     assert response.status_code == 400

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import sandbox, slots
+from bots import sandbox
+from bots.sandbox import slots
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = """
@@ -64,15 +65,24 @@ def test_sandbox_dies_with_the_worker(tmp_path):
 
 
 DIES_BEFORE_RELEASE = """
-import os, signal, sys
+import os, signal, sys, time
 from pathlib import Path
 from bots import sandbox
-def die(proc, group, gate):
+def die(proc, group, gate, *_rest):
     with open(f"/proc/{proc.pid}/status") as handle:
         uid = next(line.split()[1] for line in handle if line.startswith("Uid:"))
     print(uid, flush=True)
+    # Wait until the sandbox is built and its program waits on the gate. (Earlier, bwrap's
+    # own child waits for its parent on an eventfd before it arms --die-with-parent: a
+    # monitor killed in that instant leaves it asleep there, a bwrap race outside our reach.)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        kids = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+        if kids and "pipe" in open(f"/proc/{kids[0]}/wchan").read():
+            break
+        time.sleep(0.001)
     os.kill(os.getpid(), signal.SIGKILL)
-sandbox._attach_and_release = die
+sandbox.jail._attach_and_release = die
 sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
 """
 

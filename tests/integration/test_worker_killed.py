@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from bots import services as bot_services
-from bots import slots
+from bots.sandbox import slots
 from tests.integration.conftest import start_worker, stop_worker, wait_for
 from tournaments import services
 from tournaments.models import Match, RatingChange, Tournament

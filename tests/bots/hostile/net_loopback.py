@@ -15,7 +15,7 @@ def attack():
             continue
         raise SystemExit(f"ESCAPED: connected to {host}:8000")
     # Abstract Unix sockets belong to the network namespace: the test listens on one.
-    for name in (b"\0arena-canary", b"\0/org/freedesktop/systemd1/notify"):
+    for name in (b"\0arena-canary-__WORKER_PID__", b"\0/org/freedesktop/systemd1/notify"):
         try:
             with socket.socket(socket.AF_UNIX) as sock:
                 sock.connect(name)

@@ -14,11 +14,14 @@ No Django import: the worker, ``manage.py play`` and the tests share this module
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import signal
 import time
 from pathlib import Path
+
+from bots.sandbox.slots import owner_gone
 
 V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
 
@@ -63,6 +66,10 @@ class Cgroup:
     def _close_fds(self) -> None:
         for fd in self.__dict__.pop("_fds", {}).values():
             os.close(fd)
+
+    def _hold(self, path: Path) -> None:
+        """Mark the group in use for as long as this process lives (see sweep_stale)."""
+        fcntl.flock(self._fd(path, os.O_RDONLY | os.O_DIRECTORY), fcntl.LOCK_EX)
 
     def attach_paths(self) -> list[str]:
         """Files to write the child's pid into (from ``preexec_fn``, before exec)."""
@@ -132,6 +139,7 @@ class CgroupV1(Cgroup):
         self.dirs = {c: bases[c] / name for c in V1_CONTROLLERS}
         for path in self.dirs.values():
             path.mkdir()
+        self._hold(self.dirs["pids"])
         mem = self.dirs["memory"]
         _write(mem / "memory.limit_in_bytes", str(memory_bytes))
         if (mem / "memory.memsw.limit_in_bytes").exists():
@@ -199,6 +207,7 @@ class CgroupV2(Cgroup):
     def __init__(self, base: Path, memory_bytes: int, max_pids: int):
         self.dir = base / f"bot-{os.getpid()}-{secrets.token_hex(4)}"
         self.dir.mkdir()
+        self._hold(self.dir)
         _write(self.dir / "memory.max", str(memory_bytes))
         if (self.dir / "memory.swap.max").exists():
             _write(self.dir / "memory.swap.max", "0")
@@ -328,40 +337,66 @@ def _probe_v1() -> dict[str, Path] | None:
     except OSError:
         return None
     group.remove()
-    for controller, base in bases.items():
-        _sweep_stale(base, controller)
     return bases
 
 
-def _sweep_stale(base: Path, controller: str) -> None:
-    """Remove groups left by a worker that died hard (named bot-<worker pid>-<token>).
-
-    Their processes died with the worker (PR_SET_PDEATHSIG); a survivor is killed first."""
-    for group in base.glob("bot-*-*"):
+def sweep_stale() -> int:
+    """Remove the groups of sandboxes whose worker process died hard (a pool child killed
+    mid-match); returns how many. A live group is held with an flock on its (pids) directory
+    by the process that made it; a group nobody holds whose maker (bot-<pid>-<token>) is gone
+    is stale. Its processes died with their worker (PR_SET_PDEATHSIG); a survivor is killed
+    first. Runs at every group creation: a listing per hierarchy and an open and a failing
+    flock per other live sandbox."""
+    kind, where = backend()
+    if kind == "cgroup v2":
+        lock_base, bases = where, [where]
+    elif kind == "cgroup v1":
+        lock_base, bases = where["pids"], list(where.values())  # type: ignore[index,union-attr]
+    else:
+        return 0
+    try:
+        names = [e.name for e in os.scandir(lock_base) if e.name.startswith("bot-")]
+    except OSError:
+        return 0
+    removed = 0
+    for name in names:
         try:
-            owner = int(group.name.split("-")[1])
-        except (IndexError, ValueError):
+            fd = os.open(lock_base / name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
             continue
-        if owner == os.getpid() or Path(f"/proc/{owner}").exists():
-            continue
-        for pid in _read(group / "cgroup.procs").split():
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
-        for _ in range(50):
-            try:
-                group.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.002)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if owner_gone(name):
+                removed += sum(_remove_stale(base / name) for base in bases)
+        except BlockingIOError:
+            pass  # in use
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _remove_stale(group: Path) -> int:
+    for pid in _read(group / "cgroup.procs").split():
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return 1
+        except FileNotFoundError:
+            return 0
+        except OSError:
+            time.sleep(0.002)
+    return 0
 
 
 def create(memory_bytes: int, max_pids: int) -> Cgroup | None:
     """A fresh group for one sandbox, or None when no cgroup backend is usable."""
     kind, where = backend()
+    if kind != "none":
+        sweep_stale()
     if kind == "cgroup v2":
         return CgroupV2(where, memory_bytes, max_pids)  # type: ignore[arg-type]
     if kind == "cgroup v1":

@@ -1,6 +1,6 @@
 """A launched bot program: pause/resume between turns, CPU time, limit verdicts, kill-all.
 
-Split from bots/sandbox.py, which builds the sandbox and launches it (``sandbox.launch``).
+Split from bots/sandbox/jail.py, which builds the sandbox and launches it (``sandbox.launch``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bots import cgroups, slots
+from bots.sandbox import cgroups, slots
 
 log = logging.getLogger("arena.sandbox")
 

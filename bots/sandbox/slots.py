@@ -32,7 +32,7 @@ class BotTooLarge(ValueError):
     """The bot's files exceed MAX_STAGED_BYTES (uploads are capped far below)."""
 
 
-def _private_dir(path: Path, mode: int) -> Path:
+def private_dir(path: Path, mode: int) -> Path:
     """Create ``path`` (ours, not a symlink) or refuse: a planted symlink must not redirect us."""
     try:
         path.mkdir(mode=mode)
@@ -67,8 +67,8 @@ class Slot:
 def acquire() -> Slot:
     if not can_switch_uid():
         return Slot(None, None)
-    lock_dir = _private_dir(STATE_DIR, 0o711) / "slots"
-    _private_dir(lock_dir, 0o700)
+    lock_dir = private_dir(STATE_DIR, 0o711) / "slots"
+    private_dir(lock_dir, 0o700)
     start = random.randrange(SLOT_COUNT)
     for i in range(SLOT_COUNT):
         uid = SLOT_UID_BASE + (start + i) % SLOT_COUNT
@@ -87,6 +87,21 @@ def acquire() -> Slot:
         os.pwrite(fd, b"in use", 0)
         return Slot(uid, fd)
     raise SlotsExhausted(f"all {SLOT_COUNT} sandbox uids are busy")
+
+
+def held(uid: int) -> bool:
+    """Whether a sandbox (of any worker process on the machine) holds the slot of ``uid``."""
+    try:
+        fd = os.open(STATE_DIR / "slots" / str(uid), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def uid_processes(uid: int | range) -> list[int]:
@@ -139,19 +154,48 @@ def kill_uid(uid: int, timeout: float = 3.0) -> bool:
 MAX_STAGED_BYTES = 64 << 20
 
 
+# A staged folder is "in use" while a descriptor of it holds an flock: its owner's, or a
+# forked child's copy of it. A process that dies, however it dies, drops the lock with its
+# descriptors. A sweeper removes a folder only when nobody holds it and the process named in
+# it (bot-<pid>-...) is gone: the lock covers a pid reused or seen from another pid
+# namespace, the pid covers a process that stages without locking (an older release).
+_HELD: dict[str, int] = {}  # staged folder -> the descriptor holding its lock
+
+
+def _hold(path: Path) -> int | None:
+    """Lock our fresh folder; None if a sweeper took and removed it before we could."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        same = False
+    if not same:
+        os.close(fd)
+        return None
+    _HELD[str(path)] = fd
+    return fd
+
+
 def stage(src: Path) -> Path:
     """Copy a bot's regular files into a fresh world-readable, read-only directory.
 
     The sandbox runs as a slot uid that cannot read the worker's private directories
     (pytest's tmp dirs, the media root). Symlinks and special files are skipped, never
-    followed: the source may have been written by someone else.
+    followed: the source may have been written by someone else. Each call first sweeps
+    the folders of processes that died without cleaning up (a pool child killed mid-match).
     """
     if not Path(src).is_dir():
         raise FileNotFoundError(f"bot directory {src} does not exist")
-    base = _private_dir(STATE_DIR, 0o711) / "stage"
-    _private_dir(base, 0o711)
-    _sweep_stages(base)
-    dest = Path(tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-", dir=base))
+    base = private_dir(STATE_DIR, 0o711) / "stage"
+    private_dir(base, 0o711)
+    sweep_stages(base)
+    for _attempt in range(5):  # a sweeper can only take a folder in the instant before _hold
+        dest = Path(tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-", dir=base))
+        if _hold(dest) is not None:
+            break
+    else:
+        raise RuntimeError(f"could not keep a staging folder in {base}")
     total = 0
     src = Path(src)
     for root, dirs, files in os.walk(src, followlinks=False):
@@ -179,25 +223,67 @@ def stage(src: Path) -> Path:
     return dest
 
 
-_SWEPT = False
-
-
-def _sweep_stages(base: Path) -> None:
-    """Once per process: remove copies staged by workers that died (bot-<pid>-...)."""
-    global _SWEPT
-    if _SWEPT:
-        return
-    _SWEPT = True
-    for path in base.glob("bot-*-*"):
-        try:
-            owner = int(path.name.split("-")[1])
-        except (IndexError, ValueError):
+def sweep_stages(base: Path | None = None) -> list[Path]:
+    """Remove staged folders nobody holds any more; the ones removed. Cheap enough to run at
+    every staging: a listing, then an open and a failing flock per other live sandbox."""
+    base = base or STATE_DIR / "stage"
+    removed = []
+    try:
+        names = [e.name for e in os.scandir(base) if e.name.startswith("bot-")]
+    except FileNotFoundError:
+        return removed
+    for name in names:
+        path = os.path.join(base, name)
+        if path in _HELD:
             continue
-        if owner != os.getpid() and not Path(f"/proc/{owner}").exists():
-            unstage(path)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # gone meanwhile, or not a directory we made
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # Its owner is gone, and it is still the folder we locked (another sweeper may
+            # have removed it between our listing and our lock)?
+            if (
+                owner_gone(name)
+                and os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+            ):
+                _remove_tree(Path(path))
+                removed.append(Path(path))
+        except (BlockingIOError, FileNotFoundError):
+            pass  # in use, or already gone
+        finally:
+            os.close(fd)
+    return removed
+
+
+def owner_gone(name: str) -> bool:
+    """Whether the process that named ``bot-<pid>-...`` has exited (or is a zombie: its
+    descriptors are closed, and the pool that forked it has not reaped it yet)."""
+    try:
+        pid = int(name.split("-")[1])
+    except (IndexError, ValueError):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):
+        return False
 
 
 def unstage(path: Path) -> None:
+    """Remove a staged folder (or any read-only tree we wrote) and drop its lock."""
+    try:
+        _remove_tree(path)
+    finally:
+        fd = _HELD.pop(str(path), None)
+        if fd is not None:
+            os.close(fd)
+
+
+def _remove_tree(path: Path) -> None:
     def writable(func, p, _exc):
         os.chmod(os.path.dirname(p), 0o755)
         func(p)
@@ -216,4 +302,4 @@ def all_slot_processes() -> list[int]:
 def describe() -> str:
     if can_switch_uid():
         return f"one uid per sandbox from {SLOT_UID_BASE}-{SLOT_UID_BASE + SLOT_COUNT - 1}"
-    return f"every sandbox runs as uid {os.geteuid()} (not root: no per-slot uid, no RLIMIT_NPROC)"
+    return f"every sandbox runs as the worker's uid {os.geteuid()} (not root: no uid per sandbox)"

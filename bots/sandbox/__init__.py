@@ -1,0 +1,48 @@
+"""Containment for uploaded bots: the half of ``bots`` that imports no Django.
+
+- ``jail``: builds a bubblewrap sandbox and launches a program in it (``launch``);
+- ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
+- ``slots``: an unprivileged uid per concurrent sandbox, and staging a bot's files;
+- ``cgroups``: memory, pids, freezer and CPU accounting per sandbox;
+- ``seccomp``: the system-call filter.
+
+The names below are what the rest of the project uses; ``from bots import sandbox`` and
+``from bots.sandbox import Limits`` read the same as before this became a package.
+"""
+
+from bots.sandbox import cgroups, seccomp, slots
+from bots.sandbox.botprocess import BotProcess
+from bots.sandbox.jail import (
+    SANDBOX_UID,
+    Limits,
+    SandboxUnavailable,
+    bot_python,
+    bwrap_path,
+    describe_enforcement,
+    enforcement_mode,
+    launch,
+    sandbox_available,
+    trusted_only,
+    wait_gone,
+)
+from bots.sandbox.slots import BotTooLarge, SlotsExhausted
+
+__all__ = [
+    "SANDBOX_UID",
+    "BotProcess",
+    "BotTooLarge",
+    "Limits",
+    "SandboxUnavailable",
+    "SlotsExhausted",
+    "bot_python",
+    "bwrap_path",
+    "cgroups",
+    "describe_enforcement",
+    "enforcement_mode",
+    "launch",
+    "sandbox_available",
+    "seccomp",
+    "slots",
+    "trusted_only",
+    "wait_gone",
+]
