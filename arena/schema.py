@@ -25,6 +25,8 @@ ERROR_DESCRIPTIONS = {
     "401": "no credentials, or a token or session that is not valid",
     "403": "signed in, but not allowed to do this",
     "404": "no such object, or a page past the end",
+    "411": "a body sent without Content-Length (chunked); send its length",
+    "413": "a body over this operation's size limit, refused before it is read",
     "415": "a body in a media type this operation does not accept",
     "429": "too many requests; Retry-After says when to try again",
 }
@@ -63,7 +65,8 @@ class ArenaAutoSchema(AutoSchema):
         if path_params or any(p["name"] == "page" for p in queries):
             codes.append("404")
         if method in BODY_METHODS:
-            codes.append("415")
+            # 411 and 413 come from arena.middleware, before the view.
+            codes.extend(["411", "413", "415"])
         if self._throttled():
             codes.append("429")
         return sorted(codes)
