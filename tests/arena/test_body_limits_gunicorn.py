@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -22,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from bots import services as bot_services
 from bots import validation
 from bots.models import BotVersion
-from tests.integration.conftest import ROOT, _database_url, wait_for
+from tests.servers import start_gunicorn, stop_process_group, wait_for
 
 BOUNDARY = "arena-test-boundary"
 # Any well-formed value: with a CSRF cookie, CSRF middleware reads the form for its token.
@@ -30,25 +27,11 @@ CSRF_COOKIE = "csrftoken=" + "a" * 32
 
 
 class Server:
-    def __init__(self, process: subprocess.Popen, port: int, temp: Path, log_path: Path):
-        self.process, self.port, self.temp, self.log_path = process, port, temp, log_path
+    def __init__(self, process: subprocess.Popen, temp: Path):
+        self.process, self.port, self.temp = process, process.port, temp
 
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=30)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def serving(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except OSError:
-        return False
-    return True
 
 
 @pytest.fixture
@@ -57,29 +40,13 @@ def gunicorn(transactional_db, tmp_path):
     at the test database, with its own temporary directory to watch."""
     temp = tmp_path / "server-tmp"
     temp.mkdir()
-    port = free_port()
-    env = dict(os.environ, DATABASE_URL=_database_url(), TMPDIR=str(temp))
-    log_path = tmp_path / "gunicorn.log"
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{port}",
-             "--workers", "1", "--timeout", "60"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-    process.log_path = log_path
+    process = start_gunicorn(tmp_path, env={"TMPDIR": str(temp)})
     try:
-        wait_for(lambda: serving(port), 60, "gunicorn to listen", process)
         # Its heartbeat file is created and unlinked at start; start from an empty folder.
         wait_for(lambda: not list(temp.iterdir()), 10, "gunicorn's start-up files", process)
-        yield Server(process, port, temp, log_path)
+        yield Server(process, temp)
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_process_group(process)
 
 
 @pytest.fixture

@@ -7,29 +7,26 @@ from bots.models import Bot
 from tournaments.models import Tournament
 
 
+def tournament(name: str, organiser, game: str, **fields) -> Tournament:
+    """A two-player tournament starting now."""
+    return Tournament.objects.create(
+        name=name,
+        organiser=organiser,
+        game=game,
+        players_per_match=2,
+        start_at=timezone.now(),
+        **fields,
+    )
+
+
 @pytest.fixture
 def listed(make_user):
     alice, bob = make_user("alice"), make_user("bob")
     Bot.objects.create(owner=alice, name="a-pairs", game="pairs")
     Bot.objects.create(owner=alice, name="a-paks", game="paks")
     Bot.objects.create(owner=bob, name="b-pairs", game="pairs")
-    Tournament.objects.create(
-        name="cup",
-        organiser=alice,
-        game="pairs",
-        players_per_match=2,
-        seed=1,
-        start_at=timezone.now(),
-    )
-    Tournament.objects.create(
-        name="done",
-        organiser=bob,
-        game="paks",
-        players_per_match=2,
-        seed=2,
-        start_at=timezone.now(),
-        status=Tournament.Status.FINISHED,
-    )
+    tournament("cup", alice, "pairs", seed=1)
+    tournament("done", bob, "paks", seed=2, status=Tournament.Status.FINISHED)
     return alice, bob
 
 

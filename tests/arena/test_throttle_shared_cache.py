@@ -5,21 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import _database_url
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.servers import start_gunicorn, stop_process_group
 
 pytestmark = pytest.mark.integration
 
@@ -31,12 +23,6 @@ def redis_cache_url() -> str:
         if url.startswith("redis://"):
             return url
     pytest.fail("this test needs Redis: set CACHE_URL or CELERY_BROKER_URL to redis://...")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def request(port: int, path: str, body: dict | None = None, headers=None) -> tuple[int, dict]:
@@ -56,42 +42,20 @@ def request(port: int, path: str, body: dict | None = None, headers=None) -> tup
 @pytest.fixture
 def two_servers(transactional_db, tmp_path):
     """Two gunicorn servers on the test database and one Redis cache, with low limits."""
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=_database_url(),
-        CACHE_URL=redis_cache_url(),
-        CACHE_KEY_PREFIX=f"test-{uuid.uuid4().hex}",  # a fresh count for this test only
-        ARENA_REGISTER_RATE="4/hour",
-        ARENA_LOGIN_USERNAME_RATE="3/hour",
-    )
+    env = {
+        "CACHE_URL": redis_cache_url(),
+        "CACHE_KEY_PREFIX": f"test-{uuid.uuid4().hex}",  # a fresh count for this test only
+        "ARENA_REGISTER_RATE": "4/hour",
+        "ARENA_LOGIN_USERNAME_RATE": "3/hour",
+    }
     servers = []
     try:
         for name in ("first", "second"):
-            port = free_port()
-            log = open(tmp_path / f"{name}.log", "w")  # closed with the server
-            process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{port}",
-                 "--workers", "1", "--access-logfile", "-"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-            servers.append((process, port, log))
-        for process, port, _ in servers:
-            deadline = time.monotonic() + 60
-            while True:
-                assert process.poll() is None, (tmp_path / "first.log").read_text()
-                try:
-                    if request(port, "/api/")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                assert time.monotonic() < deadline, "gunicorn did not answer"
-                time.sleep(0.3)
-        yield [port for _, port, _ in servers]
+            servers.append(start_gunicorn(tmp_path, env=env, name=name))
+        yield [server.port for server in servers]
     finally:
-        for process, _, log in servers:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
-            log.close()
+        for server in servers:
+            stop_process_group(server)
 
 
 def test_sign_up_limit_holds_across_two_server_processes(two_servers):

@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+# wait_for is also imported from here by the integration tests.
+from tests.servers import ROOT, database_url, stop_process_group, wait_for
 
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db.get("USER") or "postgres"
-    auth = f"{user}:{db['PASSWORD']}" if db.get("PASSWORD") else user
-    return (
-        f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
-    )
-
+# The name the worker tests know it by.
+stop_worker = stop_process_group
 
 ALL_QUEUES = "matches,validations,maintenance"
 
@@ -48,7 +37,7 @@ def start_worker(
     can be killed), pointed at the test database, consuming ``queues``; returns once it
     is ready."""
     env = dict(os.environ)
-    env["DATABASE_URL"] = _database_url()
+    env["DATABASE_URL"] = database_url()
     env["ARENA_BOT_CACHE"] = str(tmp_path / "bot-cache")
     env.update(env_extra)
     log_path = tmp_path / f"{name}.log"
@@ -71,16 +60,6 @@ def start_worker(
     return worker
 
 
-def stop_worker(worker: subprocess.Popen) -> None:
-    if worker.poll() is None:
-        os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait()
-
-
 @pytest.fixture
 def celery_worker_process(transactional_db, tmp_path):
     """One worker for the test; it must still be alive at the end."""
@@ -93,18 +72,3 @@ def celery_worker_process(transactional_db, tmp_path):
         stop_worker(worker)
         if not alive:
             pytest.fail("the worker died during the test:\n" + worker.log_path.read_text()[-3000:])
-
-
-def wait_for(predicate, timeout: float, what: str, worker=None, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        if worker is not None and worker.poll() is not None:
-            break
-        time.sleep(interval)
-    lines = worker.log_path.read_text().splitlines() if worker is not None else []
-    # The beat's every-few-seconds housekeeping would push everything else out.
-    tail = "\n".join(line for line in lines if "start-due-tournaments" not in line)[-6000:]
-    pytest.fail(f"timed out waiting for {what}\n--- worker log ---\n{tail}")

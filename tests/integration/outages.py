@@ -11,11 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.servers import free_port
 
 
 class TcpProxy:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,16 +18,9 @@ from rest_framework.authtoken.models import Token
 
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.integration.conftest import (
-    ROOT,
-    _database_url,
-    _purge_broker,
-    start_worker,
-    stop_worker,
-    wait_for,
-)
-from tests.integration.outages import free_port
+from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tests.integration.test_queues import QUICK_BOT, active_bots, needs_redis_and_postgres
+from tests.servers import ROOT, database_url, free_port, start_gunicorn, stop_process_group
 from tournaments import services
 from tournaments.models import Match
 
@@ -38,28 +29,9 @@ pytestmark = [pytest.mark.integration]
 
 def broker_down_env() -> dict[str, str]:
     env = dict(os.environ)
-    env["DATABASE_URL"] = _database_url()
+    env["DATABASE_URL"] = database_url()
     env["CELERY_BROKER_URL"] = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     return env
-
-
-def start_gunicorn(tmp_path, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    log = open(tmp_path / "gunicorn.log", "w")  # noqa: SIM115 - closed with the process
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "arena.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", "1", "--timeout", "60"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return server, port
-        except OSError:
-            time.sleep(0.1)
-    os.killpg(server.pid, signal.SIGKILL)
-    pytest.fail("gunicorn did not start:\n" + (tmp_path / "gunicorn.log").read_text()[-3000:])
 
 
 def upload(port: int, token: str, bot_id: int, data: bytes) -> tuple[int, dict]:
@@ -98,14 +70,13 @@ def test_with_the_broker_down_writes_succeed_and_the_reapers_send_them_later(
     late = bot_services.create_bot(owner=owner, name="d-late", game="pairs")
     env = broker_down_env()
 
-    server, port = start_gunicorn(tmp_path, env)
+    server = start_gunicorn(tmp_path, env=env)
     try:
         began = time.monotonic()
-        status, body = upload(port, token, late.pk, QUICK_BOT)
+        status, body = upload(server.port, token, late.pk, QUICK_BOT)
         print(f"\nupload with the broker down answered {status} in {time.monotonic() - began:.2f}s")
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        stop_process_group(server)
     assert status == 201, body
     assert list(BotVersion.objects.filter(bot=late).values_list("status", flat=True)) == ["pending"]
 

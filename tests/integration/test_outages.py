@@ -10,15 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from tests.integration.conftest import (
-    _database_url,
-    _purge_broker,
-    start_worker,
-    stop_worker,
-    wait_for,
-)
+from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tests.integration.outages import PrivateRedis, TcpProxy
 from tests.integration.test_queues import active_bots, needs_redis_and_postgres
+from tests.servers import database_url
 from tournaments import services
 from tournaments.models import Match, RatingChange, Tournament
 
@@ -50,6 +45,22 @@ def assert_played_once_each(tournament) -> None:
     assert tournament.status == Tournament.Status.FINISHED
 
 
+def time_the_recovery(tournament, worker, what: str) -> tuple[float, float]:
+    """Called as ``what`` returns: waits for one more match to finish, then for every
+    match; returns the seconds from now to each."""
+    restored = time.monotonic()
+    finished_before = finished_count(tournament)
+    wait_for(
+        lambda: finished_count(tournament) > finished_before,
+        60,
+        f"a match to finish after {what} returned",
+        worker,
+    )
+    first = time.monotonic() - restored
+    wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+    return first, time.monotonic() - restored
+
+
 @pytest.fixture
 def bots(transactional_db):
     needs_redis_and_postgres()
@@ -61,7 +72,7 @@ def test_a_database_cut_drops_no_match_message(bots, tmp_path):
     owner, bot_ids = bots
     _purge_broker()
     proxy = TcpProxy(int(connection.settings_dict.get("PORT") or 5432))
-    through_proxy = _database_url().replace(
+    through_proxy = database_url().replace(
         f":{connection.settings_dict.get('PORT') or 5432}/", f":{proxy.port}/"
     )
     # No reaper during the test: the messages themselves must survive the cut.
@@ -79,19 +90,10 @@ def test_a_database_cut_drops_no_match_message(bots, tmp_path):
         time.sleep(OUTAGE_SECONDS)  # the worker takes messages and cannot claim them
         during = counts(tournament)
         proxy.restore()
-        restored = time.monotonic()
-        finished_before = finished_count(tournament)
-        wait_for(
-            lambda: finished_count(tournament) > finished_before,
-            60,
-            "a match to finish after the database returned",
-            worker,
-        )
-        first = time.monotonic() - restored
-        wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+        first, every = time_the_recovery(tournament, worker, "the database")
         print(
             f"\ndatabase cut {OUTAGE_SECONDS}s with {during}: first match finished "
-            f"{first:.1f}s after it returned, all {time.monotonic() - restored:.1f}s after"
+            f"{first:.1f}s after it returned, all {every:.1f}s after"
         )
         assert_played_once_each(tournament)
     finally:
@@ -120,20 +122,11 @@ def test_a_broker_restart_loses_no_match(bots, tmp_path):
         before = counts(tournament)
         time.sleep(OUTAGE_SECONDS)
         broker.start()
-        restored = time.monotonic()
-        finished_before = finished_count(tournament)
-        wait_for(
-            lambda: finished_count(tournament) > finished_before,
-            60,
-            "a match to finish after the broker returned",
-            worker,
-        )
-        first = time.monotonic() - restored
-        wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+        down = time.monotonic() - stopped
+        first, every = time_the_recovery(tournament, worker, "the broker")
         print(
-            f"\nbroker down {restored - stopped:.0f}s with {before}: "
-            f"first match finished {first:.1f}s after "
-            f"it returned, all {time.monotonic() - restored:.1f}s after"
+            f"\nbroker down {down:.0f}s with {before}: first match finished "
+            f"{first:.1f}s after it returned, all {every:.1f}s after"
         )
         assert_played_once_each(tournament)
     finally:
