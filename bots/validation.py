@@ -17,6 +17,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from bots import compilecheck
+
 MAX_UPLOAD_BYTES = 1 << 20  # the file as uploaded
 MAX_ENTRIES = 200  # files and directories in a zip
 MAX_UNPACKED_BYTES = 8 << 20  # all files of a zip, unpacked
@@ -75,30 +77,10 @@ def validate_upload(filename: str, data: bytes, *, kind: str | None = None) -> V
         files = _unzip(data)
     else:
         raise UploadRejected(f"unknown kind of upload {kind!r}")
-    for path, content in files.items():
-        if path.endswith(".py"):
-            check_python(path, content)
+    refusal = compilecheck.first_refusal({p: c for p, c in files.items() if p.endswith(".py")})
+    if refusal:
+        raise UploadRejected(refusal)
     return ValidatedUpload(files, hashlib.sha256(data).hexdigest(), len(data), kind)
-
-
-def check_python(path: str, content: bytes) -> None:
-    """UTF-8 and compiles (without running anything): "main.py: SyntaxError line 3: ..."."""
-    try:
-        source = content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UploadRejected(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        compile(source, path, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        where = f" line {exc.lineno}" if exc.lineno else ""
-        raise UploadRejected(f"{path}: {type(exc).__name__}{where}: {exc.msg}") from None
-    except (RecursionError, MemoryError):
-        # A few KB of nested expressions exhaust the compiler's recursion limit, a longer
-        # run the parser's stack: hostile or not, such a file cannot be run.
-        raise UploadRejected(f"{path}: too deeply nested to compile") from None
-    except Exception as exc:  # noqa: BLE001 - ValueError (NUL bytes), OverflowError, ...
-        # compile() is fed anything an uploader likes: whatever it raises is a refusal.
-        raise UploadRejected(f"{path}: cannot be compiled: {exc}") from None
 
 
 def _entry_name(info: zipfile.ZipInfo) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import resource
 import stat
 import zipfile
 
 import pytest
 
-from bots import validation
+from bots import compilecheck, validation
 from bots.validation import UploadRejected, materialize, validate_upload
 
 
@@ -167,8 +168,24 @@ def test_any_other_compiler_failure_is_a_refusal(monkeypatch):
     def overflowing_compile(*args, **kwargs):
         raise OverflowError("line number overflow")
 
-    monkeypatch.setattr(validation, "compile", overflowing_compile, raising=False)
-    assert rejected("bot.py", b"x = 1\n") == "main.py: cannot be compiled: line number overflow"
+    monkeypatch.setattr(compilecheck, "compile", overflowing_compile, raising=False)
+    refusal = compilecheck.compile_refusal("main.py", b"x = 1\n")
+    assert refusal == "main.py: cannot be compiled: line number overflow"
+
+
+def test_a_megabyte_of_nesting_costs_the_child_not_the_caller():
+    """The parser's memory for a hostile source is spent in the capped child: compiled in
+    this process, this source took about 635 MB; here this process grows by little."""
+    source = b"x = " + b"1<" * ((validation.MAX_UPLOAD_BYTES - 16) // 2) + b"1\n"
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reason = rejected("bot.py", source)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert reason in (
+        "main.py: too deeply nested to compile",
+        f"compiling the upload's Python needs more than {compilecheck.CPU_SECONDS} s of CPU "
+        f"or {compilecheck.MEMORY_BYTES >> 20} MB",
+    )
+    assert grown_mb < 100, f"the caller grew by {grown_mb:.0f} MB"
 
 
 def test_the_kind_is_read_off_the_name_once():
