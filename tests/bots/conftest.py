@@ -80,3 +80,27 @@ def no_leaks():
     assert not left, f"child processes left: {sorted(left)}"
     leaked = set(os.listdir("/proc/self/fd")) - fds_before
     assert not leaked, f"descriptors left open: {leaked}"
+
+
+@pytest.fixture(scope="session")
+def repo_reachable_by_others():
+    """Tests that drop to an unprivileged uid run this checkout's code and virtualenv as
+    that user. A clone under a private folder (mkdtemp's 0700, as a fresh CI clone may
+    be) hides both from it, so every folder above them gains search permission (x, not
+    read) for the session and gets its own mode back afterwards."""
+    import stat
+    import sys
+
+    roots = [Path(__file__).resolve().parents[2], Path(sys.prefix).resolve()]
+    changed: dict[Path, int] = {}
+    for root in roots:
+        for folder in [root, *root.parents]:
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if folder not in changed and not mode & stat.S_IXOTH:
+                changed[folder] = mode
+                folder.chmod(mode | stat.S_IXOTH)
+    try:
+        yield
+    finally:
+        for folder, mode in changed.items():
+            folder.chmod(mode)

@@ -369,7 +369,7 @@ def worker_nproc() -> None:
 
 
 @pytest.fixture
-def unprivileged_home():
+def unprivileged_home(repo_reachable_by_others):
     """A folder the unprivileged worker owns: its bots and its ARENA_SANDBOX_DIR."""
     if os.geteuid() != 0:
         pytest.skip("needs root, to drop to an unprivileged uid")

@@ -189,7 +189,7 @@ announce_sandbox()
 """
 
 
-def test_an_unprivileged_worker_says_which_mode_is_in_force():
+def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_others):
     """The worker's start-up line (arena.celery.announce_sandbox, run on worker_ready),
     from a process of an unprivileged user as in the Docker image: bots are bounded by
     rlimits in their own user namespaces, and it says so."""
