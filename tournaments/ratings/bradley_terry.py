@@ -171,6 +171,7 @@ def fit(
     players: list[Hashable] = []
     games_between: dict[tuple[int, int], float] = defaultdict(float)
     scored: list[float] = []
+    draws = 0.0
     scored_against: list[set[int]] = []  # j in scored_against[i]: i took points from j
     for record in records:
         total = record.wins + record.draws + record.losses
@@ -184,6 +185,7 @@ def fit(
                 scored_against.append(set())
         i, j = index[record.first], index[record.second]
         games_between[(min(i, j), max(i, j))] += total
+        draws += record.draws
         scored[i] += record.wins + record.draws / 2.0
         scored[j] += record.losses + record.draws / 2.0
         if record.wins + record.draws > 0:
@@ -209,18 +211,18 @@ def fit(
     iterations = 0
     while not converged and iterations < max_iterations:
         iterations += 1
-        largest_step = 0.0
+        previous = strength[:]
         # Gauss-Seidel order: each update already uses the others' newest values.
         for i in range(n):
             p_i = strength[i]
             denominator = sum(g / (p_i + strength[j]) for j, g in opponents[i])
             denominator += prior_draws / (p_i + 1.0)
-            updated = (scored[i] + half_prior) / denominator
-            largest_step = max(largest_step, abs(math.log(updated / p_i)))
-            strength[i] = updated
+            strength[i] = (scored[i] + half_prior) / denominator
         mean_log = sum(math.log(p) for p in strength) / n
         scale = math.exp(-mean_log)
         strength = [p * scale for p in strength]
+        # Measured after normalising: a common drift of all ratings is no change.
+        largest_step = max(abs(math.log(a / b)) for a, b in zip(strength, previous))
         converged = largest_step < tolerance
 
     theta = [math.log(p) for p in strength]
@@ -235,17 +237,29 @@ def fit(
         if matrix is not None:
             matrix[i][j] -= weight
             matrix[j][i] -= weight
+    # Sum over games of the model's per-game variance s (1 - s), before the prior.
+    model_variance = sum(diagonal) / 2.0
     for i in range(n):
         diagonal[i] += prior_draws * strength[i] / (strength[i] + 1.0) ** 2
+
+    # A drawn game varies less than the win-or-lose game the model assumes (a draw
+    # is a quarter less squared deviation), so the information counts it too
+    # little: scale the covariance by the share of the model's variance that
+    # remains once the observed draws are accounted for. Without draws this is 1;
+    # for two players it makes the interval the cutechess W-D-L margin.
+    dispersion = 1.0
+    if draws > 0 and model_variance > 0:
+        dispersion = max(model_variance - draws / 4.0, 0.0) / model_variance
 
     covariance: list[list[float]] | None = None
     if matrix is not None and n > 0:
         for i in range(n):
             matrix[i][i] = diagonal[i]
         covariance = _centred_covariance(matrix, singular=prior_draws == 0.0)
+        covariance = [[value * dispersion for value in row] for row in covariance]
         variances = [covariance[i][i] for i in range(n)]
     else:
-        variances = [1.0 / d if d > 0 else math.inf for d in diagonal]
+        variances = [dispersion / d if d > 0 else math.inf for d in diagonal]
 
     return BradleyTerryFit(
         players=players,
