@@ -170,3 +170,17 @@ def test_large_pool_approximation_is_close_to_the_exact_intervals():
     assert approximate.elo == pytest.approx(exact.elo)
     for key in TRUTH:
         assert approximate.stdev[key] == pytest.approx(exact.stdev[key], rel=0.15)
+
+
+def test_a_warm_start_ends_at_the_same_fit_in_fewer_sweeps():
+    rng = random.Random(11)
+    records = _round_robin(rng, TRUTH, 40)
+    cold = bt.fit(records)
+    more = records + _round_robin(rng, TRUTH, 2)
+    warm = bt.fit(more, initial_elo=cold.elo)
+    again = bt.fit(more)
+    assert warm.elo == pytest.approx(again.elo, abs=1e-5)
+    assert warm.iterations < again.iterations
+    # A newcomer without a starting value starts at the average.
+    newcomer = bt.fit(more + [R("new", "p3", wins=2, losses=1)], initial_elo=cold.elo)
+    assert newcomer.converged and math.isfinite(newcomer.elo["new"])

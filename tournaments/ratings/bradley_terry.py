@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
@@ -162,11 +162,20 @@ def fit(
     *,
     anchor: float = 0.0,
     prior_draws: float | None = None,
-    tolerance: float = 1e-10,
+    initial_elo: Mapping[Hashable, float] | None = None,
+    tolerance: float = 1e-9,
     max_iterations: int = 100_000,
     exact_limit: int = 150,
 ) -> BradleyTerryFit:
-    """Fit the pool; see the module docstring for the model, prior and intervals."""
+    """Fit the pool; see the module docstring for the model, prior and intervals.
+
+    ``initial_elo`` (the previous fit's ratings, say) starts the iteration there:
+    a refit after a few new results then takes fewer sweeps (MM converges
+    linearly, so about a quarter to a half fewer, not a handful). It changes where
+    the iteration starts, not where it ends. ``tolerance`` is the
+    largest change of a rating, in natural-log strength (1e-9 is 4e-7 Elo), at
+    which a sweep counts as converged.
+    """
     index: dict[Hashable, int] = {}
     players: list[Hashable] = []
     games_between: dict[tuple[int, int], float] = defaultdict(float)
@@ -207,6 +216,13 @@ def fit(
     half_prior = prior_draws / 2.0
 
     strength = [1.0] * n
+    if initial_elo and n:
+        start = [initial_elo.get(key) for key in players]
+        known = [elo for elo in start if elo is not None]
+        centre = sum(known) / len(known) if known else 0.0
+        strength = [
+            1.0 if elo is None else math.exp((elo - centre) / ELO_PER_NEPER) for elo in start
+        ]
     converged = n <= 1
     iterations = 0
     while not converged and iterations < max_iterations:
