@@ -1,6 +1,9 @@
 """Match statistics: the reference vectors (cutechess-cli) and their properties."""
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +142,15 @@ def test_multi_seat_results_compare_the_two_by_rank():
     assert scores == [1.0, 0.5, 0.0]
     assert match.wdl(scores) == (1, 1, 1)
     assert match.head_to_head_scores(results, "b", "a") == [0.0, 0.5, 1.0]
+
+
+def test_the_statistics_import_without_django():
+    code = (
+        "import sys; import tournaments.stats, tournaments.ratings.match, "
+        "tournaments.ratings.sprt, tournaments.ratings.bradley_terry, "
+        "tournaments.ratings.glicko2, tournaments.ratings.trueskill, "
+        "tournaments.ratings.plackett_luce; "
+        "assert not [m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework')]"
+    )
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", code], cwd=root, check=True, env={"PATH": ""})

@@ -50,21 +50,22 @@ def los_from_wins_losses(wins: float, losses: float) -> float:
 class MatchStats:
     """A pairing's summary from the first side's point of view."""
 
-    units: int  # games (trinomial) or game pairs (pentanomial)
-    games: int
+    units: float  # games (trinomial) or game pairs (pentanomial); weights may be fractional
+    games: float
     score: float  # mean score per game, 0..1
     stdev: float  # standard error of ``score``
     elo: float  # Elo difference implied by ``score``
     margin: float  # half-width of the 95% Elo interval (inf when undefined)
     los: float  # likelihood of superiority, percent
+    z: float = Z95  # the normal quantile the margin was taken at
 
     @property
     def elo_low(self) -> float:
-        return score_interval_elo(self.score, self.stdev)[0]
+        return score_interval_elo(self.score, self.stdev, self.z)[0]
 
     @property
     def elo_high(self) -> float:
-        return score_interval_elo(self.score, self.stdev)[1]
+        return score_interval_elo(self.score, self.stdev, self.z)[1]
 
 
 def score_interval_elo(score: float, stdev: float, z: float = Z95) -> tuple[float, float]:
@@ -81,7 +82,7 @@ def _elo_margin(score: float, stdev: float, z: float) -> float:
 
 def _summary(
     counts: Sequence[float], outcomes: Sequence[float], z: float
-) -> tuple[int, float, float, float, float]:
+) -> tuple[float, float, float, float, float]:
     """Mean per-game score, its standard error, the Elo and its margin."""
     units = sum(counts)
     if units <= 0:
@@ -89,7 +90,7 @@ def _summary(
     mean = sum(c * x for c, x in zip(counts, outcomes)) / units
     variance = sum(c * (x - mean) ** 2 for c, x in zip(counts, outcomes)) / units
     stdev = math.sqrt(variance / units)
-    return int(units), mean, stdev, elo_from_score(mean), _elo_margin(mean, stdev, z)
+    return units, mean, stdev, elo_from_score(mean), _elo_margin(mean, stdev, z)
 
 
 def trinomial(*, wins: float, draws: float, losses: float, z: float = Z95) -> MatchStats:
@@ -106,6 +107,7 @@ def trinomial(*, wins: float, draws: float, losses: float, z: float = Z95) -> Ma
         elo=elo,
         margin=margin,
         los=los_from_wins_losses(wins, losses),
+        z=z,
     )
 
 
@@ -124,7 +126,14 @@ def pentanomial(counts: Sequence[int], *, z: float = Z95) -> MatchStats:
     else:
         los = 50.0 if mean == 0.5 else (100.0 if mean > 0.5 else 0.0)
     return MatchStats(
-        units=units, games=2 * units, score=mean, stdev=stdev, elo=elo, margin=margin, los=los
+        units=units,
+        games=2 * units,
+        score=mean,
+        stdev=stdev,
+        elo=elo,
+        margin=margin,
+        los=los,
+        z=z,
     )
 
 
