@@ -97,8 +97,14 @@ class _OutOfBudget(Exception):
     pass
 
 
+def _seat_clash(a: int, b: int, history: History) -> bool:
+    """Both already had one seat twice more than the other: one of them would reach three."""
+    balance_a, balance_b = history.first_seats[a], history.first_seats[b]
+    return (balance_a >= 2 and balance_b >= 2) or (balance_a <= -2 and balance_b <= -2)
+
+
 def _pair_two(
-    order: list[int], history: History, allow_rematch: bool
+    order: list[int], history: History, allow_rematch: bool, avoid_seat_clash: bool = False
 ) -> list[tuple[int, int]] | None:
     steps = 0
     score = history.score
@@ -121,6 +127,8 @@ def _pair_two(
             if steps > SEARCH_BUDGET:
                 raise _OutOfBudget
             if not allow_rematch and partner in history.met[top]:
+                continue
+            if avoid_seat_clash and _seat_clash(top, partner, history):
                 continue
             remaining = [x for x in others if x != partner]
             if not allow_rematch and any(
@@ -186,11 +194,14 @@ def pair_round(event: Event, history: History, number: int) -> Round:
     bye_sets = [()] if not sitting_out else list(combinations(candidates, sitting_out))
     # Trying every bye set would be slow for big fields; the lowest few are enough.
     bye_sets = bye_sets[:12]
-    for allow_repeat in (False, True):
+    # Passes: no repeat and no seat clash; no repeat; anything.
+    for allow_repeat, avoid_clash in ((False, True), (False, False), (True, False)):
+        if size > 2 and avoid_clash:
+            continue
         for byes in bye_sets:
             order = [a for a in ranking if a not in byes]
             if size == 2:
-                pairs = _pair_two(order, history, allow_repeat)
+                pairs = _pair_two(order, history, allow_repeat, avoid_clash)
                 tables = (
                     None
                     if pairs is None
