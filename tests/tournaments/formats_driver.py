@@ -26,6 +26,7 @@ def play(format: str, event: Event, seed: int, draws: float = 0.15, max_steps: i
     rng = random.Random(seed)
     results: list[Result] = []
     batches = []
+    seen = {}
     for _ in range(max_steps):
         answer = next_matches(format, event, results)
         if isinstance(answer, Finished):
@@ -33,6 +34,11 @@ def play(format: str, event: Event, seed: int, draws: float = 0.15, max_steps: i
         assert answer, "a format must return games or Finished"
         keys = [p.key for p in answer]
         assert len(keys) == len(set(keys))
+        answered = {r.pairing.key for r in results}
+        for pairing in answer:
+            # A due game is never one already answered, and it does not change while it waits.
+            assert pairing.key not in answered
+            assert seen.setdefault(pairing.key, pairing) == pairing
         batches.append(answer)
         # Results arrive in any order, and only some of them before the next question.
         chosen = rng.sample(answer, k=rng.randint(1, len(answer)))
