@@ -18,7 +18,7 @@ head-to-head, fewer faults.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,8 +38,8 @@ from tournaments.formats.common import (
 from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
 
 TIEBREAKS = ("buchholz", "sonneborn_berger", HEAD_TO_HEAD, FAULTS)
-# Pairing is a backtracking search; this many steps bound one attempt.
-SEARCH_BUDGET = 200_000
+# Pairing is a backtracking search; this many steps bound one pass over a round.
+SEARCH_BUDGET = 5_000
 
 
 def default_rounds(entrants: int) -> int:
@@ -103,11 +103,28 @@ def _seat_clash(a: int, b: int, history: History) -> bool:
     return (balance_a >= 2 and balance_b >= 2) or (balance_a <= -2 and balance_b <= -2)
 
 
+class _Budget:
+    """Steps left for one round's pairing search, shared by all its attempts."""
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise _OutOfBudget
+
+
 def _pair_two(
-    order: list[int], history: History, allow_rematch: bool, avoid_seat_clash: bool = False
+    order: list[int],
+    history: History,
+    allow_rematch: bool,
+    avoid_seat_clash: bool,
+    budget: _Budget,
 ) -> list[tuple[int, int]] | None:
-    steps = 0
-    score = history.score
+    score, met = history.score, history.met
+    # How many entrants each one could still meet for the first time among those unpaired.
+    fresh = {x: sum(1 for y in order if y != x and y not in met[x]) for x in order}
 
     def candidates(top: int, rest: list[int]) -> list[int]:
         group = [x for x in rest if score[x] == score[top]]
@@ -117,25 +134,29 @@ def _pair_two(
         lower = [x for x in rest if score[x] != score[top]]
         return group[half:] + group[:half][::-1] + lower
 
+    def take(pair: tuple[int, int], remaining: list[int], sign: int) -> bool:
+        """Count ``pair`` out of (sign -1) or back into (sign +1) the others' fresh options."""
+        stuck = False
+        for x in remaining:
+            fresh[x] += sign * sum(1 for y in pair if y not in met[x])
+            stuck = stuck or fresh[x] == 0
+        return stuck
+
     def solve(rest: list[int]) -> list[tuple[int, int]] | None:
-        nonlocal steps
         if not rest:
             return []
         top, others = rest[0], rest[1:]
         for partner in candidates(top, others):
-            steps += 1
-            if steps > SEARCH_BUDGET:
-                raise _OutOfBudget
-            if not allow_rematch and partner in history.met[top]:
+            budget.spend()
+            if not allow_rematch and partner in met[top]:
                 continue
             if avoid_seat_clash and _seat_clash(top, partner, history):
                 continue
             remaining = [x for x in others if x != partner]
-            if not allow_rematch and any(
-                all(y in history.met[x] for y in remaining if y != x) for x in remaining
-            ):
-                continue  # someone left would have nobody new to meet
-            found = solve(remaining)
+            stuck = take((top, partner), remaining, -1)
+            # Without rematches, someone left with nobody new to meet is a dead end.
+            found = None if stuck and not allow_rematch else solve(remaining)
+            take((top, partner), remaining, +1)
             if found is not None:
                 return [(top, partner), *found]
         return None
@@ -147,19 +168,15 @@ def _pair_two(
 
 
 def _pair_tables(
-    order: list[int], size: int, history: History, allow_repeat: bool
+    order: list[int], size: int, history: History, allow_repeat: bool, budget: _Budget
 ) -> list[tuple[int, ...]] | None:
-    steps = 0
 
     def solve(rest: list[int]) -> list[tuple[int, ...]] | None:
-        nonlocal steps
         if not rest:
             return []
         top, others = rest[0], rest[1:]
         for mates in combinations(others, size - 1):
-            steps += 1
-            if steps > SEARCH_BUDGET:
-                raise _OutOfBudget
+            budget.spend()
             table = (top, *mates)
             if not allow_repeat and frozenset(table) in history.tables:
                 continue
@@ -184,7 +201,36 @@ def _seat_order(a: int, b: int, history: History, number: int) -> tuple[int, int
     return (a, b) if number % 2 == 1 else (b, a)
 
 
+def _history_key(history: History) -> tuple:
+    return (
+        tuple(history.score),
+        tuple(history.had_bye),
+        tuple(frozenset(m) for m in history.met),
+        frozenset(history.tables),
+        tuple(history.first_seats),
+        tuple(history.last_first),
+    )
+
+
+# Every question replays the event from round 1, so rounds already paired are
+# remembered (pairing is a pure function of the event and the history).
+_paired: OrderedDict[tuple, Round] = OrderedDict()
+_PAIRED_KEPT = 1024
+
+
 def pair_round(event: Event, history: History, number: int) -> Round:
+    key = (event, number, _history_key(history))
+    if key in _paired:
+        _paired.move_to_end(key)
+        return _paired[key]
+    round_ = _pair_round(event, history, number)
+    _paired[key] = round_
+    if len(_paired) > _PAIRED_KEPT:
+        _paired.popitem(last=False)
+    return round_
+
+
+def _pair_round(event: Event, history: History, number: int) -> Round:
     size = event.players_per_match
     ranking = history.ranking()
     sitting_out = len(ranking) % size
@@ -194,21 +240,23 @@ def pair_round(event: Event, history: History, number: int) -> Round:
     bye_sets = [()] if not sitting_out else list(combinations(candidates, sitting_out))
     # Trying every bye set would be slow for big fields; the lowest few are enough.
     bye_sets = bye_sets[:12]
-    # Passes: no repeat and no seat clash; no repeat; anything.
+    # Passes: no repeat and no seat clash; no repeat; anything. Each of the first
+    # two has its own budget; the last always succeeds at once.
     for allow_repeat, avoid_clash in ((False, True), (False, False), (True, False)):
         if size > 2 and avoid_clash:
             continue
+        budget = _Budget(SEARCH_BUDGET if not allow_repeat else 10**9)
         for byes in bye_sets:
             order = [a for a in ranking if a not in byes]
             if size == 2:
-                pairs = _pair_two(order, history, allow_repeat, avoid_clash)
+                pairs = _pair_two(order, history, allow_repeat, avoid_clash, budget)
                 tables = (
                     None
                     if pairs is None
                     else [_seat_order(a, b, history, number) for a, b in pairs]
                 )
             else:
-                tables = _pair_tables(order, size, history, allow_repeat)
+                tables = _pair_tables(order, size, history, allow_repeat, budget)
             if tables is not None:
                 return Round(number=number, tables=tuple(tables), byes=tuple(sorted(byes)))
     raise AssertionError("a pairing that allows repeats always exists")
