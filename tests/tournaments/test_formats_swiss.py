@@ -30,9 +30,8 @@ def test_default_rounds_are_log2_plus_one():
 
 def test_first_round_pairs_top_half_against_bottom_half():
     rounds = swiss.progress(Event(8, games_per_pairing=1), []).rounds
-    assert {frozenset(t) for t in rounds[0].tables} == {
-        frozenset(p) for p in [(0, 4), (1, 5), (2, 6), (3, 7)]
-    }
+    # Seats alternate by board, the top seed taking the first seat on board 1.
+    assert rounds[0].tables == ((0, 4), (5, 1), (2, 6), (7, 3))
     # Odd field: the lowest seed sits out.
     assert swiss.progress(Event(7), []).rounds[0].byes == (6,)
 
@@ -136,3 +135,10 @@ def test_impossible_events_are_refused():
         swiss.check(Event(2, players_per_match=3))
     with pytest.raises(ValueError):
         swiss.check(Event(4, rounds=0))
+
+
+def test_as_many_rounds_as_a_round_robin_still_finishes():
+    event = Event(20, rounds=19, games_per_pairing=1)
+    finished, results, _ = play("swiss", event, 3)
+    assert len(swiss.progress(event, results).rounds) == 19
+    assert len(finished.order) == 20

@@ -191,14 +191,14 @@ def _pair_tables(
         return None
 
 
-def _seat_order(a: int, b: int, history: History, number: int) -> tuple[int, int]:
+def _seat_order(a: int, b: int, history: History, board: int) -> tuple[int, int]:
     """Who takes the first seat: whoever had it less often, else whoever had the second
-    seat last round, else the higher-ranked on odd rounds."""
+    seat last round, else alternately by board (the higher-ranked first on board 1)."""
     if history.first_seats[a] != history.first_seats[b]:
         return (a, b) if history.first_seats[a] < history.first_seats[b] else (b, a)
     if history.last_first[a] is not None and history.last_first[a] != history.last_first[b]:
         return (b, a) if history.last_first[a] else (a, b)
-    return (a, b) if number % 2 == 1 else (b, a)
+    return (a, b) if board % 2 == 0 else (b, a)
 
 
 def _history_key(history: History) -> tuple:
@@ -253,7 +253,7 @@ def _pair_round(event: Event, history: History, number: int) -> Round:
                 tables = (
                     None
                     if pairs is None
-                    else [_seat_order(a, b, history, number) for a, b in pairs]
+                    else [_seat_order(a, b, history, board) for board, (a, b) in enumerate(pairs)]
                 )
             else:
                 tables = _pair_tables(order, size, history, allow_repeat, budget)
