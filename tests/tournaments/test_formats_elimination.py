@@ -191,3 +191,18 @@ def test_double_elimination_with_a_reset_when_the_losers_champion_wins():
     assert "GF2" in {r.pairing.series for r in results}
     assert len({r.pairing.series for r in results}) == 2 * 4 - 1
     assert answer.order[0] == 0
+
+
+def test_multi_seat_ties_at_the_cut_play_a_decider_then_favour_the_higher_seeds():
+    event = Event(8, players_per_match=4, games_per_pairing=4, advance=2)
+    finished, results, _ = play("single_elimination", event, 2, draws=1.0)
+    # Every game drawn: each table played one more cycle on a fresh deal, then seeds decided.
+    deciders = [r.pairing for r in results if ".D" in r.pairing.key]
+    assert len(deciders) == 3 * 4 and {p.deal for p in deciders} == {1}
+    first_round = {r.pairing.series: set(r.pairing.seats) for r in results if r.pairing.round == 1}
+    # Snake seeding: each table gets a spread of seeds.
+    assert sorted(map(sorted, first_round.values())) == [[0, 3, 4, 7], [1, 2, 5, 6]]
+    assert finished.order[0] == 0
+    assert set(finished.order[:4]) == {0, 1, 2, 3}
+    # Tables of one round share their deals (the same group).
+    assert len({r.pairing.group for r in results if r.pairing.round == 1}) == 1

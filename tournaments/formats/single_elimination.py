@@ -161,7 +161,7 @@ def _tables(event: Event, results: Sequence[Result]) -> list[Pairing] | Finished
         for number, table in enumerate(tables):
             table_t = tuple(table)
             name = f"R{round_}.T{number + 1}"
-            group = round_ * 1000 + number
+            group = round_  # every table of a round replays the same deals
             base = [
                 Pairing(f"{name}.G{g}", round_, seats_, deal, group, name)
                 for g in range(event.games_per_pairing)

@@ -3,16 +3,18 @@
 Two seats follow the Dutch system: entrants are ranked by score then seed;
 inside a score group the top half meets the bottom half (1st against the
 first of the lower half, and so on); whoever is left over floats down to the
-next group; a rematch is taken only when no pairing of the round avoids it;
-seats alternate. With an odd field the lowest-ranked entrant without a bye
+next group; a rematch is taken only when no pairing of the round avoids it
+(the search is exhaustive for small fields and bounded for large ones, where
+a rematch-free pairing is easy to find); seats alternate. With an odd field the lowest-ranked entrant without a bye
 sits out and scores a win. For 3+ seats, tables are filled from neighbouring
 ranks, avoiding a table that has already played while that is possible.
 
 A pairing of ``games_per_pairing`` duplicate games scores like a chess
 match: 1 to the side with more game points, 1/2 each when level (for tables,
-shared by place at the table). Tie-breaks: Buchholz (opponents' scores),
-Sonneborn-Berger (each round's score times that opponent's score),
-head-to-head, fewer faults.
+shared by place at the table). Every table of a round is dealt the same
+cards. Tie-breaks: Buchholz (opponents' scores; for tables, the mean of the
+table-mates'; a bye adds nothing), Sonneborn-Berger (each round's score
+times that opponent's score), head-to-head, fewer faults.
 """
 
 from __future__ import annotations
@@ -265,7 +267,7 @@ def _pair_round(event: Event, history: History, number: int) -> Round:
 def _round_pairings(event: Event, round_: Round) -> list[Pairing]:
     pairings = []
     for table_number, table in enumerate(round_.tables):
-        group = round_.number * 1000 + table_number
+        group = round_.number  # every table of a round replays the same deals
         for game in range(event.games_per_pairing):
             seats, deal = rotation(table, game, event.rotate_seats)
             pairings.append(
