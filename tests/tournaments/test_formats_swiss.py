@@ -36,7 +36,7 @@ def test_first_round_pairs_top_half_against_bottom_half():
     assert swiss.progress(Event(7), []).rounds[0].byes == (6,)
 
 
-CASES = [(n, seed) for n in range(2, 41) for seed in range(3 if n <= 16 else 1)]
+CASES = [(n, seed) for n in range(2, 41) for seed in range(6 if n <= 16 else 2)]
 
 
 @pytest.mark.parametrize(("entrants", "seed"), CASES)
