@@ -32,9 +32,16 @@ def test_fixed_seats_use_a_new_deal_each_game():
     assert [p.deal for p in plan] == [0, 1, 2]
 
 
-def test_rounds_hold_each_groups_nth_game():
+def test_two_seat_rounds_follow_berger_so_nobody_plays_twice_in_a_round():
+    # Three entrants: a phantom fourth makes one bye a round, so one match per round,
+    # and the second cycle of the Berger table carries each pair's second game.
     plan = round_robin(entrants=3, players_per_match=2, games_per_pairing=2, rotate_seats=True)
-    assert [p.round for p in plan] == [1, 1, 1, 2, 2, 2]
+    assert [p.round for p in plan] == [1, 2, 3, 4, 5, 6]
+
+
+def test_multiplayer_rounds_hold_each_groups_nth_game():
+    plan = round_robin(entrants=4, players_per_match=3, games_per_pairing=2, rotate_seats=True)
+    assert [p.round for p in plan] == [1] * 4 + [2] * 4
 
 
 def test_too_few_entrants_is_refused():

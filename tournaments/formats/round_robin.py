@@ -1,0 +1,143 @@
+"""Round robin: every group of ``players_per_match`` entrants meets ``games_per_pairing`` times."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations
+
+from tournaments.formats.common import (
+    Event,
+    Finished,
+    Pairing,
+    Result,
+    by_key,
+    faults_of,
+    game_scores,
+    pairwise_scores,
+    rotation,
+)
+from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
+
+TIEBREAKS = ("sonneborn_berger", HEAD_TO_HEAD, FAULTS)
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    round: int
+    entrants: tuple[int, ...]  # entry indexes, in seat order
+    deal: int  # matches sharing (group, deal) are dealt the same cards
+    group: int
+
+
+def berger_table(entrants: int) -> list[list[tuple[int, int]]]:
+    """FIDE Berger tables: rounds of (first seat, second seat) pairs, 1-based players.
+
+    With an odd count a phantom player n+1 is added; pairs with it are byes and
+    are left out. Player i meets j in the round where i + j = round + 1
+    (mod n - 1); the last player meets whoever would meet itself.
+    """
+    size = entrants + entrants % 2
+    last, cycle = size, size - 1
+    table = []
+    for number in range(1, cycle + 1):
+        pairs = []
+        for player in range(1, cycle + 1):
+            partner = (number + 1 - player) % cycle or cycle
+            if partner == player:
+                pair = (last, player) if number % 2 == 0 else (player, last)
+            elif player < partner:
+                # The player whose distance to the partner (mod n - 1) is odd takes the first seat.
+                pair = (player, partner) if (partner - player) % 2 == 1 else (partner, player)
+            else:
+                continue
+            if last not in pair or size == entrants:
+                pairs.append(pair)
+        # The pair with the last player opens the round, as in the printed tables.
+        pairs.sort(key=lambda p: last not in p)
+        table.append(pairs)
+    return table
+
+
+def round_robin(
+    entrants: int, players_per_match: int, games_per_pairing: int, rotate_seats: bool
+) -> list[PlannedMatch]:
+    """Every group of ``players_per_match`` entrants meets ``games_per_pairing`` times.
+
+    With seat rotation, game ``g`` of a group shifts the seats by ``g``, and
+    each cycle of rotations replays one deal (duplicate style), so no entrant
+    gains from a lucky seat or a lucky shuffle. For two seats the rounds follow
+    the Berger table, one cycle of it per game of a pairing, so nobody plays
+    twice in a round; for more seats round ``g + 1`` holds every group's game ``g``.
+    """
+    if players_per_match < 1 or entrants < players_per_match:
+        raise ValueError(f"{entrants} entrants cannot fill {players_per_match}-seat matches")
+    berger_round: dict[tuple[int, ...], int] = {}
+    if players_per_match == 2:
+        for number, pairs in enumerate(berger_table(entrants)):
+            for pair in pairs:
+                berger_round[tuple(sorted((pair[0] - 1, pair[1] - 1)))] = number
+    cycle = len(set(berger_round.values())) if berger_round else 1
+    planned = []
+    for group, members in enumerate(combinations(range(entrants), players_per_match)):
+        for game in range(games_per_pairing):
+            seats, deal = rotation(members, game, rotate_seats)
+            number = game * cycle + berger_round.get(members, 0) + 1
+            planned.append(PlannedMatch(round=number, entrants=seats, deal=deal, group=group))
+    planned.sort(key=lambda p: (p.round, p.group))
+    return planned
+
+
+def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Finished:
+    """The whole plan is due at once; finished when every game has a result."""
+    plan = [
+        Pairing(
+            key=f"G{p.group}.{index}",
+            round=p.round,
+            seats=p.entrants,
+            deal=p.deal,
+            group=p.group,
+        )
+        for index, p in enumerate(
+            round_robin(
+                event.entrants,
+                event.players_per_match,
+                event.games_per_pairing,
+                event.rotate_seats,
+            )
+        )
+    ]
+    done = by_key(results)
+    due = [p for p in plan if p.key not in done]
+    if due:
+        return due
+    return finish(event.entrants, results)
+
+
+def finish(entrants: int, results: Sequence[Result]) -> Finished:
+    points = [Fraction(0)] * entrants
+    scored_against: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
+    for result in results:
+        for a, score in game_scores(result).items():
+            points[a] += score
+        for pair, score in pairwise_scores(result).items():
+            scored_against[pair] += score
+    # Sonneborn-Berger: what you scored against each opponent times that opponent's points.
+    sonneborn = [
+        sum(
+            (s * points[b] for (a2, b), s in scored_against.items() if a2 == a),
+            Fraction(0),
+        )
+        for a in range(entrants)
+    ]
+    standings = rank(
+        entrants=entrants,
+        points=points,
+        numeric={"sonneborn_berger": sonneborn},
+        order=TIEBREAKS,
+        scored_against=scored_against,
+        faults=faults_of(results, entrants),
+    )
+    return Finished(order=tuple(s.entrant for s in standings), standings=standings)
