@@ -1,6 +1,8 @@
 """Containment for uploaded bots: the half of ``bots`` that imports no Django.
 
-- ``jail``: builds a bubblewrap sandbox and launches a program in it (``launch``);
+- ``jail``: decides what containment is in force and launches a program (``launch``);
+- ``spawn``: bubblewrap's command line and the steps around fork and exec of one launch;
+- ``limits``: the bounds a bot lives under (``Limits``) and their defaults;
 - ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
 - ``slots``: an unprivileged uid per concurrent sandbox, and staging a bot's files;
 - ``cgroups``: memory, pids, freezer and CPU accounting per sandbox;
@@ -13,11 +15,8 @@ The names below are what the rest of the project uses; ``from bots import sandbo
 from bots.sandbox import cgroups, seccomp, slots
 from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.jail import (
-    SANDBOX_UID,
-    Limits,
     SandboxUnavailable,
     bot_python,
-    bwrap_path,
     describe_enforcement,
     enforcement_mode,
     launch,
@@ -25,7 +24,9 @@ from bots.sandbox.jail import (
     trusted_only,
     wait_gone,
 )
+from bots.sandbox.limits import Limits
 from bots.sandbox.slots import BotTooLarge, SlotsExhausted
+from bots.sandbox.spawn import SANDBOX_UID, bwrap_path
 
 __all__ = [
     "SANDBOX_UID",

@@ -82,7 +82,7 @@ def die(proc, group, gate, *_rest):
             break
         time.sleep(0.001)
     os.kill(os.getpid(), signal.SIGKILL)
-sandbox.jail._attach_and_release = die
+sandbox.jail.attach_and_release = die
 sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
 """
 
