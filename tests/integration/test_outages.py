@@ -20,6 +20,8 @@ from tournaments.models import Match, RatingChange, Tournament
 pytestmark = [pytest.mark.integration]
 
 OUTAGE_SECONDS = 12
+# Waits below are liveness bounds for a loaded 2-core machine, not speed goals: the
+# recovery times themselves are measured and printed (run with -s), never asserted.
 
 
 def counts(tournament) -> dict[str, int]:
@@ -52,12 +54,12 @@ def time_the_recovery(tournament, worker, what: str) -> tuple[float, float]:
     finished_before = finished_count(tournament)
     wait_for(
         lambda: finished_count(tournament) > finished_before,
-        60,
+        180,
         f"a match to finish after {what} returned",
         worker,
     )
     first = time.monotonic() - restored
-    wait_for(lambda: all_final(tournament), 120, "every match to finish", worker)
+    wait_for(lambda: all_final(tournament), 300, "every match to finish", worker)
     return first, time.monotonic() - restored
 
 
@@ -85,7 +87,7 @@ def test_a_database_cut_drops_no_match_message(bots, tmp_path):
             games_per_pairing=4, seed=7,
         )  # fmt: skip
         services.start_tournament(tournament_id=tournament.pk)
-        wait_for(lambda: finished_count(tournament) >= 2, 90, "two matches to finish", worker)
+        wait_for(lambda: finished_count(tournament) >= 2, 240, "two matches to finish", worker)
         proxy.cut()
         time.sleep(OUTAGE_SECONDS)  # the worker takes messages and cannot claim them
         during = counts(tournament)
@@ -116,7 +118,7 @@ def test_a_broker_restart_loses_no_match(bots, tmp_path):
             organiser=owner, name="broker restart", game="pairs", bot_ids=bot_ids,
             games_per_pairing=4, seed=8,
         )  # fmt: skip
-        wait_for(lambda: finished_count(tournament) >= 2, 90, "two matches to finish", worker)
+        wait_for(lambda: finished_count(tournament) >= 2, 240, "two matches to finish", worker)
         broker.stop()  # every queued message is lost with it
         stopped = time.monotonic()
         before = counts(tournament)
