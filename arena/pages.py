@@ -11,6 +11,7 @@ urlpatterns = [
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("bots/<int:pk>/upload/", views.bot_upload, name="bot-upload"),
+    path("bots/<int:pk>/entries/", views.bot_entries, name="bot-entries"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),

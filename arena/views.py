@@ -11,6 +11,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from arena import throttling
 from arena.api import describe_game, rules_text
@@ -144,6 +145,20 @@ def bot_upload(request, pk):
         if _upload(request, bot, form.cleaned_data["file"]):
             return redirect("bot", pk=bot.pk)
     return render(request, "arena/form.html", {"form": form, **context})
+
+
+@login_required
+@require_POST
+def bot_entries(request, pk):
+    """The owner's switch: whether other organisers may enter this bot."""
+    bot = get_object_or_404(Bot, pk=pk, owner=request.user)
+    accepts = request.POST.get("accepts_entries") == "on"
+    bot_services.update_bot(bot=bot, accepts_entries=accepts)
+    if accepts:
+        messages.success(request, "Other organisers may now enter this bot in tournaments.")
+    else:
+        messages.success(request, "Only you may enter this bot in tournaments from now on.")
+    return redirect("bot", pk=bot.pk)
 
 
 def tournament_list(request):

@@ -114,3 +114,24 @@ def test_an_entry_made_before_the_owner_opted_out_still_plays(alice, entrants):
     assert services.start_tournament(tournament_id=tournament.pk)
     pinned = {e.bot.name: e.version_id for e in tournament.entries.select_related("bot")}
     assert pinned["bobs-open"] is not None and tournament.matches.count() > 0
+
+
+def test_the_owner_switches_entries_on_the_bot_page(client, alice, bob, entrants):
+    """The dashboard's switch on an existing bot: only its owner may flip it, by POST."""
+    bot = entrants["bobs-open"]
+    client.force_login(bob)
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Keep it to my own tournaments" in page
+    assert client.get(f"/bots/{bot.pk}/entries/").status_code == 405
+    client.post(f"/bots/{bot.pk}/entries/")
+    bot.refresh_from_db()
+    assert not bot.accepts_entries
+    assert "Let other organisers enter it" in client.get(f"/bots/{bot.pk}/").content.decode()
+    client.post(f"/bots/{bot.pk}/entries/", {"accepts_entries": "on"})
+    bot.refresh_from_db()
+    assert bot.accepts_entries
+    client.force_login(alice)  # not hers: no switch shown, and a POST changes nothing
+    assert "entries-switch" not in client.get(f"/bots/{bot.pk}/").content.decode()
+    assert client.post(f"/bots/{bot.pk}/entries/").status_code == 404
+    bot.refresh_from_db()
+    assert bot.accepts_entries
