@@ -12,10 +12,12 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 from celery import current_app
 from django.db import transaction
+from django.db.models import QuerySet
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,23 @@ def publish(task_name: str, *, args: Sequence) -> bool:
 def publish_after_commit(task_name: str, *, args: Sequence) -> None:
     """Send the task once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: publish(task_name, args=args))
+
+
+def resend_missing(
+    waiting: QuerySet, ids: Iterable[int], held: set, *, task_name: str, now: datetime
+) -> int:
+    """Send ``task_name`` again for each of ``ids`` still in ``waiting`` whose message the
+    broker does not hold, stamping its ``queued_at``; how many were sent. The stamp and
+    the send share a transaction, so a row another reaper stamped first is skipped."""
+    count = 0
+    for pk in ids:
+        if pk in held:
+            continue
+        with transaction.atomic():
+            if waiting.filter(pk=pk).update(queued_at=now):
+                publish_after_commit(task_name, args=[pk])
+                count += 1
+    return count
 
 
 def held_first_args(*, task_name: str, queue: str, delivered_within: float) -> set | None:

@@ -266,11 +266,6 @@ def requeue_stuck_validations() -> int:
             ).values_list("pk", flat=True)
         )
         held = set()
-    for version_id in candidates:
-        if version_id in held:
-            continue
-        with transaction.atomic():
-            if waiting.filter(pk=version_id).update(queued_at=now):
-                _queue_validation(version_id)
-                count += 1
-    return count
+    return count + queueing.resend_missing(
+        waiting, candidates, held, task_name=queueing.VALIDATE_BOT_VERSION, now=now
+    )

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from bots import services as bot_services
 from bots.players import ProgramPlayer
-from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
@@ -293,14 +293,7 @@ def _resend_lost_match_messages() -> int:
         stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
         candidates = list(waiting.filter(queued_at__lt=stale).values_list("pk", flat=True))
         held = set()
-    count = 0
-    for match_id in candidates:
-        if match_id in held:
-            continue
-        with transaction.atomic():
-            if waiting.filter(pk=match_id).update(queued_at=now):
-                queue_match_after_commit(match_id)
-                count += 1
+    count = resend_missing(waiting, candidates, held, task_name=PLAY_MATCH, now=now)
     if count:
         log.warning("re-sent %d match message(s) the broker no longer held", count)
     return count
