@@ -72,6 +72,11 @@ def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Fin
     due = [p for p in plan(event) if p.key not in done]
     if due:
         return due
+    return standings(event, results)
+
+
+def standings(event: Event, results: Sequence[Result]) -> Finished:
+    """The order by points, head-to-head, faults and seed (of the games played so far)."""
     points = [Fraction(0)] * event.entrants
     scored_against: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
     for result in results:
@@ -79,7 +84,7 @@ def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Fin
             points[e] += s
         for pair, s in pairwise_scores(result).items():
             scored_against[pair] += s
-    standings = rank(
+    table = rank(
         entrants=event.entrants,
         points=points,
         numeric={},
@@ -87,4 +92,4 @@ def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Fin
         scored_against=scored_against,
         faults=faults_of(results, event.entrants),
     )
-    return Finished(order=tuple(s.entrant for s in standings), standings=standings)
+    return Finished(order=tuple(s.entrant for s in table), standings=table)

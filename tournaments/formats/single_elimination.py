@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from tournaments.formats import bracket
@@ -136,12 +137,32 @@ def _cut_order(table: tuple[int, ...], games: list[Result], decider: list[Result
     return sorted(table, key=lambda e: (-points[e], -extra[e], e))
 
 
+@dataclass(frozen=True)
+class TableState:
+    """One table of a 3+-seat elimination round: who sat there and who went through."""
+
+    name: str
+    round: int
+    entrants: tuple[int, ...]
+    advanced: tuple[int, ...]  # empty until the table is complete
+    complete: bool
+
+
 def _tables(event: Event, results: Sequence[Result]) -> list[Pairing] | Finished:
+    _, answer = play_tables(event, results)
+    return answer
+
+
+def play_tables(
+    event: Event, results: Sequence[Result]
+) -> tuple[list[TableState], list[Pairing] | Finished]:
+    """Every table the results allow so far, and the games due now or the final order."""
     seats, advance = event.players_per_match, event.advance
     done = by_key(results)
     survivors = list(range(event.entrants))
     out: list[tuple[int, int, int]] = []  # (round, place at the table, entrant)
     wins: dict[int, int] = defaultdict(int)
+    states: list[TableState] = []
     round_ = 0
     while True:
         round_ += 1
@@ -158,6 +179,7 @@ def _tables(event: Event, results: Sequence[Result]) -> list[Pairing] | Finished
             tables[column if row % 2 == 0 else count - 1 - column].append(entrant)
         due: list[Pairing] = []
         orders: list[list[int]] = []
+        cut = 1 if final else advance
         for number, table in enumerate(tables):
             table_t = tuple(table)
             name = f"R{round_}.T{number + 1}"
@@ -173,28 +195,28 @@ def _tables(event: Event, results: Sequence[Result]) -> list[Pairing] | Finished
                 for g in range(seats)
             ]
             pending = [p for p in base if p.key not in done]
+            if not pending:
+                games = [done[p.key] for p in base]
+                ranked = _cut_order(table_t, games, [])
+                points = _cut_order_points(games)
+                if points[ranked[cut - 1]] == points[ranked[cut]]:
+                    pending = [p for p in decider if p.key not in done]
+                    if not pending:
+                        ranked = _cut_order(table_t, games, [done[p.key] for p in decider])
             if pending:
                 due.extend(pending)
+                states.append(TableState(name, round_, table_t, (), False))
                 continue
-            games = [done[p.key] for p in base]
-            ranked = _cut_order(table_t, games, [])
-            cut = 1 if final else advance
-            points = _cut_order_points(games)
-            if points[ranked[cut - 1]] == points[ranked[cut]]:
-                pending = [p for p in decider if p.key not in done]
-                if pending:
-                    due.extend(pending)
-                    continue
-                ranked = _cut_order(table_t, games, [done[p.key] for p in decider])
             orders.append(ranked)
+            states.append(TableState(name, round_, table_t, tuple(ranked[:cut]), True))
         if due:
-            return due
+            return states, due
         if final:
             ranked = orders[0]
             wins[ranked[0]] += 1
             rest = sorted(out, key=lambda o: (-o[0], o[1], o[2]))
             order = tuple(ranked + [e for _, _, e in rest])
-            return Finished(
+            return states, Finished(
                 order=order,
                 standings=tuple(
                     Standing(entrant=e, place=i, points=float(wins[e]))
