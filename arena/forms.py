@@ -13,6 +13,7 @@ from django.utils import timezone
 from arena import throttling
 from bots.models import Bot
 from games import registry
+from tournaments.models import Tournament
 
 
 def game_choices():
@@ -45,9 +46,52 @@ class TournamentForm(forms.Form):
         help_text="Entrants (bots of the chosen game with an active version): your own, "
         "and other people's that accept entries",
     )
+    format = forms.ChoiceField(
+        choices=Tournament.Format.choices,
+        initial=Tournament.Format.ROUND_ROBIN,
+        help_text="Round robin: everyone meets everyone. Swiss: rounds of neighbours by score. "
+        "Elimination: a seeded bracket. Gauntlet: the challengers meet every other entrant.",
+    )
+    seeding = forms.ChoiceField(
+        choices=[
+            (Tournament.Seeding.RATING, "by current rating"),
+            (Tournament.Seeding.ENTRY, "in the order listed"),
+        ],
+        initial=Tournament.Seeding.RATING,
+        help_text="How entrants are seeded into brackets and first rounds",
+    )
     players_per_match = forms.IntegerField(min_value=1, max_value=16, required=False)
-    games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
+    games_per_pairing = forms.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        help_text="Games per pairing or series on the same deals; with rotated seats a "
+        "multiple of the players per match (empty: one game per seat rotation)",
+    )
     rotate_seats = forms.BooleanField(required=False, initial=True)
+    rounds = forms.IntegerField(
+        min_value=1, max_value=100, required=False, help_text="Swiss: empty = log2(entrants) + 1"
+    )
+    challengers = forms.ModelMultipleChoiceField(
+        queryset=Bot.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Gauntlet: the entrants who play everyone else",
+    )
+    advance = forms.IntegerField(
+        min_value=1,
+        max_value=15,
+        initial=1,
+        help_text="Elimination with 3+ players per match: how many of each table go through",
+    )
+    third_place = forms.BooleanField(
+        required=False, help_text="Single elimination: a series for third place"
+    )
+    grand_final_reset = forms.BooleanField(
+        required=False,
+        initial=True,
+        help_text="Double elimination: a second final if the losers' bracket champion wins",
+    )
     move_ms = forms.IntegerField(
         min_value=10, max_value=60000, initial=1000, label="Move time (ms)"
     )
@@ -72,6 +116,7 @@ class TournamentForm(forms.Form):
         self.fields["bots"].queryset = Bot.objects.filter(
             Q(owner=organiser) | Q(accepts_entries=True)
         ).order_by("game", "name")
+        self.fields["challengers"].queryset = self.fields["bots"].queryset
 
     def clean_options(self):
         text = self.cleaned_data["options"].strip() or "{}"

@@ -8,7 +8,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -24,6 +24,9 @@ from bots.validation import UploadRejected
 from games import registry
 from tournaments import selectors, services
 from tournaments.models import Match, Tournament
+
+# A tournament page lists this many matches; the API pages through all of them.
+MATCHES_SHOWN = 200
 
 
 def home(request):
@@ -174,11 +177,30 @@ def tournament_detail(request, pk):
         "arena/tournament_detail.html",
         {
             "tournament": tournament,
-            "standings": selectors.standings(tournament=tournament),
+            "overview": selectors.overview(tournament=tournament),
             "progress": selectors.progress(tournament=tournament),
-            "matches": selectors.match_list(tournament=tournament),
+            "matches": selectors.match_list(tournament=tournament)[:MATCHES_SHOWN],
+            "matches_shown": MATCHES_SHOWN,
+            "bot_names": dict(tournament.entries.values_list("bot_id", "bot__name")),
+            "may_cancel": request.user.id == tournament.organiser_id
+            and tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING),
         },
     )
+
+
+@login_required
+@require_POST
+def tournament_cancel(request, pk):
+    tournament = get_object_or_404(Tournament, pk=pk)
+    if tournament.organiser_id != request.user.id:
+        raise PermissionDenied("only the organiser may cancel this tournament")
+    try:
+        services.cancel_tournament(tournament=tournament)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, "Tournament cancelled: nothing more will be queued.")
+    return redirect("tournament", pk=pk)
 
 
 @login_required
@@ -196,9 +218,16 @@ def tournament_new(request):
                 game=data["game"],
                 bot_ids=[bot.pk for bot in data["bots"]],
                 options=data["options"],
+                format=data["format"],
+                seeding=data["seeding"],
                 players_per_match=data["players_per_match"],
                 games_per_pairing=data["games_per_pairing"],
                 rotate_seats=data["rotate_seats"],
+                rounds=data["rounds"],
+                challengers=[bot.pk for bot in data["challengers"]],
+                advance=data["advance"],
+                third_place=data["third_place"],
+                grand_final_reset=data["grand_final_reset"],
                 move_ms=data["move_ms"],
                 bank_ms=data["bank_ms"],
                 start_at=data["start_at"],

@@ -35,8 +35,10 @@ class MatchSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "tournament",
+            "ladder",
             "round",
             "number",
+            "series",
             "game",
             "engine_version",
             "options",
@@ -61,6 +63,12 @@ class TournamentSerializer(serializers.ModelSerializer):
     bots = serializers.ListField(
         child=serializers.IntegerField(), write_only=True, help_text="ids of the entrant bots"
     )
+    challengers = serializers.ListField(
+        child=serializers.IntegerField(),
+        source="challenger_ids",
+        required=False,
+        help_text="gauntlet: ids of the bots (among the entrants) who play every other entrant",
+    )
     entrants = serializers.SerializerMethodField()
 
     class Meta:
@@ -75,10 +83,18 @@ class TournamentSerializer(serializers.ModelSerializer):
             "players_per_match",
             "games_per_pairing",
             "rotate_seats",
+            "rounds",
+            "challengers",
+            "advance",
+            "third_place",
+            "grand_final_reset",
+            "seeding",
             "move_ms",
             "bank_ms",
             "rated",
             "seed",
+            "seed_salt",
+            "seed_commitment",
             "start_at",
             "status",
             "created_at",
@@ -90,7 +106,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         read_only_fields = [
             "id",
             "organiser",
-            "format",
+            "seed_salt",
+            "seed_commitment",
             "status",
             "created_at",
             "started_at",
@@ -99,6 +116,27 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]
         extra_kwargs = {
             "players_per_match": {"required": False},
+            "games_per_pairing": {
+                "required": False,
+                "help_text": "games per pairing or series; with seat rotation a multiple of "
+                "players_per_match (the default is one game per rotation)",
+            },
+            "rounds": {"help_text": "swiss: rounds to play (default: log2 of the field plus one)"},
+            "advance": {
+                "help_text": "elimination with 3+ seats: how many of each table go through"
+            },
+            "third_place": {"help_text": "single elimination: play a series for third place"},
+            "grand_final_reset": {
+                "help_text": "double elimination: a second final when the losers' bracket "
+                "champion wins the first"
+            },
+            "seeding": {
+                "help_text": "rating: by current rating, best first; entry: in the order of bots"
+            },
+            "seed_commitment": {
+                "help_text": "SHA-256 of seed_salt, a colon and the seed in decimal; published "
+                "at creation, checkable once the seed and salt are revealed at the start"
+            },
             "start_at": {"required": False},
             "seed": {
                 "required": False,
@@ -114,6 +152,8 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "bot_id": e.bot_id,
                 "bot": e.bot.name,
                 "version": e.version.number if e.version else None,
+                "seed_number": e.seed_number,
+                "challenger": e.challenger,
             }
             for e in tournament.entries.select_related("bot", "version")
         ]
@@ -128,6 +168,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             request is None or request.user.id != tournament.organiser_id
         ):
             data["seed"] = None
+            data["seed_salt"] = None
         return data
 
     def validate_options(self, value):
@@ -137,14 +178,45 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 
 class TournamentDetailSerializer(TournamentSerializer):
-    standings = serializers.SerializerMethodField()
+    standings = serializers.SerializerMethodField(
+        help_text="best first; tiebreaks holds the format's tie-break values by name"
+    )
+    tiebreaks = serializers.SerializerMethodField(help_text="the format's tie-breaks, in order")
+    round_tables = serializers.SerializerMethodField(
+        help_text="swiss and gauntlet: each round's tables (bot ids, first seat first) and byes"
+    )
+    bracket = serializers.SerializerMethodField(
+        help_text="elimination: each series with its entrants, winner and where its winner "
+        "and loser go next"
+    )
     progress = serializers.SerializerMethodField()
 
     class Meta(TournamentSerializer.Meta):
-        fields = TournamentSerializer.Meta.fields + ["standings", "progress"]
+        fields = TournamentSerializer.Meta.fields + [
+            "standings",
+            "tiebreaks",
+            "round_tables",
+            "bracket",
+            "progress",
+        ]
+
+    def _overview(self, tournament) -> dict:
+        cached = getattr(tournament, "_overview", None)
+        if cached is None:
+            cached = tournament._overview = selectors.overview(tournament=tournament)
+        return cached
 
     def get_standings(self, tournament) -> list[dict]:
-        return selectors.standings(tournament=tournament)
+        return self._overview(tournament)["standings"]
+
+    def get_tiebreaks(self, tournament) -> list[str]:
+        return self._overview(tournament)["tiebreaks"]
+
+    def get_round_tables(self, tournament) -> list[dict]:
+        return self._overview(tournament)["rounds"]
+
+    def get_bracket(self, tournament) -> list[dict]:
+        return self._overview(tournament)["bracket"]
 
     def get_progress(self, tournament) -> dict:
         return selectors.progress(tournament=tournament)
@@ -182,7 +254,10 @@ class TournamentListCreateApi(generics.ListAPIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         tournament = services.create_tournament(
-            organiser=request.user, bot_ids=fields.pop("bots"), **fields
+            organiser=request.user,
+            bot_ids=fields.pop("bots"),
+            challengers=fields.pop("challenger_ids", None),
+            **fields,
         )
         answer = TournamentDetailSerializer(tournament, context={"request": request})
         return Response(answer.data, status=status.HTTP_201_CREATED)

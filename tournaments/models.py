@@ -17,6 +17,14 @@ class Tournament(models.Model):
 
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin"
+        SWISS = "swiss"
+        SINGLE_ELIMINATION = "single_elimination"
+        DOUBLE_ELIMINATION = "double_elimination"
+        GAUNTLET = "gauntlet"
+
+    class Seeding(models.TextChoices):
+        RATING = "rating"  # by the entrants' current ratings, best first
+        ENTRY = "entry"  # in the order the organiser listed the bots
 
     name = models.CharField(max_length=100)
     organiser = models.ForeignKey(
@@ -31,7 +39,15 @@ class Tournament(models.Model):
     move_ms = models.PositiveIntegerField(default=1000)
     bank_ms = models.PositiveIntegerField(default=10000)
     rated = models.BooleanField(default=True)
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True)  # swiss; None = default
+    advance = models.PositiveSmallIntegerField(default=1)  # elimination tables of 3+ seats
+    third_place = models.BooleanField(default=False)  # single elimination
+    grand_final_reset = models.BooleanField(default=True)  # double elimination
+    seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.RATING)
     seed = models.BigIntegerField()
+    # SHA-256 of the salt and the seed, published at creation; both revealed at the start.
+    seed_salt = models.CharField(max_length=64, blank=True)
+    seed_commitment = models.CharField(max_length=64, blank=True)
     start_at = models.DateTimeField()
     status = models.CharField(
         max_length=12, choices=Status.choices, default=Status.SCHEDULED, db_index=True
@@ -46,6 +62,11 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def challenger_ids(self) -> list[int]:
+        """Gauntlet: the bots who play every other entrant."""
+        return [e.bot_id for e in self.entries.all() if e.challenger]
+
 
 class Entry(models.Model):
     """A bot entered in a tournament; its version is pinned when the tournament starts."""
@@ -55,12 +76,38 @@ class Entry(models.Model):
     version = models.ForeignKey(
         BotVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
     )
+    challenger = models.BooleanField(default=False)  # gauntlet
+    # The entrant's index for the format (0 = top seed), fixed at the start.
+    seed_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The final standing, stored when the tournament finishes.
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.FloatField(null=True, blank=True)
+    tiebreaks = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "bot"], name="unique_entry_per_bot")
         ]
+
+
+class Ladder(models.Model):
+    """An always-on rated arena for one pool: a game, a player count and its options."""
+
+    key = models.CharField(max_length=200, unique=True)
+    game = models.CharField(max_length=40, db_index=True)
+    players = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    paused = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_scheduled_at = models.DateTimeField(null=True, blank=True)
+    tables = models.PositiveIntegerField(default=0)  # tables scheduled so far
+
+    class Meta:
+        ordering = ["game", "players", "key"]
+
+    def __str__(self) -> str:
+        return f"ladder {self.key}"
 
 
 class Match(models.Model):
@@ -75,8 +122,14 @@ class Match(models.Model):
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="matches", null=True, blank=True
     )
+    ladder = models.ForeignKey(
+        Ladder, on_delete=models.CASCADE, related_name="matches", null=True, blank=True
+    )
     round = models.PositiveIntegerField(default=1)
     number = models.PositiveIntegerField(default=1)
+    # The format's name for this game (unique in its tournament) and its series, if any.
+    pairing_key = models.CharField(max_length=40, blank=True)
+    series = models.CharField(max_length=20, blank=True)
     game = models.CharField(max_length=40)
     engine_version = models.PositiveIntegerField()
     options = models.JSONField(default=dict, blank=True)
@@ -103,7 +156,12 @@ class Match(models.Model):
         ordering = ["round", "number", "id"]
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
         constraints = [
-            models.UniqueConstraint(fields=["game", "rated_seq"], name="unique_rated_seq_per_game")
+            models.UniqueConstraint(fields=["game", "rated_seq"], name="unique_rated_seq_per_game"),
+            models.UniqueConstraint(
+                fields=["tournament", "pairing_key"],
+                condition=~models.Q(pairing_key=""),
+                name="unique_pairing_per_tournament",
+            ),
         ]
 
     def __str__(self) -> str:

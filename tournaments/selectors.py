@@ -11,7 +11,9 @@ from django.db.models import QuerySet
 
 from bots.models import Bot, BotVersion
 from games import registry
+from tournaments.formats.overview import describe
 from tournaments.models import Match, MatchSeat, Rating, RatingChange, Tournament
+from tournaments.results import results_of, seeded_entries, tournament_event
 
 
 def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
@@ -40,57 +42,105 @@ def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
 
 
 def progress(*, tournament: Tournament) -> dict:
+    """Match counts by status. ``done`` counts matches played to an end (finished or
+    failed), never cancelled ones, so a cancelled event shows how far it got."""
     counts = defaultdict(int)
     for status in tournament.matches.values_list("status", flat=True):
         counts[status] += 1
     total = sum(counts.values())
-    done = counts["finished"] + counts["failed"] + counts["cancelled"]
+    done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
 
 
-def standings(*, tournament: Tournament) -> list[dict]:
-    """Points per entrant: each match shares one point per opponent met (a tie is half).
+def overview(*, tournament: Tournament) -> dict:
+    """Standings with the format's tie-breaks, and its rounds or bracket, by bot.
 
-    A 2-player win is 1, a draw 0.5; in an n-player match the winner gets 1
-    and the last 0. Ties in points are broken by wins, then by fewer faults. Game
-    scores are shown but never compared: in some games (Pairs) lower is better.
+    Before the start nobody is seeded: every entrant gets an empty row.
     """
-    rows: dict[int, dict] = {}
-    for entry in tournament.entries.select_related("bot", "version"):
-        rows[entry.bot_id] = {
-            "bot_id": entry.bot_id,
-            "bot": entry.bot.name,
-            "version": entry.version.number if entry.version else None,
-            "played": 0,
-            "points": 0.0,
-            "wins": 0,
-            "faults": 0,
-            "score": 0,
-        }
+    entries = seeded_entries(tournament)
+    if not entries:
+        rows = [
+            _row(entry, place=None, points=0.0, tiebreaks={})
+            for entry in tournament.entries.select_related("bot", "version")
+        ]
+        return {"tiebreaks": [], "standings": rows, "rounds": [], "bracket": []}
+    results = results_of(tournament, entries)
+    view = describe(tournament.format, tournament_event(tournament, entries), results)
+    counts = _seat_counts(tournament)
+    bot = [e.bot_id for e in entries]
+
+    def bots(entrants) -> list[int | None]:
+        return [None if e is None else bot[e] for e in entrants]
+
+    standings = []
+    for standing in view.standings:
+        entry = entries[standing.entrant]
+        row = _row(entry, standing.place, standing.points, standing.tiebreaks)
+        row.update(counts.get(entry.version_id, {}))
+        standings.append(row)
+    return {
+        "tiebreaks": list(view.tiebreaks),
+        "standings": standings,
+        "rounds": [
+            {
+                "round": r.number,
+                "tables": [bots(table) for table in r.tables],
+                "byes": bots(r.byes),
+            }
+            for r in view.rounds
+        ],
+        "bracket": [
+            {
+                "series": s.name,
+                "round": s.round,
+                "stage": s.stage,
+                "entrants": bots(s.entrants),
+                "winners": bots(s.winners),
+                "loser": None if s.loser is None else bot[s.loser],
+                "complete": s.complete,
+                "played": s.played,
+                "skipped": s.skipped,
+                "winner_to": s.winner_to,
+                "loser_to": s.loser_to,
+            }
+            for s in view.series
+        ],
+    }
+
+
+def _row(entry, place, points, tiebreaks) -> dict:
+    return {
+        "position": place,
+        "bot_id": entry.bot_id,
+        "bot": entry.bot.name,
+        "version": entry.version.number if entry.version else None,
+        "points": round(points, 3),
+        "tiebreaks": {name: round(value, 3) for name, value in tiebreaks.items()},
+        "played": 0,
+        "wins": 0,
+        "faults": 0,
+        "score": 0,
+    }
+
+
+def _seat_counts(tournament: Tournament) -> dict[int, dict]:
+    """Per pinned version: games played, first places, faults and the sum of game scores."""
+    counts: dict[int, dict] = defaultdict(lambda: {"played": 0, "wins": 0, "faults": 0, "score": 0})
     seats = MatchSeat.objects.filter(
         match__tournament=tournament, match__status=Match.Status.FINISHED
-    ).select_related("version")
-    by_match: dict[int, list[MatchSeat]] = defaultdict(list)
-    for seat in seats:
-        by_match[seat.match_id].append(seat)
-    for match_seats in by_match.values():
-        n = len(match_seats)
-        for seat in match_seats:
-            row = rows.get(seat.version.bot_id)
-            if row is None:
-                continue
-            beaten = sum(1 for o in match_seats if o is not seat and seat.rank < o.rank)
-            tied = sum(1 for o in match_seats if o is not seat and seat.rank == o.rank)
-            row["played"] += 1
-            row["points"] += (beaten + 0.5 * tied) / max(1, n - 1)
-            row["wins"] += 1 if seat.rank == 1 else 0
-            row["faults"] += 1 if seat.fault else 0
-            row["score"] += seat.score or 0
-    table = sorted(rows.values(), key=lambda r: (-r["points"], -r["wins"], r["faults"], r["bot"]))
-    for position, row in enumerate(table, start=1):
-        row["points"] = round(row["points"], 3)
-        row["position"] = position
-    return table
+    ).values_list("version_id", "rank", "fault", "score")
+    for version_id, rank, fault, score in seats:
+        row = counts[version_id]
+        row["played"] += 1
+        row["wins"] += rank == 1
+        row["faults"] += fault is not None
+        row["score"] += score or 0
+    return counts
+
+
+def standings(*, tournament: Tournament) -> list[dict]:
+    """The standings rows of :func:`overview`."""
+    return overview(tournament=tournament)["standings"]
 
 
 def leaderboard(*, game: str) -> list[dict]:

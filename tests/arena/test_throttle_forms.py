@@ -93,7 +93,7 @@ def test_tournament_creation_is_throttled_through_api_and_form(
         "name": "web cup",
         "game": "pairs",
         "bots": bots,
-        "games_per_pairing": 1,
+        "games_per_pairing": 2,
         "move_ms": 1000,
         "bank_ms": 10000,
         "rotate_seats": "on",

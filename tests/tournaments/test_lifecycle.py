@@ -170,6 +170,7 @@ def test_a_bots_recent_matches_come_newest_first_across_tournaments(tournament):
         game="pairs",
         bot_ids=[b.pk for b in Bot.objects.filter(owner=owner)],
         games_per_pairing=1,
+        rotate_seats=False,
         seed=5,
     )
     assert services.start_tournament(tournament_id=later.pk)

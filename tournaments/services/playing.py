@@ -21,6 +21,7 @@ from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Match, Tournament
+from tournaments.services.advancing import advance_tournament
 from tournaments.services.queueing import queue_match_after_commit
 from tournaments.services.rating import rate_match
 
@@ -71,7 +72,7 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
             attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
         ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
         if failed and tournament_id is not None:
-            _finish_if_nothing_left(tournament_id)
+            advance_tournament(tournament_id=tournament_id)
 
 
 def play_match(*, match_id: int) -> Match:
@@ -159,14 +160,14 @@ def _release(match_id: int, attempt: int, error: str) -> None:
         if updated and not out_of_attempts:
             queue_match_after_commit(match_id)
         if updated and out_of_attempts and tournament_id is not None:
-            _finish_if_nothing_left(tournament_id)
+            advance_tournament(tournament_id=tournament_id)
 
 
 def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
     """Store the outcome once: only the attempt that holds the claim may finish the match.
 
-    The tournament is finished in the same transaction when this was its last match, so
-    no crash can leave a tournament running with nothing left to play.
+    The tournament moves on in the same transaction (its next round or series queued,
+    or the tournament finished), so no crash can leave it waiting with nothing to play.
     """
     with transaction.atomic():
         tournament_id = _lock_tournament_of(match_id)
@@ -192,7 +193,7 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
         if match.tournament is None or match.tournament.rated:
             rate_match(match=match)
         if tournament_id is not None:
-            _finish_if_nothing_left(tournament_id)
+            advance_tournament(tournament_id=tournament_id)
     return True
 
 
@@ -207,18 +208,6 @@ def _lock_tournament_of(match_id: int) -> int | None:
     if tournament_id is not None:
         Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
     return tournament_id
-
-
-def _finish_if_nothing_left(tournament_id: int) -> bool:
-    """Finish a running tournament whose matches are all final; call it under the row lock."""
-    unfinished = Match.objects.filter(tournament_id=tournament_id).exclude(status__in=FINAL)
-    if unfinished.exists():
-        return False
-    return bool(
-        Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
-            status=Tournament.Status.FINISHED, finished_at=timezone.now()
-        )
-    )
 
 
 def requeue_stuck_matches() -> int:
@@ -252,14 +241,18 @@ def _requeue_abandoned_matches() -> int:
 
 
 def finish_idle_tournaments() -> list[int]:
-    """Finish every running tournament none of whose matches is left to play."""
+    """Move on (or finish) every running tournament none of whose matches is left to play.
+
+    Results move their tournament on in the same transaction, so this only matters
+    for a tournament left idle some other way (an engine error while advancing, say).
+    """
     unfinished = Match.objects.filter(tournament=OuterRef("pk")).exclude(status__in=FINAL)
     idle = Tournament.objects.filter(status=Tournament.Status.RUNNING).exclude(Exists(unfinished))
     finished = []
     for tournament_id in idle.values_list("pk", flat=True):
         with transaction.atomic():
             Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
-            if _finish_if_nothing_left(tournament_id):
+            if advance_tournament(tournament_id=tournament_id):
                 finished.append(tournament_id)
     return finished
 

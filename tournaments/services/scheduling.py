@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from datetime import datetime
 
@@ -14,14 +15,16 @@ from bots.models import Bot
 from bots.selectors import current_version
 from games import registry
 from games.protocol import InvalidOptions
-from games.rng import derive_seed
-from tournaments.formats import round_robin
-from tournaments.models import Entry, Match, Tournament
-from tournaments.services.queueing import queue_match_after_commit
+from tournaments import formats
+from tournaments.formats import Event, swiss
+from tournaments.models import Entry, Match, Rating, Tournament
+from tournaments.results import event_of, tournament_event
+from tournaments.services.advancing import advance_tournament
 
 MAX_MATCHES = 5000
 MAX_MOVE_MS = 60_000
 MAX_BANK_MS = 600_000
+MAX_ROUNDS = 100
 
 
 def create_tournament(
@@ -30,17 +33,29 @@ def create_tournament(
     name: str,
     game: str,
     bot_ids: list[int],
+    format: str = Tournament.Format.ROUND_ROBIN,
     options: dict | None = None,
     players_per_match: int | None = None,
-    games_per_pairing: int = 1,
+    games_per_pairing: int | None = None,
     rotate_seats: bool = True,
     move_ms: int = 1000,
     bank_ms: int = 10000,
     start_at: datetime | None = None,
     seed: int | None = None,
     rated: bool = True,
+    rounds: int | None = None,
+    challengers: list[int] | None = None,
+    advance: int = 1,
+    third_place: bool = False,
+    grand_final_reset: bool = True,
+    seeding: str = Tournament.Seeding.RATING,
 ) -> Tournament:
-    """A round-robin tournament, checked whole before anything is stored."""
+    """A tournament of any format, checked whole before anything is stored.
+
+    With seat rotation, the games of a pairing must cover every rotation of its
+    seats, so games_per_pairing defaults to the number of seats and must be a
+    multiple of it.
+    """
     engine = registry.get(game)
     players = players_per_match or engine.min_players
     try:
@@ -49,10 +64,115 @@ def create_tournament(
         engine.state_class.check_players_with_options(players, resolved)
     except InvalidOptions as exc:
         raise ValidationError(str(exc)) from None
-    bot_ids = list(dict.fromkeys(bot_ids))
-    bots = {bot.pk: bot for bot in Bot.objects.filter(pk__in=bot_ids)}
+    if games_per_pairing is None:
+        games_per_pairing = players if rotate_seats else 1
+    challengers = list(challengers or [])
+    errors = _entrant_errors(organiser=organiser, game=game, bot_ids=bot_ids)
+    if format not in Tournament.Format.values:
+        errors.append(f"unknown format {format!r}; one of: {', '.join(Tournament.Format.values)}")
+    if not 1 <= games_per_pairing <= 100:
+        errors.append("games per pairing must be between 1 and 100")
+    elif rotate_seats and games_per_pairing % players:
+        errors.append(
+            f"with seat rotation, games per pairing must be a multiple of {players} "
+            f"(one game per seat rotation), not {games_per_pairing}"
+        )
+    if not 10 <= move_ms <= MAX_MOVE_MS:
+        errors.append(f"move time must be between 10 and {MAX_MOVE_MS} ms")
+    if not 0 <= bank_ms <= MAX_BANK_MS:
+        errors.append(f"time bank must be between 0 and {MAX_BANK_MS} ms")
+    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
+        errors.append(f"rounds must be between 1 and {MAX_ROUNDS}")
+    if format == Tournament.Format.GAUNTLET:
+        if not challengers:
+            errors.append("a gauntlet needs at least one challenger (challengers: bot ids)")
+        strangers = [c for c in challengers if c not in bot_ids]
+        if strangers:
+            errors.append(f"challengers must be entrants: {strangers} are not among the bots")
+        if len(set(challengers)) != len(challengers):
+            errors.append("a challenger is named twice")
+    elif challengers:
+        errors.append("challengers apply to the gauntlet format only")
+    if not errors:
+        event = event_of(
+            _unsaved(
+                format,
+                players,
+                games_per_pairing,
+                rotate_seats,
+                rounds,
+                advance,
+                third_place,
+                grand_final_reset,
+            ),
+            entrants=len(bot_ids),
+            challengers=tuple(bot_ids.index(c) for c in challengers),
+        )
+        try:
+            planned = planned_games(format, event)
+        except ValueError as exc:
+            errors.append(f"{format.replace('_', ' ')}: {exc}")
+        else:
+            if planned > MAX_MATCHES:
+                errors.append(f"that makes up to {planned} matches; the limit is {MAX_MATCHES}")
+    if errors:
+        raise ValidationError(errors)
+    seed = seed if seed is not None else secrets.randbits(62)
+    salt = secrets.token_hex(16)
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            organiser=organiser,
+            name=name,
+            game=game,
+            options=resolved,
+            format=format,
+            players_per_match=players,
+            games_per_pairing=games_per_pairing,
+            rotate_seats=rotate_seats,
+            move_ms=move_ms,
+            bank_ms=bank_ms,
+            rated=rated,
+            rounds=rounds,
+            advance=advance,
+            third_place=third_place,
+            grand_final_reset=grand_final_reset,
+            seeding=seeding,
+            seed=seed,
+            seed_salt=salt,
+            seed_commitment=seed_commitment(seed=seed, salt=salt),
+            start_at=start_at or timezone.now(),
+        )
+        Entry.objects.bulk_create(
+            [Entry(tournament=tournament, bot_id=b, challenger=b in challengers) for b in bot_ids]
+        )
+    return tournament
+
+
+def seed_commitment(*, seed: int, salt: str) -> str:
+    """SHA-256 of "salt:seed" in hex: published at creation, checkable once both are revealed."""
+    return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
+
+
+def _unsaved(format, players, games, rotate, rounds, advance, third, reset) -> Tournament:
+    return Tournament(
+        format=format,
+        players_per_match=players,
+        games_per_pairing=games,
+        rotate_seats=rotate,
+        rounds=rounds,
+        advance=advance,
+        third_place=third,
+        grand_final_reset=reset,
+    )
+
+
+def _entrant_errors(*, organiser: AbstractBaseUser, game: str, bot_ids: list[int]) -> list[str]:
     errors = []
-    for bot_id in bot_ids:
+    twice = sorted({b for b in bot_ids if bot_ids.count(b) > 1})
+    if twice:
+        errors.append(f"each bot may be entered once; entered twice: {twice}")
+    bots = {bot.pk: bot for bot in Bot.objects.filter(pk__in=bot_ids)}
+    for bot_id in dict.fromkeys(bot_ids):
         bot = bots.get(bot_id)
         if bot is None:
             errors.append(f"no bot with id {bot_id}")
@@ -64,37 +184,23 @@ def create_tournament(
             )
         elif current_version(bot=bot) is None:
             errors.append(f"{bot.name} has no active version yet")
-    if len(bot_ids) < players:
-        errors.append(f"a {players}-player round robin needs at least {players} entrants")
-    if not 1 <= games_per_pairing <= 100:
-        errors.append("games per pairing must be between 1 and 100")
-    if not 10 <= move_ms <= MAX_MOVE_MS:
-        errors.append(f"move time must be between 10 and {MAX_MOVE_MS} ms")
-    if not 0 <= bank_ms <= MAX_BANK_MS:
-        errors.append(f"time bank must be between 0 and {MAX_BANK_MS} ms")
-    if not errors:
-        planned = len(round_robin(len(bot_ids), players, games_per_pairing, rotate_seats))
-        if planned > MAX_MATCHES:
-            errors.append(f"that makes {planned} matches; the limit is {MAX_MATCHES}")
-    if errors:
-        raise ValidationError(errors)
-    with transaction.atomic():
-        tournament = Tournament.objects.create(
-            organiser=organiser,
-            name=name,
-            game=game,
-            options=resolved,
-            players_per_match=players,
-            games_per_pairing=games_per_pairing,
-            rotate_seats=rotate_seats,
-            move_ms=move_ms,
-            bank_ms=bank_ms,
-            rated=rated,
-            seed=seed if seed is not None else secrets.randbits(62),
-            start_at=start_at or timezone.now(),
-        )
-        Entry.objects.bulk_create([Entry(tournament=tournament, bot_id=b) for b in bot_ids])
-    return tournament
+    return errors
+
+
+def planned_games(format: str, event: Event) -> int:
+    """How many games the event can take at most (deciders included); ValueError if unplayable."""
+    first = formats.next_matches(format, event, [])  # checks the event
+    assert not isinstance(first, formats.Finished)
+    n, seats, games = event.entrants, event.players_per_match, event.games_per_pairing
+    if format in ("round_robin", "gauntlet"):
+        return len(first)
+    if format == "swiss":
+        return (event.rounds or swiss.default_rounds(n)) * (n // seats) * games
+    if seats > 2:  # elimination tables: each but the last removes (seats - advance)
+        tables = (n - seats) // (seats - event.advance) + 1
+        return tables * (games + seats)
+    series = 2 * n - 1 if format == "double_elimination" else n
+    return series * (games + 2)
 
 
 def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
@@ -105,57 +211,46 @@ def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
 
 @transaction.atomic
 def start_tournament(*, tournament_id: int) -> bool:
-    """Claim a scheduled tournament (conditional UPDATE), pin versions, create and queue matches.
+    """Claim a scheduled tournament (conditional UPDATE), pin versions, seed, queue round one.
 
-    Returns False when someone else already started it.
+    Returns False when someone else already started it. A tournament left with
+    too few playable entrants for its format is cancelled.
     """
     claimed = Tournament.objects.filter(
         pk=tournament_id, status=Tournament.Status.SCHEDULED
     ).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
     if not claimed:
         return False
-    tournament = Tournament.objects.get(pk=tournament_id)
-    entries = list(tournament.entries.select_related("bot"))
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     playable = []
-    for entry in entries:
+    for entry in tournament.entries.select_related("bot"):
         entry.version = current_version(bot=entry.bot)
         if entry.version is not None:
-            entry.save(update_fields=["version"])
             playable.append(entry)
-    engine = registry.get(tournament.game)
-    if len(playable) < tournament.players_per_match:
+    if tournament.seeding == Tournament.Seeding.RATING:
+        elo = ratings_of(game=tournament.game, version_ids=[e.version_id for e in playable])
+        # Unrated versions after rated ones; the organiser's order breaks ties.
+        playable.sort(key=lambda e: (e.version_id not in elo, -elo.get(e.version_id, 0), e.pk))
+    for number, entry in enumerate(playable):
+        entry.seed_number = number
+    Entry.objects.bulk_update(playable, ["version", "seed_number"])
+    try:
+        formats.next_matches(tournament.format, tournament_event(tournament, playable), [])
+    except ValueError:
         Tournament.objects.filter(pk=tournament_id).update(
             status=Tournament.Status.CANCELLED, finished_at=timezone.now()
         )
         return True
-    planned = round_robin(
-        len(playable),
-        tournament.players_per_match,
-        tournament.games_per_pairing,
-        tournament.rotate_seats,
-    )
-    for number, plan in enumerate(planned, start=1):
-        match = Match.objects.create(
-            tournament=tournament,
-            round=plan.round,
-            number=number,
-            game=tournament.game,
-            engine_version=engine.version,
-            options=tournament.options,
-            seed=derive_seed(tournament.seed, "group", plan.group, "deal", plan.deal) >> 2,
-            move_ms=tournament.move_ms,
-            bank_ms=tournament.bank_ms,
-            status=Match.Status.QUEUED,
-            queued_at=timezone.now(),
-        )
-        match.seats.bulk_create(
-            [
-                match.seats.model(match=match, seat=seat, version=playable[index].version)
-                for seat, index in enumerate(plan.entrants)
-            ]
-        )
-        queue_match_after_commit(match.pk)
+    advance_tournament(tournament_id=tournament_id)
     return True
+
+
+def ratings_of(*, game: str, version_ids: list[int]) -> dict[int, float]:
+    return dict(
+        Rating.objects.filter(game=game, version_id__in=version_ids).values_list(
+            "version_id", "elo"
+        )
+    )
 
 
 @transaction.atomic
