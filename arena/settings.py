@@ -290,6 +290,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _REAPER_SECONDS,
         "options": {"expires": _REAPER_SECONDS},
     },
+    "schedule-ladders": {
+        "task": "tournaments.tasks.schedule_ladders",
+        "schedule": float(os.environ.get("ARENA_LADDER_SECONDS", "10")),
+        "options": {"expires": float(os.environ.get("ARENA_LADDER_SECONDS", "10"))},
+    },
     "requeue-stuck-validations": {
         "task": "bots.tasks.requeue_stuck_validations",
         "schedule": _REAPER_SECONDS,
@@ -311,6 +316,16 @@ ARENA_STALE_VALIDATION_SECONDS = int(os.environ.get("ARENA_STALE_VALIDATION_SECO
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
 ARENA_ELO_K = int(os.environ.get("ARENA_ELO_K", "24"))
 ARENA_ELO_START = int(os.environ.get("ARENA_ELO_START", "1500"))
+# The always-on ladder (see tournaments/services/ladder.py): on unless ARENA_LADDER=0.
+# SLOTS is how many ladder tables may be queued or running at once (a table is one
+# game per seat rotation); tournaments always go first. Once every version has
+# enough games the ladder adds one table per TRICKLE_SECONDS.
+ARENA_LADDER = env_bool("ARENA_LADDER", True)
+ARENA_LADDER_SLOTS = int(os.environ.get("ARENA_LADDER_SLOTS", "1"))
+ARENA_LADDER_PLACEMENT_GAMES = int(os.environ.get("ARENA_LADDER_PLACEMENT_GAMES", "20"))
+ARENA_LADDER_TRICKLE_SECONDS = float(os.environ.get("ARENA_LADDER_TRICKLE_SECONDS", "600"))
+ARENA_LADDER_MOVE_MS = int(os.environ.get("ARENA_LADDER_MOVE_MS", "1000"))
+ARENA_LADDER_BANK_MS = int(os.environ.get("ARENA_LADDER_BANK_MS", "10000"))
 
 LOGGING = {
     "version": 1,

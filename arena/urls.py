@@ -44,6 +44,21 @@ api_patterns = [
         name="api-tournament-matches",
     ),
     path("matches/<int:pk>/", tournament_apis.MatchDetailApi.as_view(), name="api-match"),
+    path("ladders/", tournament_apis.LadderListApi.as_view(), name="api-ladders"),
+    path("ladders/<int:pk>/", tournament_apis.LadderDetailApi.as_view(), name="api-ladder"),
+    path(
+        "ladders/<int:pk>/matches/",
+        tournament_apis.LadderMatchesApi.as_view(),
+        name="api-ladder-matches",
+    ),
+    path(
+        "ladders/<int:pk>/pause/", tournament_apis.LadderPauseApi.as_view(), name="api-ladder-pause"
+    ),
+    path(
+        "ladders/<int:pk>/resume/",
+        tournament_apis.LadderResumeApi.as_view(),
+        name="api-ladder-resume",
+    ),
     path(
         "matches/<int:pk>/replay/",
         tournament_apis.MatchReplayApi.as_view(),

@@ -23,7 +23,7 @@ from bots.models import Bot
 from bots.validation import UploadRejected
 from games import registry
 from tournaments import selectors, services
-from tournaments.models import Match, Tournament
+from tournaments.models import Ladder, Match, Tournament
 
 # A tournament page lists this many matches; the API pages through all of them.
 MATCHES_SHOWN = 200
@@ -162,6 +162,34 @@ def bot_entries(request, pk):
     else:
         messages.success(request, "Only you may enter this bot in tournaments from now on.")
     return redirect("bot", pk=bot.pk)
+
+
+def ladder_list(request):
+    ladders = [
+        (ladder, selectors.ladder_progress(ladder=ladder)) for ladder in Ladder.objects.all()
+    ]
+    return render(request, "arena/ladder_list.html", {"ladders": ladders})
+
+
+def ladder_detail(request, pk):
+    ladder = get_object_or_404(Ladder, pk=pk)
+    if request.method == "POST":
+        if not request.user.is_staff:
+            raise PermissionDenied("only staff may pause or resume a ladder")
+        paused = request.POST.get("action") == "pause"
+        services.set_ladder_paused(ladder=ladder, paused=paused)
+        messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
+        return redirect("ladder", pk=pk)
+    return render(
+        request,
+        "arena/ladder_detail.html",
+        {
+            "ladder": ladder,
+            "progress": selectors.ladder_progress(ladder=ladder),
+            "matches": selectors.match_list(ladder=ladder).order_by("-id")[:MATCHES_SHOWN],
+            "matches_shown": MATCHES_SHOWN,
+        },
+    )
 
 
 def tournament_list(request):

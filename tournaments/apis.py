@@ -7,6 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,7 +15,7 @@ from bots.models import Bot
 from games import registry
 from games.registry import UnknownGame
 from tournaments import selectors, services
-from tournaments.models import Match, MatchSeat, Tournament
+from tournaments.models import Ladder, Match, MatchSeat, Tournament
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -376,3 +377,64 @@ class BotRatingsApi(APIView):
     def get(self, request, pk):
         bot = get_object_or_404(Bot, pk=pk)
         return Response({"bot": bot.name, "history": selectors.rating_history(bot=bot)})
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField(help_text="the ladder's matches by status")
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "key",
+            "game",
+            "players",
+            "options",
+            "paused",
+            "tables",
+            "created_at",
+            "last_scheduled_at",
+            "progress",
+        ]
+
+    def get_progress(self, ladder) -> dict:
+        return selectors.ladder_progress(ladder=ladder)
+
+
+class LadderListApi(generics.ListAPIView):
+    serializer_class = LadderSerializer
+    queryset = Ladder.objects.all()
+
+
+class LadderDetailApi(generics.RetrieveAPIView):
+    serializer_class = LadderSerializer
+    queryset = Ladder.objects.all()
+
+
+class LadderMatchesApi(generics.ListAPIView):
+    """The matches the ladder scheduled, newest first."""
+
+    serializer_class = MatchSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Match.objects.none()
+        ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
+        return selectors.match_list(ladder=ladder).order_by("-id")
+
+
+class LadderPauseApi(APIView):
+    """Staff only: a paused ladder queues nothing new; what is queued still plays."""
+
+    permission_classes = [IsAdminUser]
+    paused = True
+
+    @extend_schema(request=None, responses=LadderSerializer)
+    def post(self, request, pk):
+        ladder = get_object_or_404(Ladder, pk=pk)
+        ladder = services.set_ladder_paused(ladder=ladder, paused=self.paused)
+        return Response(LadderSerializer(ladder).data)
+
+
+class LadderResumeApi(LadderPauseApi):
+    paused = False

@@ -7,12 +7,12 @@ from collections import defaultdict
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from bots.models import Bot, BotVersion
 from games import registry
 from tournaments.formats.overview import describe
-from tournaments.models import Match, MatchSeat, Rating, RatingChange, Tournament
+from tournaments.models import Ladder, Match, MatchSeat, Rating, RatingChange, Tournament
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -25,10 +25,17 @@ def tournament_list(*, game: str | None = None, status: str | None = None) -> Qu
     return qs
 
 
-def match_list(*, tournament: Tournament | None = None, version: BotVersion | None = None):
+def match_list(
+    *,
+    tournament: Tournament | None = None,
+    version: BotVersion | None = None,
+    ladder: Ladder | None = None,
+):
     qs = Match.objects.defer("moves", "record").prefetch_related("seats__version__bot")
     if tournament is not None:
         qs = qs.filter(tournament=tournament)
+    if ladder is not None:
+        qs = qs.filter(ladder=ladder)
     if version is not None:
         qs = qs.filter(seats__version=version)
     return qs
@@ -50,6 +57,11 @@ def progress(*, tournament: Tournament) -> dict:
     total = sum(counts.values())
     done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
+
+
+def ladder_progress(*, ladder: Ladder) -> dict:
+    counts = dict(ladder.matches.values_list("status").annotate(n=Count("pk")).order_by())
+    return {status: counts.get(status, 0) for status in Match.Status.values}
 
 
 def overview(*, tournament: Tournament) -> dict:

@@ -38,3 +38,8 @@ def start_due_tournaments() -> None:
 @shared_task
 def requeue_stuck_matches() -> None:
     services.requeue_stuck_matches()
+
+
+@shared_task
+def schedule_ladders() -> None:
+    services.schedule_ladders()

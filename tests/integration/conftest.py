@@ -39,6 +39,7 @@ def start_worker(
     env = dict(os.environ)
     env["DATABASE_URL"] = database_url()
     env["ARENA_BOT_CACHE"] = str(tmp_path / "bot-cache")
+    env["ARENA_LADDER"] = "0"  # tests count their matches; the ladder's tests turn it on
     env.update(env_extra)
     log_path = tmp_path / f"{name}.log"
     with open(log_path, "w") as log:
@@ -72,3 +73,15 @@ def celery_worker_process(transactional_db, tmp_path):
         stop_worker(worker)
         if not alive:
             pytest.fail("the worker died during the test:\n" + worker.log_path.read_text()[-3000:])
+
+
+@pytest.fixture
+def organiser(transactional_db):
+    """A user and an API client logged in as them."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.test import APIClient
+
+    user = get_user_model().objects.create_user("format-org")
+    client = APIClient()
+    client.force_authenticate(user)
+    return user, client

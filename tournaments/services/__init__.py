@@ -1,5 +1,6 @@
 """Writes for tournaments, matches and ratings."""
 
+from tournaments.services.ladder import schedule_ladders, set_ladder_paused
 from tournaments.services.playing import play_match, requeue_stuck_matches
 from tournaments.services.rating import rate_match, recompute_ratings
 from tournaments.services.scheduling import (
@@ -16,6 +17,8 @@ __all__ = [
     "rate_match",
     "recompute_ratings",
     "requeue_stuck_matches",
+    "schedule_ladders",
+    "set_ladder_paused",
     "start_due_tournaments",
     "start_tournament",
 ]

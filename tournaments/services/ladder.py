@@ -1,0 +1,169 @@
+"""The always-on ladder: rated games between current versions, fed by the beat.
+
+Each game's standard configuration gets a ladder as soon as two of its bots
+have an active version. Every beat, each ladder that is not paused asks the
+matchmaking (tournaments.formats.ladder) how many tables to add and whom to
+seat, and stores them as matches: one table is a duplicate set of games,
+the same deal with the seats rotated, so neither side gains from the cards.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from bots.selectors import current_version
+from games import registry
+from tournaments.formats.common import rotation
+from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_wanted
+from tournaments.models import Ladder, Match, MatchSeat, Rating
+from tournaments.services.queueing import queue_match_after_commit
+
+LIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
+
+
+def ladder_key(*, game: str, players: int, options: dict) -> str:
+    return f"{game}/{players}/{json.dumps(options, sort_keys=True, separators=(',', ':'))}"
+
+
+def policy() -> Policy:
+    return Policy(
+        slots=settings.ARENA_LADDER_SLOTS,
+        placement_games=settings.ARENA_LADDER_PLACEMENT_GAMES,
+        trickle_seconds=settings.ARENA_LADDER_TRICKLE_SECONDS,
+    )
+
+
+def ensure_ladders() -> list[Ladder]:
+    """A ladder for the standard configuration of every game with two active bots."""
+    created = []
+    active = (
+        Bot.objects.filter(versions__status=BotVersion.Status.ACTIVE)
+        .values("game")
+        .annotate(bots=Count("pk", distinct=True))
+        .order_by()
+    )
+    for row in active:
+        game = row["game"]
+        if row["bots"] < 2 or game not in registry.slugs():
+            continue
+        engine = registry.get(game)
+        options = engine.resolve_options({})
+        players = engine.min_players
+        ladder, made = Ladder.objects.get_or_create(
+            key=ladder_key(game=game, players=players, options=options),
+            defaults={"game": game, "players": players, "options": options},
+        )
+        if made:
+            created.append(ladder)
+    return created
+
+
+def schedule_ladders(*, now: datetime | None = None) -> int:
+    """Add the tables every ladder wants now; returns how many matches were queued."""
+    if not settings.ARENA_LADDER:
+        return 0
+    ensure_ladders()
+    queued = 0
+    for ladder_id in Ladder.objects.filter(paused=False).values_list("pk", flat=True):
+        queued += schedule_ladder(ladder_id=ladder_id, now=now)
+    return queued
+
+
+@transaction.atomic
+def schedule_ladder(*, ladder_id: int, now: datetime | None = None) -> int:
+    now = now or timezone.now()
+    # The row lock makes two beats (or two schedulers) take turns.
+    ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
+    if ladder.paused:
+        return 0
+    candidates = ladder_candidates(ladder=ladder)
+    live = Match.objects.filter(ladder=ladder, status__in=LIVE).count()
+    since = (now - ladder.last_scheduled_at).total_seconds() if ladder.last_scheduled_at else None
+    wanted = tables_wanted(
+        list(candidates.values()),
+        players=ladder.players,
+        policy=policy(),
+        ladder_busy=-(-live // ladder.players),
+        tournament_backlog=Match.objects.filter(
+            tournament__isnull=False, status=Match.Status.QUEUED
+        ).count(),
+        seconds_since_last=since,
+    )
+    tables = choose_tables(
+        list(candidates.values()),
+        players=ladder.players,
+        count=wanted,
+        policy=policy(),
+        rng=random.Random(secrets.randbits(64)),
+    )
+    queued = 0
+    for table in tables:
+        ladder.tables += 1
+        queued += _store_table(ladder, table, now)
+    if tables:
+        ladder.last_scheduled_at = now
+        ladder.save(update_fields=["tables", "last_scheduled_at"])
+    return queued
+
+
+def ladder_candidates(*, ladder: Ladder) -> dict[int, Candidate]:
+    """The current version of every bot of the ladder's game, with its rating so far."""
+    versions = [
+        v
+        for bot in Bot.objects.filter(game=ladder.game)
+        if (v := current_version(bot=bot)) is not None
+    ]
+    ratings = {
+        r.version_id: r
+        for r in Rating.objects.filter(game=ladder.game, version__in=[v.pk for v in versions])
+    }
+    start = float(settings.ARENA_ELO_START)
+    return {
+        v.pk: Candidate(
+            version=v.pk,
+            elo=ratings[v.pk].elo if v.pk in ratings else start,
+            games=ratings[v.pk].matches if v.pk in ratings else 0,
+        )
+        for v in versions
+    }
+
+
+def _store_table(ladder: Ladder, table: tuple[int, ...], now: datetime) -> int:
+    engine = registry.get(ladder.game)
+    seed = secrets.randbits(62)  # one deal for every rotation of the table
+    for game in range(ladder.players):
+        seats, _ = rotation(table, game)
+        match = Match.objects.create(
+            ladder=ladder,
+            round=ladder.tables,
+            number=game + 1,
+            game=ladder.game,
+            engine_version=engine.version,
+            options=ladder.options,
+            seed=seed,
+            move_ms=settings.ARENA_LADDER_MOVE_MS,
+            bank_ms=settings.ARENA_LADDER_BANK_MS,
+            status=Match.Status.QUEUED,
+            queued_at=now,
+        )
+        MatchSeat.objects.bulk_create(
+            [MatchSeat(match=match, seat=s, version_id=v) for s, v in enumerate(seats)]
+        )
+        queue_match_after_commit(match.pk)
+    return ladder.players
+
+
+def set_ladder_paused(*, ladder: Ladder, paused: bool) -> Ladder:
+    """Staff pause a ladder (nothing new is queued; what is queued still plays) or resume it."""
+    Ladder.objects.filter(pk=ladder.pk).update(paused=paused)
+    ladder.refresh_from_db()
+    return ladder
