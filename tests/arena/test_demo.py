@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_demo_loads_active_examples_and_a_finished_tournament():
-    call_command("demo")
+    call_command("demo", play_all=True)
     versions = BotVersion.objects.select_related("bot")
     assert {v.bot.name: v.status for v in versions} == {
         "cautious-pairs": "active",
@@ -19,8 +19,15 @@ def test_demo_loads_active_examples_and_a_finished_tournament():
         "first-legal-raw": "active",
         "largest-zip": "active",
     }
-    tournament = Tournament.objects.get()
-    assert tournament.status == Tournament.Status.FINISHED
+    formats = dict(Tournament.objects.values_list("format", "status"))
+    assert formats == {
+        "round_robin": "finished",
+        "swiss": "finished",
+        "single_elimination": "finished",
+        "double_elimination": "finished",
+        "gauntlet": "finished",
+    }
+    tournament = Tournament.objects.get(format="round_robin")
     matches = tournament.matches.all()
     assert matches and all(m.status == Match.Status.FINISHED for m in matches)
     table = selectors.standings(tournament=tournament)
@@ -30,5 +37,13 @@ def test_demo_loads_active_examples_and_a_finished_tournament():
     assert names.index("cautious-pairs") < names.index("random-sdk")
     # Idempotent: a second run adds nothing.
     call_command("demo")
-    assert Tournament.objects.count() == 1
+    assert Tournament.objects.count() == 5
     assert BotVersion.objects.count() == 4
+
+
+def test_without_play_all_the_demo_leaves_all_but_the_round_robin_to_the_workers():
+    call_command("demo")
+    statuses = dict(Tournament.objects.values_list("format", "status"))
+    assert statuses.pop("round_robin") == "finished"
+    assert set(statuses.values()) == {"running"}
+    assert Match.objects.filter(status=Match.Status.QUEUED).exists()

@@ -1,8 +1,10 @@
-"""Load the demo: a user, example bots, and a finished round-robin tournament of Pairs.
+"""Load the demo: a user, example bots, and a finished Pairs tournament of every format.
 
-Idempotent: it does nothing when the demo tournament exists. The matches are
+Idempotent: a tournament that exists is not made again. The round robin is
 played here, synchronously, through the same services a worker calls, so the
-product starts with real results even before the worker has picked anything up.
+product starts with real results even before the worker has picked anything up;
+the other formats are started and left to the workers (so `make run` opens on
+live tournaments, and starts in seconds), unless --play-all plays them here too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from tournaments.models import Match, Tournament
 
 DEMO_USER = "demo"
 DEMO_TOURNAMENT = "Demo round robin (Pairs)"
+# Name -> the format and its settings; the round robin above comes first.
+DEMO_FORMATS = {
+    "Demo Swiss (Pairs)": {"format": "swiss", "rounds": 3},
+    "Demo single elimination (Pairs)": {"format": "single_elimination", "third_place": True},
+    "Demo double elimination (Pairs)": {"format": "double_elimination"},
+    "Demo gauntlet (Pairs)": {"format": "gauntlet", "challengers": ["cautious-pairs"]},
+}
 DEMO_BOTS = {
     # bot name -> example shipped in examples/bots/ (a folder is uploaded as a .zip)
     "cautious-pairs": "pairs_cautious.py",
@@ -46,8 +55,16 @@ def example_upload(path: Path) -> tuple[str, bytes]:
 class Command(BaseCommand):
     help = "Load the demo data (example bots and a finished Pairs tournament)."
 
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--play-all",
+            action="store_true",
+            help="play every demo tournament here instead of leaving all but one to the workers",
+        )
+
     def handle(self, *args, **options):
-        if Tournament.objects.filter(name=DEMO_TOURNAMENT).exists():
+        names = [DEMO_TOURNAMENT, *DEMO_FORMATS]
+        if Tournament.objects.filter(name__in=names).count() == len(names):
             self.stdout.write("demo already loaded")
             return
         user, created = get_user_model().objects.get_or_create(username=DEMO_USER)
@@ -77,21 +94,37 @@ class Command(BaseCommand):
                     f"{bot.name} v{version.number}: {version.status} {version.reason}"
                 )
             bot_ids.append(bot.pk)
+        self.play(
+            user,
+            DEMO_TOURNAMENT,
+            bot_ids,
+            {"format": "round_robin", "games_per_pairing": 4, "seed": 2026},
+            here=True,
+        )
+        by_name = dict(Bot.objects.filter(pk__in=bot_ids).values_list("name", "pk"))
+        for number, (name, settings_) in enumerate(DEMO_FORMATS.items(), start=1):
+            fields = {"games_per_pairing": 2, "seed": 2026 + number, **settings_}
+            if "challengers" in fields:
+                fields["challengers"] = [by_name[n] for n in fields["challengers"] if n in by_name]
+            self.play(user, name, bot_ids, fields, here=options["play_all"])
+
+    def play(self, user, name: str, bot_ids: list[int], fields: dict, *, here: bool) -> None:
+        """Create and start the tournament; with ``here``, play it to its end in this process
+        (the format adds rounds and series as results come in)."""
+        if Tournament.objects.filter(name=name).exists():
+            return
         tournament = services.create_tournament(
-            organiser=user,
-            name=DEMO_TOURNAMENT,
-            game="pairs",
-            bot_ids=bot_ids,
-            games_per_pairing=4,
-            seed=2026,
+            organiser=user, name=name, game="pairs", bot_ids=bot_ids, seeding="entry", **fields
         )
         services.start_tournament(tournament_id=tournament.pk)
-        for match_id in tournament.matches.filter(status=Match.Status.QUEUED).values_list(
-            "pk", flat=True
-        ):
-            services.play_match(match_id=match_id)
+        while here:
+            queued = tournament.matches.filter(status=Match.Status.QUEUED)
+            match_ids = list(queued.values_list("pk", flat=True))
+            if not match_ids:
+                break
+            for match_id in match_ids:
+                services.play_match(match_id=match_id)
         tournament.refresh_from_db()
         self.stdout.write(
-            f"demo tournament #{tournament.pk}: {tournament.status}, "
-            f"{tournament.matches.count()} matches"
+            f"{name} #{tournament.pk}: {tournament.status}, {tournament.matches.count()} matches"
         )
