@@ -16,6 +16,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         namespace = type("Args", (), options)
         try:
-            cli.run(namespace, self.stdout)
+            code = cli.run(namespace, self.stdout)
         except cli.PlayError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(str(exc), returncode=cli.EXIT_ERROR) from None
+        if code != cli.EXIT_OK:
+            raise CommandError(
+                "a bot given as a file faulted (--fail-on chooses which faults count)",
+                returncode=code,
+            )
