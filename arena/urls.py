@@ -45,6 +45,11 @@ api_patterns = [
     ),
     path("matches/<int:pk>/", tournament_apis.MatchDetailApi.as_view(), name="api-match"),
     path(
+        "matches/<int:pk>/seats/<int:seat>/log/",
+        tournament_apis.SeatLogApi.as_view(),
+        name="api-match-seat-log",
+    ),
+    path(
         "matches/<int:pk>/replay/",
         tournament_apis.MatchReplayApi.as_view(),
         name="api-match-replay",
