@@ -7,9 +7,12 @@ signed-in stranger and anonymously: only a seat's owner ever sees that seat's lo
 
 from __future__ import annotations
 
+import io
+import json
 import shlex
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
 from bots import sandbox
@@ -172,3 +175,30 @@ def test_the_match_says_how_to_play_it_again(played, client_for):
     assert "--bot" not in anonymous["replay"]  # nothing of theirs: all seats as recorded
     page = Client().get(f"/matches/{match.pk}/").content.decode()
     assert "manage.py play pairs" in page and f"--seed {match.seed}" in page
+
+
+def test_the_commands_given_replay_the_match_exactly(played, client_for, tmp_path, monkeypatch):
+    """Run what the API prints, word for word, with the bots' files under the names it uses."""
+    match = played["match"]
+    monkeypatch.chdir(tmp_path)
+    detail = client_for(played["users"]["alice"]).get(f"/api/matches/{match.pk}/")
+    (tmp_path / f"match-{match.pk}.json").write_bytes(detail.content)
+    reproduce = detail.json()["reproduce"]
+    for f in reproduce["files"]:
+        owner = f["bot"].removesuffix("-bot")
+        (tmp_path / f["file"]).write_text(BOT.format(secret=SECRETS[owner]))
+
+    # replay: alice's file for her seat, bob's seat from the record; checked move by move.
+    words = shlex.split(reproduce["replay"])
+    out = io.StringIO()
+    call_command(*words[2:], stdout=out)
+    assert f"same: all {len(match.moves)} moves and the result" in out.getvalue()
+
+    # play: both files; the very same match.
+    words = shlex.split(reproduce["play"])
+    out = io.StringIO()
+    call_command(*words[2:], "--json", stdout=out)
+    again = json.loads(out.getvalue())
+    assert [m["actions"] for m in again["moves"]] == [m["actions"] for m in match.moves]
+    ranks = [s["rank"] for s in again["result"]["seats"]]
+    assert ranks == [s["rank"] for s in match.result["seats"]]
