@@ -5,6 +5,7 @@ from __future__ import annotations
 import django_filters
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -33,8 +34,39 @@ class SeatSerializer(serializers.ModelSerializer):
         fields = ["seat", "bot", "bot_id", "version", "score", "rank", "fault"]
 
 
+class ReproduceFileSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bot = serializers.CharField()
+    version = serializers.IntegerField()
+    file = serializers.CharField(help_text="the file name the commands use for this seat")
+    yours = serializers.BooleanField()
+    source = serializers.CharField(allow_null=True, help_text="your upload, to download")
+
+
+class ReproduceSerializer(serializers.Serializer):
+    play = serializers.CharField(help_text="plays the same match again, given every seat's file")
+    export = serializers.CharField(help_text="saves this match record to a file")
+    replay = serializers.CharField(
+        help_text="re-runs the saved record with your files and checks every move"
+    )
+    files = ReproduceFileSerializer(many=True)
+
+
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
+    reproduce = serializers.SerializerMethodField()
+
+    @extend_schema_field(ReproduceSerializer)
+    def get_reproduce(self, match) -> dict | None:
+        """The commands that play this match again, as the reader can run them."""
+        request = self.context.get("request")
+        if request is None:
+            return None
+        return selectors.reproduce(
+            match=match,
+            user=request.user,
+            export_url=request.build_absolute_uri(reverse("api-match", args=[match.pk])),
+        )
 
     class Meta:
         model = Match
@@ -54,6 +86,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "seats",
             "result",
             "error",
+            "reproduce",
         ]
 
 
@@ -69,42 +102,13 @@ class DetailSeatSerializer(SeatSerializer):
         return self.context.get("logs", {}).get(seat.seat)
 
 
-class ReproduceFileSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    bot = serializers.CharField()
-    version = serializers.IntegerField()
-    file = serializers.CharField(help_text="the file name the commands use for this seat")
-    yours = serializers.BooleanField()
-    source = serializers.CharField(allow_null=True, help_text="your upload, to download")
-
-
-class ReproduceSerializer(serializers.Serializer):
-    play = serializers.CharField(help_text="plays the same match again, given every seat's file")
-    export = serializers.CharField(help_text="saves this match record to a file")
-    replay = serializers.CharField(
-        help_text="re-runs the saved record with your files and checks every move"
-    )
-    files = ReproduceFileSerializer(many=True)
-
-
 class MatchDetailSerializer(MatchSerializer):
     """A match record: enough to play it again (``manage.py replay`` reads this JSON)."""
 
     seats = DetailSeatSerializer(many=True, read_only=True)
-    reproduce = serializers.SerializerMethodField()
 
     class Meta(MatchSerializer.Meta):
-        fields = MatchSerializer.Meta.fields + [
-            "move_ms",
-            "bank_ms",
-            "moves",
-            "record",
-            "reproduce",
-        ]
-
-    @extend_schema_field(ReproduceSerializer)
-    def get_reproduce(self, match) -> dict | None:
-        return self.context.get("reproduce")
+        fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms", "moves", "record"]
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -277,9 +281,6 @@ class MatchDetailApi(generics.RetrieveAPIView):
         context = {
             "request": request,
             "logs": selectors.seat_logs(match=match, user=request.user),
-            "reproduce": selectors.reproduce(
-                match=match, user=request.user, export_url=request.build_absolute_uri()
-            ),
         }
         return Response(MatchDetailSerializer(match, context=context).data)
 

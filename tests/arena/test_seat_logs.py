@@ -170,6 +170,10 @@ def test_the_match_says_how_to_play_it_again(played, client_for):
         f"{alice_seat}=alice-bot-v1.py",
     ]
     assert reproduce["export"].endswith(f"/api/matches/{match.pk}/")
+    listed = client_for(played["users"]["alice"]).get(
+        f"/api/tournaments/{played['tournament'].pk}/matches/"
+    )
+    assert listed.json()["results"][0]["reproduce"] == reproduce
     anonymous = client_for(None).get(f"/api/matches/{match.pk}/").json()["reproduce"]
     assert anonymous["play"] == reproduce["play"]  # the same match for everyone
     assert "--bot" not in anonymous["replay"]  # nothing of theirs: all seats as recorded
