@@ -60,6 +60,11 @@ api_patterns = [
         name="api-ladder-resume",
     ),
     path(
+        "matches/<int:pk>/seats/<int:seat>/log/",
+        tournament_apis.SeatLogApi.as_view(),
+        name="api-match-seat-log",
+    ),
+    path(
         "matches/<int:pk>/replay/",
         tournament_apis.MatchReplayApi.as_view(),
         name="api-match-replay",

@@ -11,6 +11,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from arena import throttling
@@ -270,8 +271,11 @@ def tournament_new(request):
 
 
 def match_detail(request, pk):
-    match = get_object_or_404(Match.objects.prefetch_related("seats__version__bot"), pk=pk)
-    players = match.seats.count()
+    try:
+        match = selectors.match_detail(pk=pk)
+    except Match.DoesNotExist:
+        raise Http404(f"no match {pk}") from None
+    players = len(match.seats.all())
     try:
         seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
     except ValueError:
@@ -285,6 +289,13 @@ def match_detail(request, pk):
             "seat_choices": range(players),
             "events": selectors.replay_events(match=match, seat=seat),
             "moves": list(enumerate(match.moves or [], start=1)),
+            # The reader's own bots' logs only (selectors.seat_logs).
+            "logs": sorted(selectors.seat_logs(match=match, user=request.user).items()),
+            "reproduce": selectors.reproduce(
+                match=match,
+                user=request.user,
+                export_url=request.build_absolute_uri(reverse("api-match", args=[match.pk])),
+            ),
         },
     )
 

@@ -7,7 +7,11 @@
 
 Bots are built-in policy names of the game (``random``, ``heuristic``, ...) or paths to a
 ``.py`` file, a ``.zip`` or a bot folder with ``main.py``; as many bots as players.
-``python -m bots.cli ...`` does the same without Django.
+What the bots given as files write on stderr is shown after the result (and is in ``--json``).
+Exit status: 0, or 1 when a bot given as a file faulted (``--fail-on`` picks the fault kinds
+that count), or 2 for a mistake on the command line or a refused bot.
+``python -m bots.cli ...`` does the same without Django (one match; bulk play needs
+``manage.py play``).
 """
 
 from __future__ import annotations
@@ -18,16 +22,51 @@ import random
 import sys
 from typing import TextIO
 
-from bots.players import Player, resolve_player
+from bots.players import FAULT_KINDS, Player, resolve_player
 from bots.runner import Clock, MatchOutcome, play_match
 from bots.sandbox import Limits, SandboxUnavailable
 from bots.validation import UploadRejected
 from games import registry
 from games.protocol import InvalidOptions
 
+EXIT_OK, EXIT_FAULT, EXIT_ERROR = 0, 1, 2
+
 
 class PlayError(Exception):
     """A mistake on the command line: unknown game, bad option, wrong number of bots..."""
+
+
+def parse_fail_on(text: str) -> frozenset[str]:
+    """``--fail-on``: "all", "none" or a comma list of fault kinds."""
+    words = {w.strip() for w in text.split(",") if w.strip()}
+    if words == {"all"}:
+        return frozenset(FAULT_KINDS)
+    if words == {"none"} or not words:
+        return frozenset()
+    unknown = sorted(words - set(FAULT_KINDS))
+    if unknown:
+        raise PlayError(
+            f"--fail-on: unknown fault kind(s) {', '.join(unknown)}; "
+            f"known: all, none, {', '.join(FAULT_KINDS)}"
+        )
+    return frozenset(words)
+
+
+def is_file_bot(spec: str, game_slug: str) -> bool:
+    """A bot given as a file or folder, not a built-in policy of the game."""
+    try:
+        return spec not in registry.get(game_slug).policies
+    except registry.UnknownGame:
+        return True
+
+
+def counted_faults(outcome: MatchOutcome, specs: list[str], kinds: frozenset[str]) -> list[int]:
+    """Seats of bots given as files whose fault is of one of ``kinds``."""
+    return [
+        seat
+        for seat, fault in sorted(outcome.faults.items())
+        if fault["kind"] in kinds and is_file_bot(specs[seat], outcome.game)
+    ]
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -40,6 +79,16 @@ def parse_option(text: str) -> tuple[str, object]:
     except ValueError:
         value = raw
     return name.strip(), value
+
+
+def option_text(value: object) -> str:
+    """The text after ``name=`` that :func:`parse_option` reads back as ``value``."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value  # plain text stays plain: gambling=seattle
+    return json.dumps(value, separators=(",", ":"))
 
 
 def play(
@@ -102,6 +151,21 @@ def summary(outcome: MatchOutcome) -> str:
     return "\n".join(lines)
 
 
+def logs_text(outcome: MatchOutcome) -> str:
+    """What each program seat wrote on stderr, under a header per seat."""
+    parts = []
+    for seat, log in enumerate(outcome.logs):
+        if log is None:
+            continue  # a built-in policy: no program, no log
+        label = outcome.players[seat]
+        if not log.strip():
+            parts.append(f"--- log of seat {seat} ({label}): empty ---")
+            continue
+        parts.append(f"--- log of seat {seat} ({label}), {len(log.encode())} bytes ---")
+        parts.append(log.rstrip("\n"))
+    return "\n".join(parts)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="game slug, e.g. pairs")
     parser.add_argument(
@@ -114,17 +178,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the whole match as JSON")
     parser.add_argument("--move-ms", type=int, default=1000, help="free time per move")
     parser.add_argument("--bank-ms", type=int, default=10000, help="time bank per match")
+    parser.add_argument(
+        "--fail-on",
+        default="all",
+        metavar="KINDS",
+        help="fault kinds of the bots given as files that make the exit status 1: "
+        f"all (default), none, or a comma list of {', '.join(FAULT_KINDS)}",
+    )
 
 
-def run(args: argparse.Namespace, out: TextIO) -> None:
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Play one match and print it; the exit status (EXIT_OK or EXIT_FAULT)."""
+    kinds = parse_fail_on(args.fail_on)
     outcome = play(
         args.game, args.bots, seed=args.seed, options=args.option,
         move_ms=args.move_ms, bank_ms=args.bank_ms,
     )  # fmt: skip
     if args.json:
-        out.write(json.dumps(outcome.to_dict(), indent=1) + "\n")
+        # "bots": the seats as given on the command line, so that `replay` can run them again.
+        out.write(json.dumps({**outcome.to_dict(), "bots": list(args.bots)}, indent=1) + "\n")
     else:
         out.write(summary(outcome) + "\n")
+        if logs := logs_text(outcome):
+            out.write(logs + "\n")
+    return EXIT_FAULT if counted_faults(outcome, list(args.bots), kinds) else EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,11 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        run(args, sys.stdout)
+        return run(args, sys.stdout)
     except PlayError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

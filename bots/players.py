@@ -98,6 +98,8 @@ class ProgramPlayer:
         self.channel: Channel | None = None
         self.moves = 0
         self.cpu_used: int | None = None  # CPU ms at the end of the last move
+        self.log: str | None = None  # its stderr (bounded), kept when it is closed
+        self._ended = False
         self._cleanup: list = []
 
     def _fault(self, error: WireError, during: str, waited_ms: int) -> Fault:
@@ -208,10 +210,14 @@ class ProgramPlayer:
         self.box.resume()
         try:  # a courtesy: the bot may log the result; we never wait for it
             self.channel.send({"type": "end", "result": result}, time.monotonic() + 0.2)
+            self._ended = True
         except WireError:
             pass
 
     def close(self) -> None:
+        if self.box is not None and self.channel is not None and self.log is None:
+            # A bot told the match ended usually logs a last line and exits: a moment for it.
+            self.log = self.channel.log_text(wait=0.05 if self._ended else 0.0)
         if self.box is not None:
             self.box.close()
         for cleanup in self._cleanup:

@@ -48,6 +48,9 @@ class MatchOutcome:
     result: dict
     moves: list[dict] = field(default_factory=list)
     record: dict = field(default_factory=dict)
+    # Each seat's stderr (bounded, see bots.wire.BoundedLog); None for a built-in policy.
+    # Only the bot's owner may read it: never part of ``result``, which everyone sees.
+    logs: list[str | None] = field(default_factory=list)
 
     @property
     def faults(self) -> dict[int, dict]:
@@ -64,6 +67,7 @@ class MatchOutcome:
             "result": self.result,
             "moves": self.moves,
             "record": self.record,
+            "logs": list(self.logs),
         }
 
 
@@ -158,7 +162,7 @@ def play_match(
     return MatchOutcome(
         game=game.slug, version=game.version, seed=seed, players=[p.label for p in players],
         options=dict(state.options), clock=clock.to_dict(), result=result, moves=moves,
-        record=state.to_json(),
+        record=state.to_json(), logs=[getattr(p, "log", None) for p in players],
     )  # fmt: skip
 
 

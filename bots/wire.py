@@ -11,7 +11,8 @@
 Both directions are non-blocking and bounded by a deadline, so a bot that stops reading or
 writing can never hang the worker. stdout is read in chunks into a buffer (an unbuffered
 ``readline`` reads byte by byte) with a cap on line length and on the whole match's output;
-stderr is drained into a bounded tail whenever we wait, so the bot never blocks on it.
+stderr is drained whenever we wait, so the bot never blocks on it, into a bounded tail (for
+fault reasons) and a bounded log (:class:`BoundedLog`: what the bot's owner may read).
 """
 
 from __future__ import annotations
@@ -25,6 +26,74 @@ from collections import deque
 CHUNK = 65536
 STDERR_TAIL = 2000  # characters of stderr kept for the fault reason
 FLOOD_BYTES = 4096  # unasked-for stdout beyond this is an output fault, below a protocol one
+LOG_BYTES = 64 * 1024  # a seat's stderr kept per match, the truncation mark included
+
+
+class BoundedLog:
+    """A bot's stderr for one match, at most ``limit`` bytes once rendered.
+
+    Keeps the first three quarters and the last quarter (its first lines and its last words,
+    a traceback say) and marks what was dropped between them. Appending costs the size of
+    the chunk, whatever the bot floods.
+    """
+
+    def __init__(self, limit: int = LOG_BYTES):
+        self.limit = limit
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_len = 0
+        self.total = 0
+        self._head_cap = limit * 3 // 4
+        self._tail_cap = limit - self._head_cap - 80  # room for the mark
+
+    def append(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self._head_cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        if len(chunk) > self._tail_cap:
+            chunk = chunk[-self._tail_cap :]
+            self.tail.clear()
+            self.tail_len = 0
+        self.tail.append(chunk)
+        self.tail_len += len(chunk)
+        while self.tail_len - len(self.tail[0]) >= self._tail_cap:
+            self.tail_len -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        """The kept log, decoded, at most ``limit`` bytes in UTF-8; when something was
+        dropped, a line in the middle says how much."""
+        tail = b"".join(self.tail)
+        if self.total <= len(self.head) + len(tail) and self.total <= self._head_cap:
+            return _fit(_printable(bytes(self.head)), self.limit, keep_end=False)
+        tail = tail[-self._tail_cap :]
+        dropped = self.total - len(self.head) - len(tail)
+        mark = (
+            f"\n[... {dropped} bytes of log dropped: at most {self.limit} bytes are kept ...]\n"
+            if dropped > 0
+            else ""
+        )
+        # Undecodable bytes and NULs become U+FFFD (3 bytes): fit the decoded text again.
+        room = self.limit - len(mark.encode())
+        head = _fit(_printable(bytes(self.head)), room * 3 // 4, keep_end=False)
+        return head + mark + _fit(_printable(tail), room - len(head.encode()), keep_end=True)
+
+
+def _fit(text: str, size: int, *, keep_end: bool) -> str:
+    """``text`` cut to at most ``size`` bytes of UTF-8, from its end or its start."""
+    data = text.encode()
+    if len(data) <= size:
+        return text
+    kept = data[-size:] if keep_end else data[:size]
+    return kept.decode("utf-8", "ignore")  # a character cut in two goes
+
+
+def _printable(data: bytes) -> str:
+    """Decoded text that any database stores: PostgreSQL refuses NUL in text and JSON."""
+    return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
 class WireError(Exception):
@@ -63,6 +132,7 @@ class Channel:
         self._pending = memoryview(b"")
         self._tail: deque[bytes] = deque()
         self._tail_len = 0
+        self.log = BoundedLog()
 
     # -- stderr --------------------------------------------------------------------------
     def _drain_stderr(self) -> None:
@@ -76,6 +146,7 @@ class Channel:
             if not chunk:
                 self.stderr_eof = True
                 return
+            self.log.append(chunk)
             self._tail.append(chunk)
             self._tail_len += len(chunk)
             while self._tail_len - len(self._tail[0]) >= STDERR_TAIL * 4:
@@ -91,6 +162,11 @@ class Channel:
             self._drain_stderr()
         text = b"".join(self._tail).decode("utf-8", "replace").strip()
         return text[-chars:]
+
+    def log_text(self, wait: float = 0.0) -> str:
+        """Everything kept of stderr so far (see :class:`BoundedLog`), after a last drain."""
+        self.stderr_tail(wait=wait)
+        return self.log.text()
 
     # -- stdout --------------------------------------------------------------------------
     def _read_stdout(self) -> None:

@@ -175,6 +175,9 @@ class MatchSeat(models.Model):
     score = models.IntegerField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     fault = models.JSONField(null=True, blank=True)
+    # What the bot wrote on stderr in this match (bounded: bots.wire.LOG_BYTES). Its owner's
+    # alone: serializers, pages and selectors leave it out unless the reader owns the bot.
+    log = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["match", "seat"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 from collections import defaultdict
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
+from bots.cli import option_text
 from bots.models import Bot, BotVersion
 from games import registry
 from tournaments.formats.overview import describe
@@ -25,13 +27,80 @@ def tournament_list(*, game: str | None = None, status: str | None = None) -> Qu
     return qs
 
 
+def public_seats() -> Prefetch:
+    """A match's seats without their logs: what every page and list may load."""
+    return Prefetch("seats", queryset=MatchSeat.objects.defer("log").select_related("version__bot"))
+
+
+def match_detail(*, pk: int) -> Match:
+    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none."""
+    return Match.objects.select_related("tournament").prefetch_related(public_seats()).get(pk=pk)
+
+
+def owned_seats(*, match: Match, user) -> set[int]:
+    """The seats of ``match`` whose bot ``user`` owns (none for an anonymous visitor)."""
+    if user is None or not user.is_authenticated:
+        return set()
+    return {s.seat for s in match.seats.all() if s.version.bot.owner_id == user.id}
+
+
+def seat_logs(*, match: Match, user) -> dict[int, str]:
+    """The stderr logs of the seats ``user`` owns: a bot's log is its owner's alone."""
+    seats = owned_seats(match=match, user=user)
+    if not seats:
+        return {}
+    rows = MatchSeat.objects.filter(match=match, seat__in=seats).values_list("seat", "log")
+    return dict(rows)
+
+
+def reproduce(*, match: Match, user, export_url: str) -> dict:
+    """The commands that play ``match`` again locally, as ``user`` can run them.
+
+    Every seat needs a bot file: the reader's own bots by the name of the file they
+    uploaded (theirs to download); another's bot is named after it, to be replaced by its
+    owner's file or, for a close but not exact game, a built-in bot such as ``random``.
+    ``replay`` needs only the reader's own files: the other seats play their recorded moves.
+    """
+    yours = owned_seats(match=match, user=user)
+    files = []
+    for seat in match.seats.all():
+        version = seat.version
+        extension = "." + version.kind if version.kind else ""
+        files.append(
+            {
+                "seat": seat.seat,
+                "bot": version.bot.name,
+                "version": version.number,
+                "file": f"{version.bot.name}-v{version.number}{extension}",
+                "yours": seat.seat in yours,
+                "source": f"/api/versions/{version.pk}/source/" if seat.seat in yours else None,
+            }
+        )
+    play = ["python", "manage.py", "play", match.game, *[f["file"] for f in files]]
+    play += ["--seed", str(match.seed)]
+    for name, value in sorted((match.options or {}).items()):
+        play += ["--option", f"{name}={option_text(value)}"]
+    play += ["--move-ms", str(match.move_ms), "--bank-ms", str(match.bank_ms)]
+    export_file = f"match-{match.pk}.json"
+    replay = ["python", "manage.py", "replay", export_file]
+    for f in files:
+        if f["yours"]:
+            replay += ["--bot", f"{f['seat']}={f['file']}"]
+    return {
+        "play": shlex.join(play),
+        "export": shlex.join(["curl", "-o", export_file, export_url]),
+        "replay": shlex.join(replay),
+        "files": files,
+    }
+
+
 def match_list(
     *,
     tournament: Tournament | None = None,
     version: BotVersion | None = None,
     ladder: Ladder | None = None,
 ):
-    qs = Match.objects.defer("moves", "record").prefetch_related("seats__version__bot")
+    qs = Match.objects.defer("moves", "record").prefetch_related(public_seats())
     if tournament is not None:
         qs = qs.filter(tournament=tournament)
     if ladder is not None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from bots import cli
+from bots import cli, wire
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
@@ -70,8 +71,89 @@ def test_call_command_json(tmp_path):
 def test_call_command_reports_faults(make_bot):
     bot = make_bot("import sys\nsys.exit(5)\n")
     out = io.StringIO()
-    call_command("play", "toy", str(bot), "random", "--seed", "1", stdout=out)
+    with pytest.raises(CommandError, match="faulted") as raised:
+        call_command("play", "toy", str(bot), "random", "--seed", "1", stdout=out)
+    assert raised.value.returncode == 1
     assert "crashed: crashed with exit code 5 before it was ready" in out.getvalue()
+
+
+LOGGER = """
+import sys
+import arena_sdk
+
+def act(observation, legal):
+    arena_sdk.log(f"turn {observation['turn']}: I pick {max(legal)}")
+    return max(legal)
+
+arena_sdk.run(act, on_end=lambda result: arena_sdk.log("the end:", result["seats"][0]["score"]))
+"""
+
+
+def test_logs_of_file_bots_are_shown_and_in_json(make_bot, capsys):
+    bot = make_bot(LOGGER)
+    assert cli.main(["toy", str(bot), "random", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "--- log of seat 0 (bot)" in out
+    assert "turn 0: I pick 3" in out and "turn 4: I pick 3" in out
+    assert "the end: 9" in out  # written after "end": the arena waits a moment for it
+    assert "log of seat 1" not in out  # a built-in bot has no log
+
+    assert cli.main(["toy", "random", str(bot), "--seed", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["logs"][0] is None
+    assert data["logs"][1].splitlines()[0] == "turn 1: I pick 3"
+    assert data["bots"] == ["random", str(bot)]
+    assert "log" not in json.dumps(data["result"])  # the public result never holds a log
+
+
+def test_log_is_bounded_and_marks_what_it_dropped(make_bot, capsys):
+    # 2 MB over the match, with a first and a last line to find again.
+    bot = make_bot("""
+    import sys
+    import arena_sdk
+
+    def act(observation, legal):
+        if observation["turn"] == 0:
+            arena_sdk.log("FIRST LINE")
+        for _ in range(64):
+            sys.stderr.write("x" * 8191 + "\\n")
+        if observation["turn"] == 4:
+            arena_sdk.log("LAST LINE")
+        return legal[0]
+
+    arena_sdk.run(act)
+    """)
+    assert cli.main(["toy", str(bot), "random", "--seed", "1", "--json"]) == 0
+    log = json.loads(capsys.readouterr().out)["logs"][0]
+    assert len(log.encode()) <= wire.LOG_BYTES
+    assert log.startswith("FIRST LINE\n") and log.rstrip().endswith("LAST LINE")
+    assert re.search(r"\[\.\.\. \d+ bytes of log dropped: at most 65536 bytes are kept", log)
+
+
+def test_bounded_log_unit():
+    log = wire.BoundedLog(limit=1000)
+    log.append(b"a" * 500)
+    assert log.text() == "a" * 500  # under the limit: all of it, no mark
+    log.append(b"\x00b" * 1000 + b"\xff")
+    text = log.text()
+    assert len(text.encode()) <= 1000 and "dropped" in text
+    assert "\x00" not in text  # PostgreSQL stores no NUL in text
+    assert text.startswith("a" * 500) and text.endswith("\ufffd")
+    before = len(log.head), log.tail_len
+    log.append(b"z" * 10_000_000)  # a flood costs the kept size, not the flood's
+    assert len(log.head) == before[0] and log.tail_len <= 1000
+    assert log.text().endswith("z" * 100)
+
+
+def test_exit_status_counts_the_chosen_faults_of_file_bots(make_bot, capsys):
+    crasher = make_bot("import sys\nsys.exit(3)\n", name="crasher")
+    assert cli.main(["toy", str(crasher), "random", "--seed", "1"]) == 1
+    assert cli.main(["toy", str(crasher), "random", "--seed", "1", "--fail-on", "crashed"]) == 1
+    assert cli.main(["toy", str(crasher), "random", "--fail-on", "timeout,illegal"]) == 0
+    assert cli.main(["toy", str(crasher), "random", "--fail-on", "none"]) == 0
+    assert cli.main(["toy", str(crasher), "random", "--fail-on", "slow"]) == 2
+    assert "unknown fault kind(s) slow" in capsys.readouterr().err
+    assert cli.main(["toy", str(EXAMPLES / "sdk_bot.py"), "random", "--seed", "1"]) == 0
 
 
 def test_call_command_errors():

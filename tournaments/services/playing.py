@@ -184,12 +184,14 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
         if not finished:
             return False
         match = Match.objects.select_related("tournament").get(pk=match_id)
+        logs = outcome.get("logs") or []
         for seat in match.seats.all():
             seat_result = outcome["result"]["seats"][seat.seat]
             seat.score = seat_result["score"]
             seat.rank = seat_result["rank"]
             seat.fault = seat_result.get("fault")
-            seat.save(update_fields=["score", "rank", "fault"])
+            seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
+            seat.save(update_fields=["score", "rank", "fault", "log"])
         if match.tournament is None or match.tournament.rated:
             rate_match(match=match)
         if tournament_id is not None:
