@@ -36,7 +36,13 @@ def match(transactional_db, django_user_model):
         BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.ACTIVE)
         bots.append(bot.pk)
     tournament = services.create_tournament(
-        organiser=user, name="Log cup", game="pairs", bot_ids=bots, seed=3
+        organiser=user,
+        name="Log cup",
+        game="pairs",
+        bot_ids=bots,
+        seed=3,
+        games_per_pairing=1,
+        rotate_seats=False,
     )
     services.start_tournament(tournament_id=tournament.pk)
     played = services.play_match(match_id=tournament.matches.get().pk)
