@@ -11,9 +11,10 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from arena import throttling
+from arena import replay, throttling
 from arena.api import describe_game, rules_text
 from arena.charts import rating_chart
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
@@ -213,19 +214,41 @@ def tournament_new(request):
 
 
 def match_detail(request, pk):
-    match = get_object_or_404(Match.objects.prefetch_related("seats__version__bot"), pk=pk)
-    players = match.seats.count()
+    match = get_object_or_404(
+        Match.objects.select_related("tournament").prefetch_related("seats__version__bot"), pk=pk
+    )
+    seats = list(match.seats.all())
+    players = max(len(seats), replay.seat_count(match))
     try:
         seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
     except ValueError:
         seat = None  # a seat the match does not have: show the spectator's view
+    viewer = {
+        "match": match.pk,
+        "seat": seat,
+        "framesUrl": reverse("api-match-frames", args=[match.pk]),
+        "replayUrl": reverse("api-match-replay", args=[match.pk]),
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.version.bot.name,
+                "version": s.version.number,
+                "score": s.score,
+                "rank": s.rank,
+                "fault": s.fault,
+            }
+            for s in seats
+        ],
+    }
     return render(
         request,
         "arena/match_detail.html",
         {
             "match": match,
+            "seats": seats,
             "seat": seat,
-            "seat_choices": range(players),
+            "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
+            "viewer": viewer,
             "events": selectors.replay_events(match=match, seat=seat),
             "moves": list(enumerate(match.moves or [], start=1)),
         },
