@@ -46,5 +46,7 @@ def check_page(page, name: str) -> None:
     screenshot(page, name)
     if page.viewport_size["width"] <= NARROW:
         assert_no_sideways_scroll(page)
-    assert serious_accessibility_violations(page) == []
-    assert getattr(page, "script_errors", []) == []
+    violations = serious_accessibility_violations(page)
+    assert not violations, f"{page.url}: {violations}"
+    errors = getattr(page, "script_errors", [])
+    assert not errors, f"{page.url}: {errors}"
