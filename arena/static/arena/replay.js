@@ -360,7 +360,6 @@
   };
 
   Viewer.prototype.drawSeats = function (frame, ctx, step) {
-    var self = this;
     var acting = actingSeats(frame);
     var box = this.seatBox;
     box.textContent = "";
@@ -369,6 +368,11 @@
       var tags = el("span", { class: "tags" });
       if (acting.indexOf(seat) >= 0) tags.appendChild(el("span", { class: "tag acting", text: "to act" }));
       if (frame.dealer === seat) tags.appendChild(el("span", { class: "tag", text: "dealer" }));
+      if (Array.isArray(frame.teams)) {
+        frame.teams.forEach(function (team, t) {
+          if (Array.isArray(team) && team.indexOf(seat) >= 0) tags.appendChild(el("span", { class: "tag", text: "team " + (t + 1) }));
+        });
+      }
       if (viewer === seat) tags.appendChild(el("span", { class: "tag you", text: "this view" }));
       var fault = this.faults[seat];
       if (fault && (typeof fault.move !== "number" || fault.move < step)) {
@@ -397,7 +401,6 @@
       });
       box.appendChild(panel);
     }
-    void self;
   };
 
   Viewer.prototype.drawMove = function (step) {
