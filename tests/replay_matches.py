@@ -52,12 +52,18 @@ def _version(owner, name: str, game: str) -> BotVersion:
 
 
 def store_match(
-    owner, slug: str, *, seed: int = 7, options: dict | None = None, illegal_seat: int | None = None
+    owner,
+    slug: str,
+    *,
+    seed: int = 7,
+    options: dict | None = None,
+    illegal_seat: int | None = None,
+    players: int | None = None,
 ) -> Match:
     """Play one ``slug`` match with random bots and store it finished; ``illegal_seat``
     answers an illegal action on its second decision (a fault in the record)."""
     game = registry.get(slug)
-    players = table_size(slug)
+    players = players or table_size(slug)
     seats = [
         IllegalOnMove(game, seed + seat, 2)
         if seat == illegal_seat

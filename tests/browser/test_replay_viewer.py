@@ -139,3 +139,12 @@ def test_match_page_is_accessible_and_fits(page_at, live_server, owner, width):
     page.click("#text-log summary")
     assert page.locator("#events tr").count() > 10
     assert_no_sideways_scroll(page) if width == NARROW else None
+
+
+def test_team_games_tag_each_seat_with_its_team(page_at, live_server, owner):
+    match = store_match(owner, "paks", players=4)
+    page = page_at(NARROW)
+    open_replay(page, f"{live_server.url}/matches/{match.pk}/?seat=2#move=3")
+    for seat, team in [(0, 1), (1, 2), (2, 1), (3, 2)]:
+        assert f"team {team}" in page.locator(f".seat[data-seat='{seat}'] .tags").inner_text()
+    assert_no_sideways_scroll(page)
