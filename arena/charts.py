@@ -1,25 +1,28 @@
-"""A rating history as a small inline SVG line: no JavaScript, no CDN."""
+"""Data for the dashboard's charts; static/arena/chart.js draws them at the page's width."""
 
 from __future__ import annotations
 
-WIDTH, HEIGHT, PAD = 600, 160, 20
 
-
-def rating_chart(values: list[float]) -> dict | None:
-    if not values:
+def rating_series(history: list[dict]) -> dict | None:
+    """A bot's rating history as the chart script reads it: one point per rated match, each
+    naming its version, so that each version is drawn as its own line (a new version starts
+    from its parent's rating: joining them would draw a jump that never happened in play)."""
+    if not history:
         return None
-    low, high = min(values), max(values)
-    span = max(high - low, 1.0)
-    step = (WIDTH - 2 * PAD) / max(len(values) - 1, 1)
-    points = " ".join(
-        f"{PAD + i * step:.1f},{HEIGHT - PAD - (v - low) / span * (HEIGHT - 2 * PAD):.1f}"
-        for i, v in enumerate(values)
-    )
+    points = [
+        {
+            "version": h["version"],
+            "match": h["match"],
+            "elo": h["after"],
+            "change": round(h["after"] - h["before"], 1),
+            "at": h["at"].isoformat() if h["at"] else None,
+        }
+        for h in history
+    ]
     return {
-        "width": WIDTH,
-        "height": HEIGHT,
         "points": points,
-        "low": round(low),
-        "high": round(high),
-        "last": round(values[-1]),
+        "versions": sorted({p["version"] for p in points}),
+        "last": round(points[-1]["elo"]),
+        "low": round(min(p["elo"] for p in points)),
+        "high": round(max(p["elo"] for p in points)),
     }

@@ -69,6 +69,7 @@ api_patterns = [
         tournament_apis.MatchReplayApi.as_view(),
         name="api-match-replay",
     ),
+    path("matches/<int:pk>/frames/", api.MatchFramesApi.as_view(), name="api-match-frames"),
     path(
         "leaderboards/<str:game>/", tournament_apis.LeaderboardApi.as_view(), name="api-leaderboard"
     ),

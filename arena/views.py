@@ -12,11 +12,12 @@ from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, Validatio
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from arena import throttling
+from arena import botpage, leaderboards, replay, throttling
 from arena.api import describe_game, rules_text
-from arena.charts import rating_chart
+from arena.charts import rating_series
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
 from bots import services as bot_services
@@ -48,10 +49,14 @@ def _game_or_404(slug: str):
 
 def leaderboard(request, slug):
     game = _game_or_404(slug)
+    query = request.GET.get("q", "")[:40]
+    page = leaderboards.leaderboard_page(
+        selectors.leaderboard(game=slug), query=query, page=request.GET.get("page")
+    )
     return render(
         request,
         "arena/leaderboard.html",
-        {"game": game, "rows": selectors.leaderboard(game=slug), "info": describe_game(slug)},
+        {"game": game, "page": page, "query": query, "info": describe_game(slug)},
     )
 
 
@@ -68,6 +73,8 @@ def bot_list(request):
 def bot_detail(request, pk):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     history = selectors.rating_history(bot=bot)
+    with_cancelled = request.GET.get("cancelled") == "1"
+    matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
     return render(
         request,
         "arena/bot_detail.html",
@@ -76,8 +83,10 @@ def bot_detail(request, pk):
             "versions": bot_selectors.version_list(bot=bot),
             "current": bot_selectors.current_version(bot=bot),
             "history": history,
-            "chart": rating_chart([h["after"] for h in history]),
-            "matches": selectors.recent_matches(bot_id=bot.id),
+            "chart": rating_series(history),
+            "matches": matches,
+            "hidden_cancelled": hidden,
+            "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
         },
     )
@@ -275,18 +284,38 @@ def match_detail(request, pk):
         match = selectors.match_detail(pk=pk)
     except Match.DoesNotExist:
         raise Http404(f"no match {pk}") from None
-    players = len(match.seats.all())
+    seats = list(match.seats.all())
+    players = max(len(seats), replay.seat_count(match))
     try:
         seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
     except ValueError:
         seat = None  # a seat the match does not have: show the spectator's view
+    viewer = {
+        "match": match.pk,
+        "seat": seat,
+        "framesUrl": reverse("api-match-frames", args=[match.pk]),
+        "replayUrl": reverse("api-match-replay", args=[match.pk]),
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.version.bot.name,
+                "version": s.version.number,
+                "score": s.score,
+                "rank": s.rank,
+                "fault": s.fault,
+            }
+            for s in seats
+        ],
+    }
     return render(
         request,
         "arena/match_detail.html",
         {
             "match": match,
+            "seats": seats,
             "seat": seat,
-            "seat_choices": range(players),
+            "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
+            "viewer": viewer,
             "events": selectors.replay_events(match=match, seat=seat),
             "moves": list(enumerate(match.moves or [], start=1)),
             # The reader's own bots' logs only (selectors.seat_logs).
@@ -300,9 +329,19 @@ def match_detail(request, pk):
     )
 
 
+SIGN_UP_INTRO = (
+    "An account lets you upload bots, enter them in tournaments and organise your own. "
+    "Leaderboards, bots and replays stay open to everyone without one."
+)
+
+
 def signup(request):
     form = UserCreationForm(request.POST or None)
-    context = {"title": "Sign up"}
+    context = {
+        "title": "Sign up",
+        "intro": SIGN_UP_INTRO,
+        "after": format_html('Already have an account? <a href="{}">Log in</a>.', reverse("login")),
+    }
     if refused := _throttled_form(request, form, context, throttling.SignUpThrottle):
         return refused
     if request.method == "POST" and form.is_valid():
@@ -316,8 +355,18 @@ class LoginView(auth_views.LoginView):
     """Django's log-in page; refused guesses (see ThrottledLoginForm) answer 429."""
 
     template_name = "arena/form.html"
-    extra_context = {"title": "Log in"}
     authentication_form = ThrottledLoginForm
+
+    def get_context_data(self, **kwargs):
+        return {
+            **super().get_context_data(**kwargs),
+            "title": "Log in",
+            "intro": "Log in to upload bots, enter tournaments and organise them; "
+            "everything else here is open to all.",
+            "after": format_html(
+                'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
+            ),
+        }
 
     def form_invalid(self, form):
         response = super().form_invalid(form)

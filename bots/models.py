@@ -39,6 +39,8 @@ class BotVersion(models.Model):
         VALIDATING = "validating"
         ACTIVE = "active"
         INVALID = "invalid"
+        # Taken out of play by staff (bots.services.disable_bot); never validated again.
+        DISABLED = "disabled"
 
     class Kind(models.TextChoices):
         PY = "py"

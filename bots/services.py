@@ -269,3 +269,23 @@ def requeue_stuck_validations() -> int:
     return count + queueing.resend_missing(
         waiting, candidates, held, task_name=queueing.VALIDATE_BOT_VERSION, now=now
     )
+
+
+def disable_bot(*, bot: Bot, reason: str) -> int:
+    """Take every version of ``bot`` out of play (staff's switch); returns how many changed.
+
+    Its versions become ``disabled`` with ``reason``: none is current any more, so the bot
+    enters no new tournament and leaves the leaderboard, while its past matches and
+    ratings stay. A validation still running cannot bring a version back (its verdict is
+    recorded only over ``validating``). Uploading a new version is how it comes back.
+    """
+    if not reason.strip():
+        raise ValidationError({"reason": "say why the bot is disabled"})
+    return BotVersion.objects.filter(
+        bot=bot,
+        status__in=[
+            BotVersion.Status.PENDING,
+            BotVersion.Status.VALIDATING,
+            BotVersion.Status.ACTIVE,
+        ],
+    ).update(status=BotVersion.Status.DISABLED, reason=reason.strip())

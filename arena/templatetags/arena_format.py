@@ -56,3 +56,11 @@ def players_text(game) -> str:
     if counts == list(range(counts[0], counts[-1] + 1)):
         return f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(counts[0])
     return ", ".join(map(str, counts))
+
+
+@register.filter
+def breakable(name: str) -> str:
+    """``pieces_of_eight`` with a line-break opportunity after each ``_`` (narrow screens)."""
+    from django.utils.html import escape, mark_safe
+
+    return mark_safe(escape(name).replace("_", "_<wbr>"))

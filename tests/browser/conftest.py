@@ -40,3 +40,21 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture
+def page_at(browser):
+    """A page of the given width; it fails the test on any script error the page logs."""
+    contexts = []
+
+    def make(width: int, height: int = 900):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.script_errors = []
+        page.on("pageerror", lambda error: page.script_errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -43,7 +43,7 @@ def test_tournament_leaderboard_bot_and_match_pages(page, live_server, finished_
     assert page.locator("#result tr").count() == 3
     assert page.locator("#events tr").count() > 1
     page.click("text=seat 0")
-    assert "seat=0" in page.url and "now: seat 0" in page.content()
+    assert "seat=0" in page.url and "what seat 0 saw" in page.content()
 
     page.goto(f"{live_server.url}/games/pairs/")
     board = page.locator("#leaderboard").inner_text()

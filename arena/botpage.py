@@ -1,0 +1,46 @@
+"""The bot page's recent matches, arranged for reading: result, rank, opponents, tournament."""
+
+from __future__ import annotations
+
+from tournaments import selectors
+from tournaments.models import Match
+
+
+def result_text(rank: int | None, ranks: list[int]) -> str:
+    """``won``, ``lost``, ``draw``, or ``2nd of 4`` for a table of more than two."""
+    if rank is None:
+        return ""
+    shared = ranks.count(rank) > 1
+    if len(ranks) == 2:
+        return "draw" if shared else ("won" if rank == 1 else "lost")
+    if rank == 1:
+        return "shared 1st" if shared else "won"
+    suffix = {2: "nd", 3: "rd"}.get(rank, "th")
+    return f"{'shared ' if shared else ''}{rank}{suffix} of {len(ranks)}"
+
+
+def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> tuple[list, int]:
+    """The bot's latest matches, newest first, and how many cancelled ones were left out."""
+    matches = selectors.match_list().filter(seats__version__bot_id=bot_id).distinct()
+    cancelled = matches.filter(status=Match.Status.CANCELLED)
+    hidden = 0 if with_cancelled else cancelled.count()
+    if not with_cancelled:
+        matches = matches.exclude(status=Match.Status.CANCELLED)
+    rows = []
+    for match in matches.select_related("tournament").order_by("-id")[:limit]:
+        seats = list(match.seats.all())
+        mine = [s for s in seats if s.version.bot_id == bot_id]
+        ranks = [s.rank for s in seats if s.rank is not None]
+        me = mine[0] if mine else None
+        rows.append(
+            {
+                "match": match,
+                "version": me.version.number if me else None,
+                "rank": me.rank if me else None,
+                "result": result_text(me.rank, ranks) if me and len(ranks) == len(seats) else "",
+                "fault": me.fault if me else None,
+                "opponents": [s for s in seats if s.version.bot_id != bot_id],
+                "when": match.finished_at or match.started_at or match.queued_at,
+            }
+        )
+    return rows, hidden

@@ -1,0 +1,83 @@
+"""The replay viewer's frames: what one seat (or a spectator) saw of the table after each move.
+
+The match is replayed from its record, and after every step the viewer's observation
+(``State.observation(seat)``: the engine decides what that seat may know) is cut down
+to the keys the game's layout draws. Frames carry only the keys that changed since the
+previous one, so a 500-move match stays small. A finished match's frames never change
+for a given engine version and layout, so they are computed once per (match, seat).
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+
+from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_keys
+from games import registry
+from tournaments import selectors
+from tournaments.models import Match
+
+
+class ReplayUnavailable(Exception):
+    """The match cannot be replayed here (no record, or another engine version)."""
+
+
+def frames_from_record(record: dict, *, seat: int | None) -> list[dict]:
+    """One frame before the first move and one after each: ``{"d": changed keys, "e": events}``.
+
+    ``d`` maps each changed key to its new value (``None`` when it disappeared); ``e`` is
+    how many events ``seat`` had seen by then, so the viewer can show each move's events.
+    """
+    game = registry.get(record["game"])
+    if record.get("version", game.version) != game.version:
+        raise ReplayUnavailable(
+            f"recorded with {game.slug} version {record['version']}, "
+            f"this server runs version {game.version}"
+        )
+    keys = layout_keys(layout_for(game.slug))
+    state = game.new_match(
+        players=record["players"],
+        options=record.get("options"),
+        seed=record.get("seed", 0),
+        deck=record.get("deck"),
+    )
+    frames: list[dict] = []
+    shown: dict = {}
+    seen_events = 0
+
+    def snapshot() -> None:
+        nonlocal shown, seen_events
+        observation = state.observation(seat)
+        now = {key: observation[key] for key in keys if key in observation}
+        changed = {key: value for key, value in now.items() if shown.get(key, ...) != value}
+        changed.update({key: None for key in shown if key not in now})
+        seen_events += len(state.events(seat, since=seen_events))
+        frames.append({"d": changed, "e": seen_events})
+        shown = now
+
+    snapshot()
+    for move in record.get("moves", []):
+        state.apply({int(s): action for s, action in move.items()})
+        snapshot()
+    return frames
+
+
+def match_frames(*, match: Match, seat: int | None) -> list[dict]:
+    """The frames of ``match`` as ``seat`` saw it; cached once the match is finished."""
+    if not match.record:
+        return []
+    if match.status != Match.Status.FINISHED:
+        return frames_from_record(match.record, seat=seat)
+    key = f"{selectors.replay_cache_key(match=match, seat=seat)}:frames:{LAYOUT_VERSION}"
+    frames = cache.get(key)
+    if frames is None:
+        frames = frames_from_record(match.record, seat=seat)
+        cache.set(key, frames, selectors.REPLAY_CACHE_SECONDS)
+    return frames
+
+
+def seat_count(match: Match) -> int:
+    """How many seats the match has: its result's, else its record's (a running match)."""
+    if match.result and match.result.get("seats"):
+        return len(match.result["seats"])
+    players = (match.record or {}).get("players")
+    return players if isinstance(players, int) else 0

@@ -1,0 +1,108 @@
+"""Pieces of the dashboard pages: leaderboard search, pages and whiskers, match results in
+words, the chart's data (one series per version)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.template.loader import render_to_string
+
+from arena.botpage import result_text
+from arena.charts import rating_series
+from arena.leaderboards import ROWS_PER_PAGE, leaderboard_page, matching, with_whiskers
+from games import registry
+
+
+def row(n: int, elo: float = 1500.0, **extra) -> dict:
+    return {
+        "position": n,
+        "bot_id": n,
+        "bot": f"bot-{n}",
+        "owner": "ann" if n % 2 else "Bob",
+        "version": 1,
+        "elo": elo,
+        "matches": 3,
+        **extra,
+    }
+
+
+def test_search_matches_bot_or_owner_in_any_case():
+    rows = [row(1), row(2), row(12)]
+    assert [r["bot"] for r in matching(rows, "BOT-1")] == ["bot-1", "bot-12"]
+    assert [r["bot"] for r in matching(rows, " bob ")] == ["bot-2", "bot-12"]
+    assert matching(rows, "") == rows
+
+
+def test_pages_of_the_leaderboard():
+    rows = [row(n) for n in range(1, ROWS_PER_PAGE + 6)]
+    first = leaderboard_page(rows, query="", page=None)
+    assert len(first.object_list) == ROWS_PER_PAGE and first.has_next()
+    last = leaderboard_page(rows, query="", page="2")
+    assert len(last.object_list) == 5 and not last.has_next()
+    assert leaderboard_page(rows, query="", page="junk").number == 1
+
+
+def test_whiskers_only_for_rows_with_an_interval():
+    rows = [
+        row(1, 1600, elo_low=1550, elo_high=1650),
+        row(2, 1500),
+        row(3, 1400, elo_low=1300, elo_high=1450),
+    ]
+    drawn = with_whiskers(rows)
+    assert "whisker" not in drawn[1]
+    top, bottom = drawn[0]["whisker"], drawn[2]["whisker"]
+    assert bottom["x1"] < bottom["x"] < bottom["x2"] <= top["x1"] < top["x"] < top["x2"]
+    assert with_whiskers([row(1), row(2)]) == [row(1), row(2)]  # no intervals: unchanged
+
+
+@pytest.mark.parametrize("with_interval", [True, False])
+def test_leaderboard_template_draws_whiskers_only_when_rows_carry_them(rf, with_interval):
+    extra = {"elo_low": 1450.0, "elo_high": 1550.0} if with_interval else {}
+    page = leaderboard_page([row(1, 1500, **extra), row(2, 1490)], query="", page=None)
+    html = render_to_string(
+        "arena/leaderboard.html",
+        {"game": registry.get("pairs"), "page": page, "query": "", "info": {"options": {}}},
+        request=rf.get("/games/pairs/"),
+    )
+    assert ('class="whisker"' in html) is with_interval
+    assert ("1450.0–1550.0" in html) is with_interval
+
+
+@pytest.mark.parametrize(
+    "rank,ranks,text",
+    [
+        (1, [1, 2], "won"),
+        (2, [1, 2], "lost"),
+        (1, [1, 1], "draw"),
+        (1, [1, 2, 3], "won"),
+        (1, [1, 1, 3], "shared 1st"),
+        (2, [1, 2, 3, 4], "2nd of 4"),
+        (3, [1, 2, 3, 3], "shared 3rd of 4"),
+        (4, [1, 2, 3, 4], "4th of 4"),
+        (None, [1, 2], ""),
+    ],
+)
+def test_results_in_words(rank, ranks, text):
+    assert result_text(rank, ranks) == text
+
+
+def test_rating_series_keeps_versions_apart():
+    at = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)
+    history = [
+        {"version": 1, "match": 5, "before": 1500.0, "after": 1512.0, "at": at},
+        {"version": 1, "match": 6, "before": 1512.0, "after": 1520.5, "at": at},
+        {"version": 2, "match": 9, "before": 1500.0, "after": 1490.0, "at": at},
+    ]
+    series = rating_series(history)
+    assert series["versions"] == [1, 2]
+    assert [p["version"] for p in series["points"]] == [1, 1, 2]
+    assert series["points"][1] == {
+        "version": 1,
+        "match": 6,
+        "elo": 1520.5,
+        "change": 8.5,
+        "at": "2026-11-26T12:00:00+00:00",
+    }
+    assert (series["low"], series["high"], series["last"]) == (1490, 1520, 1490)
+    assert rating_series([]) is None

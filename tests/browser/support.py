@@ -1,0 +1,52 @@
+"""Checks shared by the browser tests: sideways scrolling, accessibility, screenshots."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+# Screenshots of every page a test visits, kept for a person to look at (the standards ask
+# for it): ARENA_SCREENSHOTS names the folder, else one temporary folder per test run.
+SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-shots-"))
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+NARROW, WIDE = 390, 1280
+
+
+def screenshot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width = page.viewport_size["width"]
+    path = SHOTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}-{width}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def assert_no_sideways_scroll(page) -> None:
+    scroll, client = page.evaluate(
+        "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"
+    )
+    assert scroll <= client, f"{page.url} scrolls sideways: {scroll} px wide in {client} px"
+
+
+def serious_accessibility_violations(page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def check_page(page, name: str) -> None:
+    """Screenshot, no sideways scroll at 390 px, no serious accessibility finding, no
+    script error."""
+    screenshot(page, name)
+    if page.viewport_size["width"] <= NARROW:
+        assert_no_sideways_scroll(page)
+    violations = serious_accessibility_violations(page)
+    assert not violations, f"{page.url}: {violations}"
+    errors = getattr(page, "script_errors", [])
+    assert not errors, f"{page.url}: {errors}"
