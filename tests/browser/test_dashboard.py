@@ -37,7 +37,7 @@ def test_tournament_leaderboard_bot_and_match_pages(page, live_server, finished_
     standings = page.locator("#standings")
     assert standings.locator("tr").count() == 3  # header + two entrants
     assert "first-bot" in standings.inner_text() and "second-bot" in standings.inner_text()
-    assert "2 of 2 matches done" in page.locator("#progress").inner_text()
+    assert "2 of 2 matches played" in page.locator("#progress").inner_text()
 
     page.click("#matches a >> nth=0")
     assert page.locator("#result tr").count() == 3
