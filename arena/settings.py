@@ -290,6 +290,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _REAPER_SECONDS,
         "options": {"expires": _REAPER_SECONDS},
     },
+    "refit-stale-pools": {
+        "task": "tournaments.tasks.refit_stale_pools",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
+    "check-gates": {
+        "task": "tournaments.tasks.check_gates",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
     "requeue-stuck-validations": {
         "task": "bots.tasks.requeue_stuck_validations",
         "schedule": _REAPER_SECONDS,
@@ -311,6 +321,12 @@ ARENA_STALE_VALIDATION_SECONDS = int(os.environ.get("ARENA_STALE_VALIDATION_SECO
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
 ARENA_ELO_K = int(os.environ.get("ARENA_ELO_K", "24"))
 ARENA_ELO_START = int(os.environ.get("ARENA_ELO_START", "1500"))
+# A pool's Bradley-Terry refit runs this long after the result that asked for it, so
+# a burst of results costs one fit; rows with fewer rated games are provisional.
+ARENA_FIT_DELAY_SECONDS = float(os.environ.get("ARENA_FIT_DELAY_SECONDS", "10"))
+ARENA_PROVISIONAL_GAMES = int(os.environ.get("ARENA_PROVISIONAL_GAMES", "20"))
+# Version gates: game pairs scheduled at a time (each pair is two matches on one deal).
+ARENA_GATE_BATCH_PAIRS = int(os.environ.get("ARENA_GATE_BATCH_PAIRS", "8"))
 
 LOGGING = {
     "version": 1,

@@ -38,3 +38,18 @@ def start_due_tournaments() -> None:
 @shared_task
 def requeue_stuck_matches() -> None:
     services.requeue_stuck_matches()
+
+
+@shared_task
+def fit_pool(pool: str) -> None:
+    services.fit_pool(pool=pool)
+
+
+@shared_task
+def refit_stale_pools() -> None:
+    services.refit_stale_pools()
+
+
+@shared_task
+def check_gates() -> None:
+    services.check_gates()

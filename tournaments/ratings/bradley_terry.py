@@ -123,6 +123,21 @@ class BradleyTerryFit:
         return 100.0 * _NORMAL.cdf(difference / math.sqrt(variance))
 
 
+def new_player_stdev(games: float, prior_draws: float = 1.0) -> float:
+    """The standard deviation, in Elo, a fit gives a player after ``games`` against
+    opposition of its own strength, counting ``prior_draws`` virtual draws (each game
+    carries a quarter of information at even odds). 0 games: about 347, so +-680."""
+    return ELO_PER_NEPER / math.sqrt(0.25 * (games + prior_draws))
+
+
+def los_independent(elo: float, stdev: float, other: float, other_stdev: float) -> float:
+    """Likelihood, in percent, that a rating is above another, their errors independent."""
+    spread = math.hypot(stdev, other_stdev)
+    if spread <= 0:
+        return 50.0 if elo == other else (100.0 if elo > other else 0.0)
+    return 100.0 * _NORMAL.cdf((elo - other) / spread)
+
+
 def fit(
     records: Iterable[PairRecord],
     *,

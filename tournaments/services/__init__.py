@@ -1,5 +1,7 @@
-"""Writes for tournaments, matches and ratings."""
+"""Writes for tournaments, matches, ratings and version gates."""
 
+from tournaments.services.fitting import fit_pool, refit_stale_pools
+from tournaments.services.gating import advance_gate, check_gates, start_gate
 from tournaments.services.playing import play_match, requeue_stuck_matches
 from tournaments.services.rating import rate_match, recompute_ratings
 from tournaments.services.scheduling import (
@@ -10,12 +12,17 @@ from tournaments.services.scheduling import (
 )
 
 __all__ = [
+    "advance_gate",
     "cancel_tournament",
+    "check_gates",
     "create_tournament",
+    "fit_pool",
     "play_match",
     "rate_match",
     "recompute_ratings",
+    "refit_stale_pools",
     "requeue_stuck_matches",
     "start_due_tournaments",
+    "start_gate",
     "start_tournament",
 ]

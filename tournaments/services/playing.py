@@ -21,6 +21,7 @@ from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Match, Tournament
+from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
 from tournaments.services.rating import rate_match
 
@@ -189,8 +190,11 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
             seat.rank = seat_result["rank"]
             seat.fault = seat_result.get("fault")
             seat.save(update_fields=["score", "rank", "fault"])
-        if match.tournament is None or match.tournament.rated:
+        # A version gate's matches test two versions of one bot: not games of the pool.
+        if match.gate_id is None and (match.tournament is None or match.tournament.rated):
             rate_match(match=match)
+        if match.gate_id is not None:
+            advance_gate(gate_id=match.gate_id)
         if tournament_id is not None:
             _finish_if_nothing_left(tournament_id)
     return True
