@@ -248,15 +248,18 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
                 "_elo": shown["elo"],
             }
         )
-    rows.sort(key=lambda r: (r["games"] == 0, -r["_elo"], r["bot"]))
+    # A new version keeps its bot's place (it starts from its parent's figure); only
+    # bots with nothing rated in the pool go last.
+    rows.sort(key=lambda r: (r["estimate"] == "none", -r["_elo"], r["bot"]))
     for position, row in enumerate(rows, start=1):
         row["position"] = position
         following = rows[position] if position < len(rows) else None
+        # Between rated rows only: an unplayed row's figure is a placeholder.
         row["los_next"] = (
             round(
                 bt.los_independent(row["_elo"], row["_sd"], following["_elo"], following["_sd"]), 1
             )
-            if following
+            if following and "none" not in (row["estimate"], following["estimate"])
             else None
         )
     for row in rows:
