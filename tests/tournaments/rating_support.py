@@ -19,6 +19,7 @@ def owner(name: str = "owner"):
 
 def version(bot: Bot, number: int = 1, parent: BotVersion | None = None, **fields) -> BotVersion:
     source = f"# {bot.name} {number}\n".encode()
+    fields.setdefault("status", BotVersion.Status.ACTIVE)
     return BotVersion.objects.create(
         bot=bot,
         number=number,
@@ -26,7 +27,6 @@ def version(bot: Bot, number: int = 1, parent: BotVersion | None = None, **field
         upload=source,
         sha256=hashlib.sha256(source).hexdigest(),
         size=len(source),
-        status=BotVersion.Status.ACTIVE,
         parent=parent,
         **fields,
     )
