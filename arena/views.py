@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena import throttling
-from arena.api import describe_game, rules_text
+from arena.api import rules_text
 from arena.charts import rating_chart
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
@@ -40,15 +40,6 @@ def _game_or_404(slug: str):
         return registry.get(slug)
     except registry.UnknownGame:
         raise Http404(f"no game {slug!r}") from None
-
-
-def leaderboard(request, slug):
-    game = _game_or_404(slug)
-    return render(
-        request,
-        "arena/leaderboard.html",
-        {"game": game, "rows": selectors.leaderboard(game=slug), "info": describe_game(slug)},
-    )
 
 
 def rules(request, slug):

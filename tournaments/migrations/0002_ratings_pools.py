@@ -4,7 +4,15 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
+def _checks_now(schema_editor):
+    # PostgreSQL defers foreign-key checks to the commit; pending checks would stop the
+    # ALTER TABLEs that follow in this migration's transaction. Check each row at once.
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+
+
 def clear_ratings(apps, schema_editor):
+    _checks_now(schema_editor)
     for name in ("RatingChange", "Rating", "RatingLedger"):
         apps.get_model("tournaments", name).objects.all().delete()
 
@@ -12,6 +20,7 @@ def clear_ratings(apps, schema_editor):
 def rebuild_ratings_per_pool(apps, schema_editor):
     """Give every rated match its pool (game, seats, options) and replay each pool's
     matches in their old ledger order: live Elo, records, history and pair sums."""
+    _checks_now(schema_editor)
     from collections import defaultdict
 
     from django.conf import settings
