@@ -62,10 +62,9 @@ def fit_pool(*, pool: str) -> PoolFit | None:
     wins = np.concatenate([rows[:, 2], extra])
     draws = np.concatenate([rows[:, 3], extra + PARENT_PRIOR_DRAWS])
     losses = np.concatenate([rows[:, 4], extra])
-    position = {int(v): i for i, v in enumerate(ids)}
-    players = [int(v) for v in ids]
-    first = np.array([position[int(v)] for v in first], dtype=np.int64)
-    second = np.array([position[int(v)] for v in second], dtype=np.int64)
+    players = ids.tolist()
+    # ``ids`` is sorted: a version's position is where it sorts.
+    first, second = np.searchsorted(ids, first), np.searchsorted(ids, second)
     anchor = Rating.objects.filter(pool=pool, version_id__in=players).aggregate(a=Avg("elo"))["a"]
     anchor = float(anchor if anchor is not None else settings.ARENA_ELO_START)
     previous = dict(RatingFit.objects.filter(pool=pool).values_list("version_id", "elo"))
