@@ -1,17 +1,19 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from arena import views
+from arena import rating_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("games/<str:slug>/", views.leaderboard, name="leaderboard"),
+    path("games/<str:slug>/", rating_views.leaderboard, name="leaderboard"),
+    path("games/<str:slug>/head-to-head/", rating_views.head_to_head, name="head-to-head"),
     path("games/<str:slug>/rules/", views.rules, name="rules"),
     path("bots/", views.bot_list, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("bots/<int:pk>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<int:pk>/entries/", views.bot_entries, name="bot-entries"),
+    path("bots/<int:pk>/gating/", rating_views.bot_gating, name="bot-gating"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),

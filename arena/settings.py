@@ -295,6 +295,16 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("ARENA_LADDER_SECONDS", "10")),
         "options": {"expires": float(os.environ.get("ARENA_LADDER_SECONDS", "10"))},
     },
+    "refit-stale-pools": {
+        "task": "tournaments.tasks.refit_stale_pools",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
+    "check-gates": {
+        "task": "tournaments.tasks.check_gates",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
     "requeue-stuck-validations": {
         "task": "bots.tasks.requeue_stuck_validations",
         "schedule": _REAPER_SECONDS,
@@ -326,6 +336,12 @@ ARENA_LADDER_PLACEMENT_GAMES = int(os.environ.get("ARENA_LADDER_PLACEMENT_GAMES"
 ARENA_LADDER_TRICKLE_SECONDS = float(os.environ.get("ARENA_LADDER_TRICKLE_SECONDS", "600"))
 ARENA_LADDER_MOVE_MS = int(os.environ.get("ARENA_LADDER_MOVE_MS", "1000"))
 ARENA_LADDER_BANK_MS = int(os.environ.get("ARENA_LADDER_BANK_MS", "10000"))
+# A pool's Bradley-Terry refit runs this long after the result that asked for it, so
+# a burst of results costs one fit; rows with fewer rated games are provisional.
+ARENA_FIT_DELAY_SECONDS = float(os.environ.get("ARENA_FIT_DELAY_SECONDS", "10"))
+ARENA_PROVISIONAL_GAMES = int(os.environ.get("ARENA_PROVISIONAL_GAMES", "20"))
+# Version gates: game pairs scheduled at a time (each pair is two matches on one deal).
+ARENA_GATE_BATCH_PAIRS = int(os.environ.get("ARENA_GATE_BATCH_PAIRS", "8"))
 
 LOGGING = {
     "version": 1,

@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from arena import botpage, leaderboards, replay, throttling
-from arena.api import describe_game, rules_text
+from arena import botpage, replay, throttling
+from arena.api import rules_text
 from arena.charts import rating_series
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
@@ -45,19 +45,6 @@ def _game_or_404(slug: str):
         return registry.get(slug)
     except registry.UnknownGame:
         raise Http404(f"no game {slug!r}") from None
-
-
-def leaderboard(request, slug):
-    game = _game_or_404(slug)
-    query = request.GET.get("q", "")[:40]
-    page = leaderboards.leaderboard_page(
-        selectors.leaderboard(game=slug), query=query, page=request.GET.get("page")
-    )
-    return render(
-        request,
-        "arena/leaderboard.html",
-        {"game": game, "page": page, "query": query, "info": describe_game(slug)},
-    )
 
 
 def rules(request, slug):

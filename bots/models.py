@@ -23,6 +23,14 @@ class Bot(models.Model):
     # unless the owner turns this off (their own tournaments always may).
     accepts_entries = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Gating: a new version plays its parent on paired duplicate deals and becomes
+    # current only if an SPRT accepts "stronger by gate_elo1" (H1) over "gate_elo0" (H0).
+    gating = models.BooleanField(default=False)
+    gate_elo0 = models.FloatField(default=0.0)
+    gate_elo1 = models.FloatField(default=20.0)
+    gate_alpha = models.FloatField(default=0.05)
+    gate_beta = models.FloatField(default=0.05)
+    gate_max_games = models.PositiveIntegerField(default=1000)
 
     class Meta:
         ordering = ["name"]
@@ -46,6 +54,12 @@ class BotVersion(models.Model):
         PY = "py"
         ZIP = "zip"
 
+    class Gating(models.TextChoices):
+        NONE = "", "not gated"
+        RUNNING = "running", "gate running"
+        PASSED = "passed", "passed its gate"
+        FAILED = "failed", "failed its gate"
+
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     # Display name only: how the upload is unpacked is ``kind``, decided at upload.
@@ -65,6 +79,13 @@ class BotVersion(models.Model):
     # When its validation message was last sent (lost-message detection).
     queued_at = models.DateTimeField(null=True, blank=True)
     validated_at = models.DateTimeField(null=True, blank=True)
+    # The version that was current when this one became active: ratings start from
+    # its rating, and a gate plays against it.
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
+    )
+    # Only an ungated version or one that passed its gate can be the bot's current one.
+    gating = models.CharField(max_length=8, choices=Gating.choices, default="", blank=True)
 
     class Meta:
         ordering = ["bot", "-number"]

@@ -20,11 +20,19 @@ def version_list(*, bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.defer("upload").order_by("-number")
 
 
-def current_version(*, bot: Bot) -> BotVersion | None:
-    """The latest active version: the one that enters tournaments and carries the rating."""
-    return (
-        bot.versions.defer("upload")
-        .filter(status=BotVersion.Status.ACTIVE)
-        .order_by("-number")
-        .first()
+# A version whose gate is running or failed is active (it may play its gate) but
+# cannot be its bot's current version.
+NOT_CURRENT = [BotVersion.Gating.RUNNING, BotVersion.Gating.FAILED]
+
+
+def current_versions() -> QuerySet[BotVersion]:
+    """Active versions that may be current: ungated, or passed their gate."""
+    return BotVersion.objects.filter(status=BotVersion.Status.ACTIVE).exclude(
+        gating__in=NOT_CURRENT
     )
+
+
+def current_version(*, bot: Bot) -> BotVersion | None:
+    """The latest active version that passed its gate (or had none): the one that enters
+    tournaments and shows on the leaderboard."""
+    return current_versions().filter(bot=bot).defer("upload").order_by("-number").first()

@@ -16,8 +16,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import queueing, runner, sandbox, validation
+from bots import hooks, queueing, runner, sandbox, validation
 from bots.models import Bot, BotVersion
+from bots.selectors import current_version
 from games import registry
 
 log = logging.getLogger(__name__)
@@ -197,12 +198,71 @@ def validate_version(*, version_id: int) -> BotVersion:
 
 
 def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion:
-    status = BotVersion.Status.ACTIVE if ok else BotVersion.Status.INVALID
-    BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
-        status=status, reason=reason, validated_at=timezone.now()
-    )
+    """Store the verdict. An active version's parent is the bot's current version at that
+    moment; with gating on (and a parent to beat) it must pass its gate to become current."""
+    if not ok:
+        BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
+            status=BotVersion.Status.INVALID, reason=reason, validated_at=timezone.now()
+        )
+        version.refresh_from_db()
+        return version
+    with transaction.atomic():
+        bot = Bot.objects.select_for_update().get(pk=version.bot_id)
+        parent = current_version(bot=bot)
+        gated = bot.gating and parent is not None
+        activated = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.VALIDATING
+        ).update(
+            status=BotVersion.Status.ACTIVE,
+            reason=reason,
+            validated_at=timezone.now(),
+            parent=parent,
+            gating=BotVersion.Gating.RUNNING if gated else BotVersion.Gating.NONE,
+        )
+        if activated:
+            transaction.on_commit(lambda: hooks.version_became_active(version.pk))
     version.refresh_from_db()
     return version
+
+
+def update_gating(
+    *,
+    bot: Bot,
+    gating: bool | None = None,
+    elo0: float | None = None,
+    elo1: float | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
+    max_games: int | None = None,
+) -> Bot:
+    """The owner's gating settings; None leaves a field as it is. Applies to new versions."""
+    values = {
+        "gating": gating,
+        "gate_elo0": elo0,
+        "gate_elo1": elo1,
+        "gate_alpha": alpha,
+        "gate_beta": beta,
+        "gate_max_games": max_games,
+    }
+    changed = [name for name, value in values.items() if value is not None]
+    for name in changed:
+        setattr(bot, name, values[name])
+    errors = {}
+    if not bot.gate_elo0 < bot.gate_elo1:
+        errors["gate_elo1"] = "elo1 must be greater than elo0"
+    if not -1000 <= bot.gate_elo0 <= 1000 or not -1000 <= bot.gate_elo1 <= 1000:
+        errors["gate_elo0"] = "elo0 and elo1 must be between -1000 and 1000"
+    for name in ("gate_alpha", "gate_beta"):
+        if not 0.001 <= getattr(bot, name) <= 0.5:
+            errors[name] = "error rates must be between 0.001 and 0.5"
+    if not 2 <= bot.gate_max_games <= 20000:
+        errors["gate_max_games"] = "the game cap must be between 2 and 20000"
+    if errors:
+        bot.refresh_from_db()
+        raise ValidationError(errors)
+    if changed:
+        bot.save(update_fields=changed)
+    return bot
 
 
 def _give_up(*, version: BotVersion, status: str) -> BotVersion:

@@ -8,7 +8,7 @@ and every member moves by the team's delta.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -43,11 +43,43 @@ def deltas(ratings: dict[Hashable, float], result: RatedResult, k: float) -> dic
     return out
 
 
-def apply(ratings: dict[Hashable, float], result: RatedResult, k: float, start: float) -> dict:
-    """Apply one result in place (new keys start at ``start``); return {key: (before, after)}."""
+def starting_rating(
+    ratings: Mapping[Hashable, float],
+    key: Hashable,
+    start: float,
+    parents: Mapping[Hashable, Hashable] | None = None,
+) -> float:
+    """Where a new key starts: its nearest rated ancestor's rating, else ``start``.
+
+    A new version inherits its parent's rating (as it stands at that point of the
+    ordered results), so an upload is not a restart from scratch.
+    """
+    seen = set()
+    parent = (parents or {}).get(key)
+    while parent is not None and parent not in seen:
+        if parent in ratings:
+            return ratings[parent]
+        seen.add(parent)
+        parent = parents.get(parent)
+    return start
+
+
+def apply(
+    ratings: dict[Hashable, float],
+    result: RatedResult,
+    k: float,
+    start: float,
+    parents: Mapping[Hashable, Hashable] | None = None,
+) -> dict:
+    """Apply one result in place; return {key: (before, after)}.
+
+    A key seen for the first time starts at its nearest rated ancestor's rating
+    (``parents`` maps a key to its parent) or at ``start``.
+    """
     for side in result.sides:
         for key in side:
-            ratings.setdefault(key, start)
+            if key not in ratings:
+                ratings[key] = starting_rating(ratings, key, start, parents)
     changes = deltas(ratings, result, k)
     moved = {}
     for key, delta in changes.items():
@@ -57,12 +89,40 @@ def apply(ratings: dict[Hashable, float], result: RatedResult, k: float, start: 
     return moved
 
 
-def recompute(results: Iterable[RatedResult], k: float, start: float) -> dict[Hashable, float]:
+def recompute(
+    results: Iterable[RatedResult],
+    k: float,
+    start: float,
+    parents: Mapping[Hashable, Hashable] | None = None,
+) -> dict[Hashable, float]:
     """Ratings from scratch: the same fold the live updates perform, in the same order."""
     ratings: dict[Hashable, float] = {}
     for result in results:
-        apply(ratings, result, k, start)
+        apply(ratings, result, k, start, parents)
     return ratings
+
+
+def pair_records(result: RatedResult) -> list[tuple[Hashable, Hashable, float, float, float]]:
+    """The result as weighted pairwise records (first, second, wins, draws, losses).
+
+    Sides are compared by rank; a comparison between two sides of a game of n
+    sides weighs 1 / (n - 1) (every side carries one game's worth), split evenly
+    over the member pairs of the two sides (teams: each member of one team
+    against each member of the other).
+    """
+    records = []
+    n = len(result.sides)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = result.ranks[i], result.ranks[j]
+            outcome = (1.0, 0.0, 0.0) if a < b else ((0.0, 1.0, 0.0) if a == b else (0.0, 0.0, 1.0))
+            members = len(result.sides[i]) * len(result.sides[j])
+            weight = 1.0 / ((n - 1) * members)
+            for first in result.sides[i]:
+                for second in result.sides[j]:
+                    if first != second:
+                        records.append((first, second, *(weight * x for x in outcome)))
+    return records
 
 
 def sides_from_match_result(result: dict, seat_keys: list[Hashable]) -> RatedResult:

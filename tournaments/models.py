@@ -1,4 +1,4 @@
-"""Tournaments, their entries and matches, and Elo ratings."""
+"""Tournaments, their entries and matches, Elo ratings per pool, and version gates."""
 
 from __future__ import annotations
 
@@ -149,14 +149,20 @@ class Match(models.Model):
     moves = models.JSONField(null=True, blank=True)
     record = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
-    # Position in the game's rating ledger: ratings replay matches in this order.
+    # Position in the pool's rating ledger: ratings replay matches in this order.
     rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
+    # The rating pool (tournaments.pools.pool_key of game, seats and options), set when rated.
+    pool = models.CharField(max_length=200, blank=True, default="")
+    # A version gate's match (tournament None): new version against its parent.
+    gate = models.ForeignKey(
+        "Gate", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
 
     class Meta:
         ordering = ["round", "number", "id"]
         indexes = [models.Index(fields=["status", "heartbeat_at"])]
         constraints = [
-            models.UniqueConstraint(fields=["game", "rated_seq"], name="unique_rated_seq_per_game"),
+            models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),
             models.UniqueConstraint(
                 fields=["tournament", "pairing_key"],
                 condition=~models.Q(pairing_key=""),
@@ -185,23 +191,35 @@ class MatchSeat(models.Model):
 
 
 class RatingLedger(models.Model):
-    """One row per game; locked while a result is rated so updates apply in order."""
+    """One row per pool; locked while a result is rated so updates apply in order."""
 
-    game = models.CharField(max_length=40, unique=True)
+    pool = models.CharField(max_length=200, unique=True)
     last_seq = models.PositiveBigIntegerField(default=0)
+    # Set when a refit is asked for and cleared when it starts: results arriving in
+    # between ride on the refit already asked for (one per pool at a time).
+    fit_requested_at = models.DateTimeField(null=True, blank=True)
 
 
 class Rating(models.Model):
-    game = models.CharField(max_length=40)
+    """A version's live Elo in a pool, with its record there (sides, not seats)."""
+
+    pool = models.CharField(max_length=200)
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
     elo = models.FloatField()
     matches = models.PositiveIntegerField(default=0)
+    # Two-sided matches: wins, draws, losses. Every match: the sum of its side's rank
+    # and of the number of sides, for the average rank and its best possible value.
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    rank_total = models.PositiveIntegerField(default=0)
+    sides_total = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-elo"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "version"], name="unique_rating_per_version")
+            models.UniqueConstraint(fields=["pool", "version"], name="unique_rating_per_version")
         ]
 
 
@@ -210,7 +228,7 @@ class RatingChange(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="rating_changes")
-    game = models.CharField(max_length=40)
+    pool = models.CharField(max_length=200)
     seq = models.PositiveBigIntegerField()
     before = models.FloatField()
     after = models.FloatField()
@@ -221,3 +239,91 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "version"], name="unique_change_per_match")
         ]
+
+
+class RatingPair(models.Model):
+    """Pairwise results summed per pool and pair of versions (first has the lower id).
+
+    Kept up to date under the ledger lock as results are rated, so a refit reads one
+    row per pair that met instead of every match. Multi-seat comparisons weigh
+    1 / (sides - 1), hence floats.
+    """
+
+    pool = models.CharField(max_length=200)
+    first = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    wins = models.FloatField(default=0.0)
+    draws = models.FloatField(default=0.0)
+    losses = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "first", "second"], name="unique_rating_pair")
+        ]
+
+
+class PoolFit(models.Model):
+    """The latest Bradley-Terry fit of a pool: which ledger position it covers, and how."""
+
+    pool = models.CharField(max_length=200, unique=True)
+    seq = models.PositiveBigIntegerField(default=0)
+    anchor = models.FloatField(default=0.0)
+    players = models.PositiveIntegerField(default=0)
+    pairs = models.PositiveIntegerField(default=0)
+    converged = models.BooleanField(default=False)
+    seconds = models.FloatField(default=0.0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+
+class RatingFit(models.Model):
+    """A version's fitted Elo in a pool with the standard deviation of its estimate."""
+
+    pool = models.CharField(max_length=200)
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="rating_fits")
+    elo = models.FloatField()
+    stdev = models.FloatField()
+    games = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "version"], name="unique_fit_per_version")
+        ]
+
+
+class Gate(models.Model):
+    """An SPRT between a new version and its parent on paired duplicate deals.
+
+    The new version becomes its bot's current one only if H1 (stronger by ``elo1``)
+    is accepted. ``counts`` are pentanomial: pairs in which the candidate scored
+    0, 1/2, 1, 3/2 or 2 points over the two games of the pair.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        PASSED = "passed"  # H1 accepted
+        FAILED = "failed"  # H0 accepted
+        CAPPED = "capped"  # the game cap came first: no verdict, not promoted
+        CANCELLED = "cancelled"
+
+    candidate = models.OneToOneField(BotVersion, on_delete=models.CASCADE, related_name="gate")
+    parent = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    pool = models.CharField(max_length=200)
+    elo0 = models.FloatField()
+    elo1 = models.FloatField()
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    max_games = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    pairs_scheduled = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=list)
+    llr = models.FloatField(default=0.0)
+    lower = models.FloatField()
+    upper = models.FloatField()
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from collections import defaultdict
@@ -12,9 +13,25 @@ from django.db.models import Count, Prefetch, QuerySet
 
 from bots.cli import option_text
 from bots.models import Bot, BotVersion
+from bots.selectors import current_versions
 from games import registry
+from tournaments import pools, stats
 from tournaments.formats.overview import describe
-from tournaments.models import Ladder, Match, MatchSeat, Rating, RatingChange, Tournament
+from tournaments.models import (
+    Gate,
+    Ladder,
+    Match,
+    MatchSeat,
+    PoolFit,
+    Rating,
+    RatingChange,
+    RatingFit,
+    RatingLedger,
+    Tournament,
+)
+from tournaments.ratings import bradley_terry as bt
+from tournaments.ratings import match as match_stats
+from tournaments.ratings.match import Z95
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -224,47 +241,202 @@ def standings(*, tournament: Tournament) -> list[dict]:
     return overview(tournament=tournament)["standings"]
 
 
-def leaderboard(*, game: str) -> list[dict]:
-    """One row per bot: the Elo of its latest active version (a new version starts afresh)."""
+def pools_of_game(*, game: str) -> list[dict]:
+    """The game's pools that have ratings, the standard one first (listed even if empty)."""
     registry.get(game)
-    bots = Bot.objects.filter(game=game).select_related("owner")
-    latest = {}
-    for version in BotVersion.objects.filter(bot__game=game, status=BotVersion.Status.ACTIVE).defer(
-        "upload"
-    ):
-        if version.bot_id not in latest or version.number > latest[version.bot_id].number:
-            latest[version.bot_id] = version
-    ratings = {
-        r.version_id: r
-        for r in Rating.objects.filter(game=game, version_id__in=[v.pk for v in latest.values()])
+    standard = pools.default_pool(game)
+    keys = set(
+        RatingLedger.objects.filter(pool__startswith=f"{game}:").values_list("pool", flat=True)
+    )
+    keys = [key for key in keys if pools.is_pool_of(key, game)]
+    ordered = [standard] + sorted(key for key in keys if key != standard)
+    return [{"key": key, "label": pools.label(key), "standard": key == standard} for key in ordered]
+
+
+def resolve_pool(*, game: str, pool: str | None) -> str:
+    """The pool a page or API call means: the game's standard one by default.
+
+    ``pools.InvalidPool`` for a key that is not canonical or belongs to another game.
+    """
+    registry.get(game)
+    if not pool:
+        return pools.default_pool(game)
+    parsed = pools.parse(pool)
+    if parsed.game != game:
+        raise pools.InvalidPool(f"pool {pool!r} is not a pool of {game}")
+    return parsed.key
+
+
+def _ancestors(version_id: int, parents: dict[int, int]):
+    seen = set()
+    parent = parents.get(version_id)
+    while parent is not None and parent not in seen:
+        yield parent
+        seen.add(parent)
+        parent = parents.get(parent)
+
+
+def version_estimate(
+    version_id: int,
+    *,
+    live: dict[int, Rating],
+    fitted: dict[int, RatingFit],
+    parents: dict[int, int],
+) -> dict:
+    """What the board says of a version: elo, its 95% interval and where they come from.
+
+    - ``fit``: the pool's latest Bradley-Terry fit (the board's figure).
+    - ``live``: the version played only since the last fit; the live Elo, with the
+      interval a fit gives for that many games against equal opposition.
+    - ``parent``: it has not played in the pool; its nearest rated ancestor's figure,
+      widened by the parent prior (a new version starts from its parent's rating).
+    - ``none``: nothing in its line has played here.
+    """
+    if version_id in fitted:
+        row = fitted[version_id]
+        return {"elo": row.elo, "stdev": row.stdev, "estimate": "fit"}
+    if version_id in live:
+        return {
+            "elo": live[version_id].elo,
+            "stdev": bt.new_player_stdev(live[version_id].matches),
+            "estimate": "live",
+        }
+    for ancestor in _ancestors(version_id, parents):
+        if ancestor in fitted:
+            row = fitted[ancestor]
+            spread = math.hypot(row.stdev, bt.new_player_stdev(0))
+            return {"elo": row.elo, "stdev": spread, "estimate": "parent"}
+        if ancestor in live:
+            return {
+                "elo": live[ancestor].elo,
+                "stdev": bt.new_player_stdev(0),
+                "estimate": "parent",
+            }
+    return {
+        "elo": float(settings.ARENA_ELO_START),
+        "stdev": bt.new_player_stdev(0),
+        "estimate": "none",
     }
+
+
+def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
+    """One row per bot of the game: its current version's rating in ``pool``.
+
+    Rows carry the shown Elo with its 95% interval (``elo_low``, ``elo_high``), where
+    the figure comes from (``estimate``), the live Elo, games, W-D-L (two sides) or
+    the average rank (more), the likelihood of superiority over the next row, and
+    whether the row is provisional (fewer than ARENA_PROVISIONAL_GAMES games).
+    """
+    pool = resolve_pool(game=game, pool=pool)
+    bots = {bot.pk: bot for bot in Bot.objects.filter(game=game).select_related("owner")}
+    current = {}
+    for version in current_versions().filter(bot__game=game).defer("upload"):
+        if version.bot_id not in current or version.number > current[version.bot_id].number:
+            current[version.bot_id] = version
+    parents = dict(
+        BotVersion.objects.filter(bot__game=game, parent__isnull=False).values_list(
+            "pk", "parent_id"
+        )
+    )
+    lines = set(current[b].pk for b in current)
+    for version in list(lines):
+        lines.update(_ancestors(version, parents))
+    live = {r.version_id: r for r in Rating.objects.filter(pool=pool, version_id__in=lines)}
+    fitted = {f.version_id: f for f in RatingFit.objects.filter(pool=pool, version_id__in=lines)}
     rows = []
-    for bot in bots:
-        version = latest.get(bot.pk)
-        if version is None:
-            continue
-        rating = ratings.get(version.pk)
+    for bot_id, version in current.items():
+        bot = bots[bot_id]
+        shown = version_estimate(version.pk, live=live, fitted=fitted, parents=parents)
+        rating = live.get(version.pk)
+        games = rating.matches if rating else 0
+        two_sided = pools.parse(pool).players == 2 and not registry.get(game).teams(
+            pools.parse(pool).players, pools.parse(pool).options
+        )
+        low, high = shown["elo"] - Z95 * shown["stdev"], shown["elo"] + Z95 * shown["stdev"]
         rows.append(
             {
                 "bot_id": bot.pk,
                 "bot": bot.name,
                 "owner": bot.owner.username,
                 "version": version.number,
-                "elo": round(rating.elo, 1) if rating else float(settings.ARENA_ELO_START),
-                "matches": rating.matches if rating else 0,
+                "elo": round(shown["elo"], 1),
+                "elo_low": round(low, 1),
+                "elo_high": round(high, 1),
+                "stdev": round(shown["stdev"], 1),
+                "estimate": shown["estimate"],
+                "live_elo": round(rating.elo, 1) if rating else None,
+                "games": games,
+                "matches": games,
+                "wins": rating.wins if rating and two_sided else None,
+                "draws": rating.draws if rating and two_sided else None,
+                "losses": rating.losses if rating and two_sided else None,
+                "average_rank": (
+                    round(rating.rank_total / rating.matches, 2)
+                    if rating and rating.matches and not two_sided
+                    else None
+                ),
+                "provisional": games < settings.ARENA_PROVISIONAL_GAMES,
+                "_sd": shown["stdev"],
+                "_elo": shown["elo"],
             }
         )
-    rows.sort(key=lambda r: (r["matches"] == 0, -r["elo"], r["bot"]))
+    # A new version keeps its bot's place (it starts from its parent's figure); only
+    # bots with nothing rated in the pool go last.
+    rows.sort(key=lambda r: (r["estimate"] == "none", -r["_elo"], r["bot"]))
     for position, row in enumerate(rows, start=1):
         row["position"] = position
+        following = rows[position] if position < len(rows) else None
+        # Between rated rows only: an unplayed row's figure is a placeholder.
+        row["los_next"] = (
+            round(
+                bt.los_independent(row["_elo"], row["_sd"], following["_elo"], following["_sd"]), 1
+            )
+            if following and "none" not in (row["estimate"], following["estimate"])
+            else None
+        )
+    for row in rows:
+        del row["_sd"], row["_elo"]
     return rows
 
 
-def rating_history(*, bot: Bot) -> list[dict]:
-    changes = RatingChange.objects.filter(version__bot=bot).select_related("version", "match")
+def pool_fit_info(*, pool: str) -> dict | None:
+    fit = PoolFit.objects.filter(pool=pool).first()
+    ledger = RatingLedger.objects.filter(pool=pool).first()
+    if fit is None and ledger is None:
+        return None
+    return {
+        "pool": pool,
+        "rated_matches": ledger.last_seq if ledger else 0,
+        "fitted_matches": fit.seq if fit else 0,
+        "fitted_at": fit.fitted_at if fit else None,
+        "versions": fit.players if fit else 0,
+        "seconds": round(fit.seconds, 3) if fit else None,
+    }
+
+
+def rating_pools_of_bot(*, bot: Bot) -> list[str]:
+    """Pools the bot has rated matches in, most played first."""
+    counts: dict[str, int] = defaultdict(int)
+    for pool in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
+        counts[pool[0]] += pool[1]
+    return sorted(counts, key=lambda key: (-counts[key], key))
+
+
+def rating_history(*, bot: Bot, pool: str | None = None) -> list[dict]:
+    """The bot's rating changes in ``pool`` (its most played by default), oldest first.
+
+    Every point names its version: a chart draws one series per version, so a new
+    version (which starts from its parent's rating) never reads as a crash.
+    """
+    if pool is None:
+        played = rating_pools_of_bot(bot=bot)
+        pool = played[0] if played else pools.default_pool(bot.game)
+    changes = RatingChange.objects.filter(version__bot=bot, pool=pool).select_related("version")
     return [
         {
             "version": change.version.number,
+            "version_id": change.version_id,
+            "pool": change.pool,
             "match": change.match_id,
             "seq": change.seq,
             "before": round(change.before, 1),
@@ -273,6 +445,116 @@ def rating_history(*, bot: Bot) -> list[dict]:
         }
         for change in changes.order_by("seq")
     ]
+
+
+def rating_series(history: list[dict]) -> list[dict]:
+    """The history split per version, in the order versions first appear."""
+    series: dict[int, dict] = {}
+    for point in history:
+        entry = series.setdefault(point["version"], {"version": point["version"], "points": []})
+        entry["points"].append(point)
+    return list(series.values())
+
+
+def head_to_head(*, pool: str, first: Bot, second: Bot) -> dict:
+    """Two bots' record in a pool's rated matches (any versions), cutechess style.
+
+    Every match where both sat is one comparison by rank (a win, draw or loss
+    between the two, whatever other seats did). Two matches on the same seed in
+    which the two bots swapped seats are a pair: a deal's luck cancels within it, so
+    pairs are also summarised as pairs (pentanomial), the honest statistic for
+    duplicate play; matches without a partner are left out of that part.
+    """
+    matches = (
+        Match.objects.filter(pool=pool, rated_seq__isnull=False, seats__version__bot=first)
+        .filter(seats__version__bot=second)
+        .distinct()
+        .prefetch_related("seats__version")
+        .order_by("rated_seq")
+    )
+    scores = []
+    by_deal: dict[int, list[tuple[tuple, float]]] = defaultdict(list)
+    for match in matches:
+        seats = sorted(match.seats.all(), key=lambda s: s.seat)
+        keys = [seat.version.bot_id for seat in seats]
+        ranks = [seat.rank for seat in seats]
+        found = match_stats.head_to_head_scores([(keys, ranks)], first.pk, second.pk)
+        if not found:
+            continue
+        scores.append(found[0])
+        where = (keys.index(first.pk), keys.index(second.pk))
+        by_deal[match.seed].append((where, found[0]))
+    wins, draws, losses = match_stats.wdl(scores)
+    elo, margin = stats.elo_margin(wins, losses, draws)
+    pairs = []
+    for games in by_deal.values():
+        if len(games) == 2 and games[0][0] == games[1][0][::-1]:
+            pairs.append((games[0][1], games[1][1]))
+    counts = match_stats.pentanomial_counts(pairs)
+    paired = match_stats.pentanomial(counts)
+    games = wins + draws + losses
+    return {
+        "pool": pool,
+        "pool_label": pools.label(pool),
+        "first": {"bot_id": first.pk, "bot": first.name},
+        "second": {"bot_id": second.pk, "bot": second.name},
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": round((wins + draws / 2) / games, 4) if games else None,
+        "elo": _finite(elo),
+        "margin": _finite(margin),
+        "los": round(stats.los(wins, losses), 1),
+        "pairs": {
+            "pairs": len(pairs),
+            "counts": counts,
+            "score": round(paired.score, 4) if pairs else None,
+            "elo": _finite(paired.elo) if pairs else None,
+            "margin": _finite(paired.margin) if pairs else None,
+            "los": round(paired.los, 1) if pairs else None,
+        },
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an undefined Elo or margin (no games, all won) is null."""
+    return round(value, 1) if math.isfinite(value) else None
+
+
+def gates_of_bot(*, bot: Bot) -> list[dict]:
+    """The bot's version gates, newest first: LLR against its bounds, and the verdict."""
+    gates = Gate.objects.filter(candidate__bot=bot).select_related("candidate", "parent")
+    out = []
+    for gate in gates.defer("candidate__upload", "parent__upload"):
+        counts = list(gate.counts or [0] * 5)
+        pairs = sum(counts)
+        summary = match_stats.pentanomial(counts)
+        out.append(
+            {
+                "id": gate.pk,
+                "version": gate.candidate.number,
+                "parent": gate.parent.number,
+                "pool": gate.pool,
+                "status": gate.status,
+                "llr": round(gate.llr, 3),
+                "lower": round(gate.lower, 3),
+                "upper": round(gate.upper, 3),
+                "elo0": gate.elo0,
+                "elo1": gate.elo1,
+                "alpha": gate.alpha,
+                "beta": gate.beta,
+                "max_games": gate.max_games,
+                "pairs": pairs,
+                "games": 2 * pairs,
+                "counts": counts,
+                "elo": _finite(summary.elo) if pairs else None,
+                "margin": _finite(summary.margin) if pairs else None,
+                "created_at": gate.created_at,
+                "finished_at": gate.finished_at,
+            }
+        )
+    return out
 
 
 # ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.

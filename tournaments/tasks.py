@@ -43,3 +43,18 @@ def requeue_stuck_matches() -> None:
 @shared_task
 def schedule_ladders() -> None:
     services.schedule_ladders()
+
+
+@shared_task
+def fit_pool(pool: str) -> None:
+    services.fit_pool(pool=pool)
+
+
+@shared_task
+def refit_stale_pools() -> None:
+    services.refit_stale_pools()
+
+
+@shared_task
+def check_gates() -> None:
+    services.check_gates()

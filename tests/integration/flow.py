@@ -150,15 +150,18 @@ def run_user_journey(worker) -> None:
     rated = {row["bot"]: row for row in board if row["matches"]}
     assert set(rated) == {"alice-sdk", "bob-raw", "bob-copy"}
     assert all(row["matches"] == 4 for row in rated.values())
+    # Live Elo is zero-sum; a fit (if one ran already) is anchored at the live average.
+    assert round(sum(row["live_elo"] for row in rated.values())) == 3 * settings.ARENA_ELO_START
     assert round(sum(row["elo"] for row in rated.values())) == 3 * settings.ARENA_ELO_START
+    assert all(row["elo_low"] < row["elo"] < row["elo_high"] for row in rated.values())
     live = {
-        version: row["elo"]
+        version: row["live_elo"]
         for version, row in zip(
             [sdk_version, raw_version, third_version],
             [rated["alice-sdk"], rated["bob-raw"], rated["bob-copy"]],
         )
     }
-    recomputed = recompute_ratings(game="pairs")
+    recomputed = recompute_ratings(pool="pairs:2")
     for version, elo in live.items():
         assert abs(recomputed[version] - elo) < 0.051
     page = Client().get("/games/pairs/").content.decode()

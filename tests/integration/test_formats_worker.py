@@ -159,7 +159,7 @@ def test_a_new_version_gets_ladder_games_and_a_rating_without_a_tournament(
         assert ladder.players == 2
 
         def rated_versions():
-            rated = Rating.objects.filter(game="pairs", matches__gte=2).count()
+            rated = Rating.objects.filter(pool="pairs:2", matches__gte=2).count()
             return rated >= 3 or None
 
         wait_for(rated_versions, 180, "every bot to have ladder games", worker, interval=1)

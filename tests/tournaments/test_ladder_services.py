@@ -60,7 +60,7 @@ def test_slots_bound_the_ladder_and_results_free_them(owner, settings):
     assert schedule_ladders() == 2
     assert schedule_ladders() == 0  # the one slot is busy
     play_all_queued()
-    assert Rating.objects.filter(game="pairs").count() == 2  # ladder games are rated
+    assert Rating.objects.filter(pool="pairs:2").count() == 2  # ladder games are rated
     assert schedule_ladders() == 2
 
 
@@ -98,7 +98,7 @@ def test_a_settled_ladder_trickles(owner, settings):
     Rating.objects.all().delete()
     assert schedule_ladders() == 6  # three tables while unsettled
     play_all_queued()
-    Rating.objects.filter(game="pairs").update(matches=500)
+    Rating.objects.filter(pool="pairs:2").update(matches=500)
     assert schedule_ladders() == 0  # settled: nothing within ten minutes of the last table
     later = timezone.now() + timedelta(seconds=601)
     assert services.schedule_ladders(now=later) == 2  # then one table

@@ -145,8 +145,8 @@ def test_tournament_finishes_when_every_match_is_final_and_live_equals_recompute
             Tournament.Status.FINISHED if i == len(matches) - 1 else Tournament.Status.RUNNING
         )
         assert tournament.status == expected
-    live = {r.version_id: r.elo for r in Rating.objects.filter(game="pairs")}
-    recomputed = services.recompute_ratings(game="pairs")
+    live = {r.version_id: r.elo for r in Rating.objects.filter(pool="pairs:2")}
+    recomputed = services.recompute_ratings(pool="pairs:2")
     assert live.keys() == recomputed.keys()
     for key in live:
         assert live[key] == pytest.approx(recomputed[key])

@@ -1,4 +1,4 @@
-"""Rating statistics as pure functions: no Django, no database, no numpy.
+"""Rating statistics as pure functions: no Django, no database (numpy for the pool fit).
 
 - ``match``: one pairing's record (W-D-L or game pairs on duplicate deals) as a
   score, an Elo difference with its 95% margin and the likelihood of superiority.

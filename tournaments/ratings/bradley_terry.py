@@ -4,17 +4,24 @@ The model: side i scores against side j with probability p_i / (p_i + p_j), a
 draw counting half a win to each (so the fit speaks the same Elo as a W-D-L
 record). Ratings are 400 log10 p, centred so that the pool's mean rating is the
 ``anchor`` the caller passes (the pool's current average, so refits do not drift
-the scale). The fit is Zermelo's / Hunter's minorisation-maximisation (MM)
-iteration, which increases the likelihood at every step and needs no step size.
+the scale).
+
+The fit is Newton's method on the log-likelihood of the natural-log strengths.
+Its Hessian is a weighted graph Laplacian (one weight per pair of players who
+met), so each Newton step is solved by conjugate gradients with a diagonal
+preconditioner, matrix-free, with numpy: the cost of a step is a few passes over
+the distinct pairs, never a dense n x n matrix, and results are first summed per
+pair, so the number of pairs, not of games, drives the cost. Newton converges in
+a handful of steps (fewer from a warm start), and a backtracking line search
+keeps every step uphill.
 
 Uncertainty comes from the observed information (the negative Hessian of the
 log-likelihood at the fit), as BayesElo and Ordo do: its inverse, restricted to
 centred ratings, is the covariance of the ratings; an interval is +-1.96 standard
 deviations and the likelihood of superiority of one player over another uses the
-covariance between the two. For large pools the full inverse is too slow in pure
-Python, so past ``exact_limit`` players each variance is 1 / (its own
-information), which ignores the uncertainty of the opponents' ratings and so is
-somewhat narrower.
+covariance between the two. Past ``exact_limit`` players the dense inverse is not
+taken: each variance is then 1 / (its own information), which ignores the
+uncertainty of the opponents' ratings and so is somewhat narrower.
 
 When no maximum-likelihood fit exists (a player won or lost every game, or the
 pool falls apart into groups that never met), every player also gets
@@ -32,6 +39,8 @@ from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+
+import numpy as np
 
 from tournaments.ratings.match import Z95, rank_score
 
@@ -88,7 +97,7 @@ class BradleyTerryFit:
     converged: bool
     exact_covariance: bool
     _index: dict[Hashable, int] = field(repr=False, default_factory=dict)
-    _covariance: list[list[float]] | None = field(repr=False, default=None)
+    _covariance: np.ndarray | None = field(repr=False, default=None)
 
     def interval(self, player: Hashable, z: float = Z95) -> tuple[float, float]:
         """The 95% interval of ``player``'s rating (``z`` sets another level)."""
@@ -100,7 +109,8 @@ class BradleyTerryFit:
             return self.stdev[first] ** 2
         if self._covariance is None:
             return 0.0
-        return self._covariance[self._index[first]][self._index[second]] * ELO_PER_NEPER**2
+        value = self._covariance[self._index[first], self._index[second]]
+        return float(value) * ELO_PER_NEPER**2
 
     def los(self, first: Hashable, second: Hashable) -> float:
         """Likelihood, in percent, that ``first`` is truly stronger than ``second``."""
@@ -113,48 +123,19 @@ class BradleyTerryFit:
         return 100.0 * _NORMAL.cdf(difference / math.sqrt(variance))
 
 
-def _strongly_connected(n: int, beats: list[set[int]]) -> bool:
-    """True when every player can be reached from every other along 'scored against'."""
-    if n <= 1:
-        return True
-    beaten_by: list[set[int]] = [set() for _ in range(n)]
-    for i, targets in enumerate(beats):
-        for j in targets:
-            beaten_by[j].add(i)
-    for graph in (beats, beaten_by):
-        seen = {0}
-        stack = [0]
-        while stack:
-            for j in graph[stack.pop()]:
-                if j not in seen:
-                    seen.add(j)
-                    stack.append(j)
-        if len(seen) != n:
-            return False
-    return True
+def new_player_stdev(games: float, prior_draws: float = 1.0) -> float:
+    """The standard deviation, in Elo, a fit gives a player after ``games`` against
+    opposition of its own strength, counting ``prior_draws`` virtual draws (each game
+    carries a quarter of information at even odds). 0 games: about 347, so +-680."""
+    return ELO_PER_NEPER / math.sqrt(0.25 * (games + prior_draws))
 
 
-def _invert(matrix: list[list[float]]) -> list[list[float]]:
-    """Gauss-Jordan inverse with partial pivoting (small dense matrices only)."""
-    n = len(matrix)
-    a = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(matrix)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
-        if abs(a[pivot][col]) < 1e-300:
-            raise ZeroDivisionError("singular information matrix")
-        a[col], a[pivot] = a[pivot], a[col]
-        row = a[col]
-        inv = 1.0 / row[col]
-        for k in range(col, 2 * n):
-            row[k] *= inv
-        for r in range(n):
-            if r != col:
-                factor = a[r][col]
-                if factor:
-                    other = a[r]
-                    for k in range(col, 2 * n):
-                        other[k] -= factor * row[k]
-    return [row[n:] for row in a]
+def los_independent(elo: float, stdev: float, other: float, other_stdev: float) -> float:
+    """Likelihood, in percent, that a rating is above another, their errors independent."""
+    spread = math.hypot(stdev, other_stdev)
+    if spread <= 0:
+        return 50.0 if elo == other else (100.0 if elo > other else 0.0)
+    return 100.0 * _NORMAL.cdf((elo - other) / spread)
 
 
 def fit(
@@ -164,99 +145,117 @@ def fit(
     prior_draws: float | None = None,
     initial_elo: Mapping[Hashable, float] | None = None,
     tolerance: float = 1e-9,
-    max_iterations: int = 100_000,
+    max_iterations: int = 100,
     exact_limit: int = 150,
 ) -> BradleyTerryFit:
     """Fit the pool; see the module docstring for the model, prior and intervals.
 
     ``initial_elo`` (the previous fit's ratings, say) starts the iteration there:
-    a refit after a few new results then takes fewer sweeps (MM converges
-    linearly, so about a quarter to a half fewer, not a handful). It changes where
-    the iteration starts, not where it ends. ``tolerance`` is the
-    largest change of a rating, in natural-log strength (1e-9 is 4e-7 Elo), at
-    which a sweep counts as converged.
+    a refit after a few new results then takes fewer Newton steps. It changes
+    where the iteration starts, not where it ends. ``tolerance`` is the largest
+    change of a rating, in natural-log strength (1e-9 is 4e-7 Elo), at which a
+    step counts as converged.
     """
     index: dict[Hashable, int] = {}
     players: list[Hashable] = []
-    games_between: dict[tuple[int, int], float] = defaultdict(float)
-    scored: list[float] = []
-    draws = 0.0
-    scored_against: list[set[int]] = []  # j in scored_against[i]: i took points from j
+    firsts: list[int] = []
+    seconds: list[int] = []
+    counts: list[tuple[float, float, float]] = []
     for record in records:
-        total = record.wins + record.draws + record.losses
-        if total <= 0 or record.first == record.second:
-            continue
         for key in (record.first, record.second):
             if key not in index:
                 index[key] = len(players)
                 players.append(key)
-                scored.append(0.0)
-                scored_against.append(set())
-        i, j = index[record.first], index[record.second]
-        games_between[(min(i, j), max(i, j))] += total
-        draws += record.draws
-        scored[i] += record.wins + record.draws / 2.0
-        scored[j] += record.losses + record.draws / 2.0
-        if record.wins + record.draws > 0:
-            scored_against[i].add(j)
-        if record.losses + record.draws > 0:
-            scored_against[j].add(i)
-    n = len(players)
+        firsts.append(index[record.first])
+        seconds.append(index[record.second])
+        counts.append((record.wins, record.draws, record.losses))
+    table = np.array(counts, dtype=float).reshape(-1, 3)
+    return fit_arrays(
+        players,
+        np.array(firsts, dtype=np.int64),
+        np.array(seconds, dtype=np.int64),
+        table[:, 0],
+        table[:, 1],
+        table[:, 2],
+        anchor=anchor,
+        prior_draws=prior_draws,
+        initial_elo=initial_elo,
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        exact_limit=exact_limit,
+    )
 
-    opponents: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-    for (i, j), games in games_between.items():
-        opponents[i].append((j, games))
-        opponents[j].append((i, games))
-    games_of = [sum(g for _, g in opponents[i]) for i in range(n)]
+
+def fit_arrays(
+    players: Sequence[Hashable],
+    first: np.ndarray,
+    second: np.ndarray,
+    wins: np.ndarray,
+    draws: np.ndarray,
+    losses: np.ndarray,
+    *,
+    anchor: float = 0.0,
+    prior_draws: float | None = None,
+    initial_elo: Mapping[Hashable, float] | None = None,
+    tolerance: float = 1e-9,
+    max_iterations: int = 100,
+    exact_limit: int = 150,
+) -> BradleyTerryFit:
+    """``fit`` on columns: row k says ``players[first[k]]`` won ``wins[k]``, drew
+    ``draws[k]`` and lost ``losses[k]`` against ``players[second[k]]``. Rows may
+    repeat a pair, in either order; players without a game get no rating."""
+    total = wins + draws + losses
+    keep = (total > 0) & (first != second)
+    first, second = first[keep], second[keep]
+    wins, draws, losses, total = wins[keep], draws[keep], losses[keep], total[keep]
+    # Only players with a game are fitted; renumber them 0..n-1.
+    used = np.unique(np.concatenate([first, second]))
+    n = len(used)
+    fitted_players = [players[k] for k in used]
+    renumber = np.full(len(players), -1, dtype=np.int64)
+    renumber[used] = np.arange(n)
+    first, second = renumber[first], renumber[second]
+
+    scored = np.bincount(first, wins + draws / 2, minlength=n) + np.bincount(
+        second, losses + draws / 2, minlength=n
+    )
+    # Games per unordered pair: the pair count, not the game count, drives the cost.
+    low, high = np.minimum(first, second), np.maximum(first, second)
+    pair_ids, inverse = np.unique(low * n + high, return_inverse=True)
+    pair_games = np.bincount(inverse, total, minlength=len(pair_ids))
+    ends_i, ends_j = pair_ids // max(n, 1), pair_ids % max(n, 1)
+    games_of = np.bincount(ends_i, pair_games, minlength=n) + np.bincount(
+        ends_j, pair_games, minlength=n
+    )
+    draw_total = float(draws.sum())
 
     if prior_draws is None:
-        prior_draws = 0.0 if _strongly_connected(n, scored_against) else DEFAULT_PRIOR_DRAWS
-    # The virtual opponent sits at strength 1, the pool's geometric mean, which the
-    # normalisation after every sweep keeps in place.
-    half_prior = prior_draws / 2.0
+        # i took points from j: an arc i -> j.
+        took_i = (wins + draws) > 0
+        took_j = (losses + draws) > 0
+        sources = np.concatenate([first[took_i], second[took_j]])
+        targets = np.concatenate([second[took_i], first[took_j]])
+        connected = _reaches_all(n, sources, targets) and _reaches_all(n, targets, sources)
+        prior_draws = 0.0 if connected else DEFAULT_PRIOR_DRAWS
 
-    strength = [1.0] * n
+    theta = np.zeros(n)
     if initial_elo and n:
-        start = [initial_elo.get(key) for key in players]
-        known = [elo for elo in start if elo is not None]
-        centre = sum(known) / len(known) if known else 0.0
-        strength = [
-            1.0 if elo is None else math.exp((elo - centre) / ELO_PER_NEPER) for elo in start
-        ]
-    converged = n <= 1
-    iterations = 0
-    while not converged and iterations < max_iterations:
-        iterations += 1
-        previous = strength[:]
-        # Gauss-Seidel order: each update already uses the others' newest values.
-        for i in range(n):
-            p_i = strength[i]
-            denominator = sum(g / (p_i + strength[j]) for j, g in opponents[i])
-            denominator += prior_draws / (p_i + 1.0)
-            strength[i] = (scored[i] + half_prior) / denominator
-        mean_log = sum(math.log(p) for p in strength) / n
-        scale = math.exp(-mean_log)
-        strength = [p * scale for p in strength]
-        # Measured after normalising: a common drift of all ratings is no change.
-        largest_step = max(abs(math.log(a / b)) for a, b in zip(strength, previous))
-        converged = largest_step < tolerance
+        start = np.array([initial_elo.get(key, math.nan) for key in fitted_players], dtype=float)
+        known = ~np.isnan(start)
+        if known.any():
+            centre = start[known].mean()
+            theta = np.where(known, (start - centre) / ELO_PER_NEPER, 0.0)
 
-    theta = [math.log(p) for p in strength]
+    problem = _Problem(n, ends_i, ends_j, pair_games, scored, prior_draws)
+    theta, iterations, converged = problem.maximise(theta, tolerance, max_iterations)
+    theta = theta - theta.mean() if n else theta
 
     # Observed information of the natural-log strengths.
-    matrix = [[0.0] * n for _ in range(n)] if n <= exact_limit else None
-    diagonal = [0.0] * n
-    for (i, j), games in games_between.items():
-        weight = games * strength[i] * strength[j] / (strength[i] + strength[j]) ** 2
-        diagonal[i] += weight
-        diagonal[j] += weight
-        if matrix is not None:
-            matrix[i][j] -= weight
-            matrix[j][i] -= weight
+    weights = problem.pair_weights(theta)
+    diagonal = np.bincount(ends_i, weights, minlength=n) + np.bincount(ends_j, weights, minlength=n)
     # Sum over games of the model's per-game variance s (1 - s), before the prior.
-    model_variance = sum(diagonal) / 2.0
-    for i in range(n):
-        diagonal[i] += prior_draws * strength[i] / (strength[i] + 1.0) ** 2
+    model_variance = float(weights.sum())
+    diagonal = diagonal + prior_draws * _variance_against_average(theta)
 
     # A drawn game varies less than the win-or-lose game the model assumes (a draw
     # is a quarter less squared deviation), so the information counts it too
@@ -264,35 +263,163 @@ def fit(
     # remains once the observed draws are accounted for. Without draws this is 1;
     # for two players it makes the interval the cutechess W-D-L margin.
     dispersion = 1.0
-    if draws > 0 and model_variance > 0:
-        dispersion = max(model_variance - draws / 4.0, 0.0) / model_variance
+    if draw_total > 0 and model_variance > 0:
+        dispersion = max(model_variance - draw_total / 4.0, 0.0) / model_variance
 
-    covariance: list[list[float]] | None = None
-    if matrix is not None and n > 0:
-        for i in range(n):
-            matrix[i][i] = diagonal[i]
-        covariance = _centred_covariance(matrix, singular=prior_draws == 0.0)
-        covariance = [[value * dispersion for value in row] for row in covariance]
-        variances = [covariance[i][i] for i in range(n)]
+    covariance = None
+    if 0 < n <= exact_limit:
+        information = np.zeros((n, n))
+        np.add.at(information, (ends_i, ends_j), -weights)
+        np.add.at(information, (ends_j, ends_i), -weights)
+        information[np.diag_indices(n)] = diagonal
+        covariance = _centred_covariance(information, singular=prior_draws == 0.0) * dispersion
+        variances = np.diag(covariance).copy()
     else:
-        variances = [dispersion / d if d > 0 else math.inf for d in diagonal]
+        with np.errstate(divide="ignore"):
+            variances = np.where(diagonal > 0, dispersion / diagonal, math.inf)
 
+    stdevs = ELO_PER_NEPER * np.sqrt(np.maximum(variances, 0.0))
+    elos = anchor + ELO_PER_NEPER * theta
     return BradleyTerryFit(
-        players=players,
-        elo={key: anchor + ELO_PER_NEPER * theta[i] for key, i in index.items()},
-        stdev={key: ELO_PER_NEPER * math.sqrt(max(variances[i], 0.0)) for key, i in index.items()},
-        games={key: games_of[i] for key, i in index.items()},
-        score={key: scored[i] for key, i in index.items()},
+        players=fitted_players,
+        elo=dict(zip(fitted_players, elos.tolist())),
+        stdev=dict(zip(fitted_players, stdevs.tolist())),
+        games=dict(zip(fitted_players, games_of.tolist())),
+        score=dict(zip(fitted_players, scored.tolist())),
         prior_draws=prior_draws,
         iterations=iterations,
         converged=converged,
         exact_covariance=covariance is not None,
-        _index=dict(index),
+        _index={key: i for i, key in enumerate(fitted_players)},
         _covariance=covariance,
     )
 
 
-def _centred_covariance(information: list[list[float]], *, singular: bool) -> list[list[float]]:
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _variance_against_average(theta: np.ndarray) -> np.ndarray:
+    """s (1 - s) of each player's expected score against the virtual average player."""
+    s = _sigmoid(theta)
+    return s * (1.0 - s)
+
+
+class _Problem:
+    """The log-likelihood over aggregated pairs, its gradient and Hessian products."""
+
+    def __init__(self, n, ends_i, ends_j, pair_games, scored, prior_draws):
+        self.n, self.i, self.j, self.g = n, ends_i, ends_j, pair_games
+        self.scored, self.prior = scored, prior_draws
+
+    def log_likelihood(self, theta: np.ndarray) -> float:
+        ti, tj = theta[self.i], theta[self.j]
+        value = float(self.scored @ theta) - float(self.g @ np.logaddexp(ti, tj))
+        if self.prior:
+            # prior/2 points from prior virtual draws against a player at 0.
+            value += self.prior * float((theta / 2 - np.logaddexp(theta, 0.0)).sum())
+        return value
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        q = _sigmoid(theta[self.i] - theta[self.j])  # i's expected score against j
+        expected = np.bincount(self.i, self.g * q, minlength=self.n) + np.bincount(
+            self.j, self.g * (1.0 - q), minlength=self.n
+        )
+        grad = self.scored - expected
+        if self.prior:
+            grad += self.prior * (0.5 - _sigmoid(theta))
+        return grad
+
+    def pair_weights(self, theta: np.ndarray) -> np.ndarray:
+        q = _sigmoid(theta[self.i] - theta[self.j])
+        return self.g * q * (1.0 - q)
+
+    def maximise(self, theta, tolerance, max_iterations):
+        if self.n <= 1:
+            return theta, 0, True
+        for iteration in range(1, max_iterations + 1):
+            grad = self.gradient(theta)
+            weights = self.pair_weights(theta)
+            diagonal = np.bincount(self.i, weights, minlength=self.n) + np.bincount(
+                self.j, weights, minlength=self.n
+            )
+            if self.prior:
+                diagonal = diagonal + self.prior * _variance_against_average(theta)
+            # Only differences are identified without a prior: a tiny ridge keeps
+            # conjugate gradients away from the flat direction.
+            ridge = 1e-12 * float(diagonal.mean() or 1.0)
+
+            def hessian_times(v, weights=weights, diagonal=diagonal, ridge=ridge):
+                flow = weights * v[self.j]
+                back = weights * v[self.i]
+                off = np.bincount(self.i, flow, minlength=self.n) + np.bincount(
+                    self.j, back, minlength=self.n
+                )
+                return diagonal * v - off + ridge * v
+
+            # Inexact Newton: loose solves far from the top, tight ones near it.
+            size = float(np.abs(grad).max())
+            step = _conjugate_gradients(
+                hessian_times, grad, diagonal + ridge, rtol=min(1e-2, max(size, 1e-13))
+            )
+            base = self.log_likelihood(theta)
+            scale = 1.0
+            for _ in range(40):
+                candidate = theta + scale * step
+                if self.log_likelihood(candidate) >= base - 1e-12 * abs(base):
+                    break
+                scale /= 2.0
+            moved = scale * step
+            moved = moved - moved.mean()  # a common drift of all ratings is no change
+            theta = candidate
+            if float(np.abs(moved).max()) < tolerance:
+                return theta, iteration, True
+        return theta, max_iterations, False
+
+
+def _conjugate_gradients(apply, rhs, preconditioner, *, rtol: float, max_steps: int = 2000):
+    """Solve ``apply(x) = rhs`` for a symmetric positive (semi)definite operator."""
+    x = np.zeros_like(rhs)
+    residual = rhs.copy()
+    target = rtol * float(np.linalg.norm(rhs))
+    if target == 0.0:
+        return x
+    z = residual / preconditioner
+    direction = z.copy()
+    rz = float(residual @ z)
+    for _ in range(max_steps):
+        product = apply(direction)
+        curvature = float(direction @ product)
+        if curvature <= 0:
+            break
+        alpha = rz / curvature
+        x += alpha * direction
+        residual -= alpha * product
+        if float(np.linalg.norm(residual)) <= target:
+            break
+        z = residual / preconditioner
+        rz_next = float(residual @ z)
+        direction = z + (rz_next / rz) * direction
+        rz = rz_next
+    return x
+
+
+def _reaches_all(n: int, sources: np.ndarray, targets: np.ndarray) -> bool:
+    """True when every player can be reached from player 0 along the arcs."""
+    if n <= 1:
+        return True
+    seen = np.zeros(n, dtype=bool)
+    seen[0] = True
+    frontier = seen.copy()
+    while frontier.any():
+        reached = np.zeros(n, dtype=bool)
+        reached[targets[frontier[sources]]] = True
+        frontier = reached & ~seen
+        seen |= frontier
+    return bool(seen.all())
+
+
+def _centred_covariance(information: np.ndarray, *, singular: bool) -> np.ndarray:
     """Covariance of the ratings measured from their mean.
 
     Without a prior the information matrix is singular along "everyone up by the
@@ -303,14 +430,7 @@ def _centred_covariance(information: list[list[float]], *, singular: bool) -> li
     """
     n = len(information)
     if singular:
-        shifted = [[value + 1.0 / n for value in row] for row in information]
-        inverse = _invert(shifted)
-        return [[value - 1.0 / n for value in row] for row in inverse]
-    inverse = _invert(information)
-    row_means = [sum(row) / n for row in inverse]
-    col_means = [sum(inverse[r][c] for r in range(n)) / n for c in range(n)]
-    total_mean = sum(row_means) / n
-    return [
-        [inverse[r][c] - row_means[r] - col_means[c] + total_mean for c in range(n)]
-        for r in range(n)
-    ]
+        return np.linalg.inv(information + 1.0 / n) - 1.0 / n
+    inverse = np.linalg.inv(information)
+    centring = np.eye(n) - 1.0 / n
+    return centring @ inverse @ centring

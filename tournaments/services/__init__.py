@@ -1,5 +1,7 @@
-"""Writes for tournaments, matches and ratings."""
+"""Writes for tournaments, matches, ratings and version gates."""
 
+from tournaments.services.fitting import fit_pool, refit_stale_pools
+from tournaments.services.gating import advance_gate, check_gates, start_gate
 from tournaments.services.ladder import schedule_ladders, set_ladder_paused
 from tournaments.services.playing import play_match, requeue_stuck_matches
 from tournaments.services.rating import rate_match, recompute_ratings
@@ -11,14 +13,19 @@ from tournaments.services.scheduling import (
 )
 
 __all__ = [
+    "advance_gate",
     "cancel_tournament",
+    "check_gates",
     "create_tournament",
+    "fit_pool",
     "play_match",
     "rate_match",
     "recompute_ratings",
+    "refit_stale_pools",
     "requeue_stuck_matches",
     "schedule_ladders",
     "set_ladder_paused",
     "start_due_tournaments",
+    "start_gate",
     "start_tournament",
 ]

@@ -9,29 +9,26 @@ the same deal with the seats rotated, so neither side gains from the cards.
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.selectors import current_version
 from games import registry
+from tournaments import pools
 from tournaments.formats.common import rotation
 from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_wanted
-from tournaments.models import Ladder, Match, MatchSeat, Rating
+from tournaments.models import Ladder, Match, MatchSeat, Rating, RatingFit
+from tournaments.ratings.match import Z95
 from tournaments.services.queueing import queue_match_after_commit
 
 LIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
-
-
-def ladder_key(*, game: str, players: int, options: dict) -> str:
-    return f"{game}/{players}/{json.dumps(options, sort_keys=True, separators=(',', ':'))}"
 
 
 def policy() -> Policy:
@@ -57,9 +54,9 @@ def ensure_ladders() -> list[Ladder]:
             continue
         engine = registry.get(game)
         options = engine.resolve_options({})
-        players = engine.min_players
+        players = pools.standard_players(engine)
         ladder, made = Ladder.objects.get_or_create(
-            key=ladder_key(game=game, players=players, options=options),
+            key=pools.pool_key(game, players, options),
             defaults={"game": game, "players": players, "options": options},
         )
         if made:
@@ -93,8 +90,9 @@ def schedule_ladder(*, ladder_id: int, now: datetime | None = None) -> int:
         players=ladder.players,
         policy=policy(),
         ladder_busy=-(-live // ladder.players),
+        # Tournaments and version gates were asked for by people: they go first.
         tournament_backlog=Match.objects.filter(
-            tournament__isnull=False, status=Match.Status.QUEUED
+            Q(tournament__isnull=False) | Q(gate__isnull=False), status=Match.Status.QUEUED
         ).count(),
         seconds_since_last=since,
     )
@@ -122,16 +120,21 @@ def ladder_candidates(*, ladder: Ladder) -> dict[int, Candidate]:
         for bot in Bot.objects.filter(game=ladder.game)
         if (v := current_version(bot=bot)) is not None
     ]
-    ratings = {
-        r.version_id: r
-        for r in Rating.objects.filter(game=ladder.game, version__in=[v.pk for v in versions])
-    }
+    ids = [v.pk for v in versions]
+    ratings = {r.version_id: r for r in Rating.objects.filter(pool=ladder.key, version__in=ids)}
+    # The fitted interval says when a rating has settled; a version not fitted yet has none.
+    stdev = dict(
+        RatingFit.objects.filter(pool=ladder.key, version__in=ids).values_list(
+            "version_id", "stdev"
+        )
+    )
     start = float(settings.ARENA_ELO_START)
     return {
         v.pk: Candidate(
             version=v.pk,
             elo=ratings[v.pk].elo if v.pk in ratings else start,
             games=ratings[v.pk].matches if v.pk in ratings else 0,
+            interval=2 * Z95 * stdev[v.pk] if v.pk in stdev else None,
         )
         for v in versions
     }

@@ -22,6 +22,7 @@ from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Match, Tournament
 from tournaments.services.advancing import advance_tournament
+from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
 from tournaments.services.rating import rate_match
 
@@ -192,8 +193,11 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
             seat.fault = seat_result.get("fault")
             seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
             seat.save(update_fields=["score", "rank", "fault", "log"])
-        if match.tournament is None or match.tournament.rated:
+        # A version gate's matches test two versions of one bot: not games of the pool.
+        if match.gate_id is None and (match.tournament is None or match.tournament.rated):
             rate_match(match=match)
+        if match.gate_id is not None:
+            advance_gate(gate_id=match.gate_id)
         if tournament_id is not None:
             advance_tournament(tournament_id=tournament_id)
     return True

@@ -1,8 +1,18 @@
-"""Sending a match to the workers; shared by scheduling and playing so neither imports the other."""
+"""Sending tasks to the workers; shared by the services so none imports another for it."""
 
 from __future__ import annotations
 
+import logging
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+
 from bots.queueing import PLAY_MATCH, publish_after_commit
+
+log = logging.getLogger(__name__)
+
+FIT_POOL = "tournaments.tasks.fit_pool"
 
 
 def queue_match_after_commit(match_id: int) -> None:
@@ -12,3 +22,20 @@ def queue_match_after_commit(match_id: int) -> None:
     reaper sends it again when the broker no longer holds a message for it.
     """
     publish_after_commit(PLAY_MATCH, args=[match_id])
+
+
+def publish_fit(pool: str, *, countdown: float = 0.0) -> bool:
+    """Send a pool's refit (maintenance queue); False, logged, when the broker is away:
+    ``refit_stale_pools`` asks again later."""
+    try:
+        current_app.signature(FIT_POOL, args=(pool,)).apply_async(countdown=countdown)
+    except Exception:  # kombu, redis-py and sockets raise their own
+        log.warning("could not ask for a refit of %s; the beat asks again", pool, exc_info=True)
+        return False
+    return True
+
+
+def request_fit_after_commit(pool: str) -> None:
+    """Ask for a refit a little later, so that a burst of results costs one fit."""
+    delay = settings.ARENA_FIT_DELAY_SECONDS
+    transaction.on_commit(lambda: publish_fit(pool, countdown=delay))

@@ -15,7 +15,7 @@ from bots.models import Bot
 from bots.selectors import current_version
 from games import registry
 from games.protocol import InvalidOptions
-from tournaments import formats
+from tournaments import formats, pools
 from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
 from tournaments.results import event_of, tournament_event
@@ -228,7 +228,8 @@ def start_tournament(*, tournament_id: int) -> bool:
         if entry.version is not None:
             playable.append(entry)
     if tournament.seeding == Tournament.Seeding.RATING:
-        elo = ratings_of(game=tournament.game, version_ids=[e.version_id for e in playable])
+        pool = pools.pool_key(tournament.game, tournament.players_per_match, tournament.options)
+        elo = ratings_of(pool=pool, version_ids=[e.version_id for e in playable])
         # Unrated versions after rated ones; the organiser's order breaks ties.
         playable.sort(key=lambda e: (e.version_id not in elo, -elo.get(e.version_id, 0), e.pk))
     for number, entry in enumerate(playable):
@@ -245,9 +246,10 @@ def start_tournament(*, tournament_id: int) -> bool:
     return True
 
 
-def ratings_of(*, game: str, version_ids: list[int]) -> dict[int, float]:
+def ratings_of(*, pool: str, version_ids: list[int]) -> dict[int, float]:
+    """The live Elo of each version rated in ``pool``."""
     return dict(
-        Rating.objects.filter(game=game, version_id__in=version_ids).values_list(
+        Rating.objects.filter(pool=pool, version_id__in=version_ids).values_list(
             "version_id", "elo"
         )
     )

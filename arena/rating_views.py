@@ -1,0 +1,110 @@
+"""Dashboard pages for ratings: the leaderboard per pool, head to head, and gating.
+
+Reads go through ``tournaments.selectors`` (the same rows the API serves), writes
+through ``bots.services``.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from arena import leaderboards
+from arena.api import describe_game
+from arena.rating_forms import GatingForm, HeadToHeadForm
+from bots import services as bot_services
+from bots.models import Bot
+from games import registry
+from tournaments import pools, selectors
+
+
+def _game_or_404(slug: str):
+    try:
+        return registry.get(slug)
+    except registry.UnknownGame:
+        raise Http404(f"no game {slug!r}") from None
+
+
+def _pool_or_404(slug: str, raw: str | None) -> str:
+    try:
+        return selectors.resolve_pool(game=slug, pool=raw)
+    except pools.InvalidPool as exc:
+        raise Http404(str(exc)) from None
+
+
+def leaderboard(request, slug):
+    game = _game_or_404(slug)
+    pool = _pool_or_404(slug, request.GET.get("pool"))
+    rows = selectors.leaderboard(game=slug, pool=pool)
+    query = request.GET.get("q", "")[:40]
+    return render(
+        request,
+        "arena/leaderboard.html",
+        {
+            "game": game,
+            "pool": pool,
+            "pool_label": pools.label(pool),
+            "pools": selectors.pools_of_game(game=slug),
+            "fit": selectors.pool_fit_info(pool=pool),
+            "query": query,
+            "page": leaderboards.leaderboard_page(rows, query=query, page=request.GET.get("page")),
+            "two_sided": any(row["wins"] is not None for row in rows)
+            or pools.parse(pool).players == 2,
+            "info": describe_game(slug),
+        },
+    )
+
+
+def head_to_head(request, slug):
+    game = _game_or_404(slug)
+    choices = selectors.pools_of_game(game=slug)
+    form = HeadToHeadForm(request.GET or None, game=slug, pools=choices)
+    result = None
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        pool = _pool_or_404(slug, data["pool"] or None)
+        result = selectors.head_to_head(pool=pool, first=data["a"], second=data["b"])
+    return render(
+        request,
+        "arena/head_to_head.html",
+        {"game": game, "form": form, "result": result},
+    )
+
+
+@login_required
+@require_POST
+def bot_gating(request, pk):
+    """The owner's gating settings for new versions."""
+    bot = get_object_or_404(Bot, pk=pk, owner=request.user)
+    form = GatingForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect("bot", pk=bot.pk)
+    data = form.cleaned_data
+    try:
+        bot_services.update_gating(
+            bot=bot,
+            gating=data["gating"],
+            elo0=data["elo0"],
+            elo1=data["elo1"],
+            max_games=data["max_games"],
+        )
+    except ValidationError as exc:
+        for error in exc.messages:
+            messages.error(request, error)
+        return redirect("bot", pk=bot.pk)
+    if bot.gating:
+        messages.success(
+            request,
+            f"New versions must now beat the current one by an SPRT (elo0 {bot.gate_elo0:g}, "
+            f"elo1 {bot.gate_elo1:g}, at most {bot.gate_max_games} games).",
+        )
+    else:
+        messages.success(request, "New versions now become current as soon as they validate.")
+    return redirect("bot", pk=bot.pk)

@@ -1,0 +1,83 @@
+"""Head to head: W-D-L, Elo with its margin and LOS by the fixed-name functions, and pairs."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tournaments import selectors
+
+pytestmark = pytest.mark.django_db
+
+
+def test_reference_record_through_the_head_to_head_api():
+    # W 45, L 37, D 18 -> Elo +27.9 +- 62.5, LOS 81.2 % (cutechess-cli's figures).
+    bot_a, a = bot_with_version("a")
+    bot_b, b = bot_with_version("b")
+    seed = 0
+    for ranks, count in (([1, 2], 45), ([2, 1], 37), ([1, 1], 18)):
+        for _ in range(count):
+            seed += 1
+            # Alternate seats; every seed differs, so nothing is paired.
+            seats, order = ([a, b], ranks) if seed % 2 else ([b, a], ranks[::-1])
+            finished_match(seats, order, seed=seed)
+    answer = Client().get(f"/api/head-to-head/?a={bot_a.pk}&b={bot_b.pk}").json()
+    assert (answer["wins"], answer["draws"], answer["losses"]) == (45, 18, 37)
+    assert answer["elo"] == 27.9 and answer["margin"] == 62.5 and answer["los"] == 81.2
+    assert answer["score"] == pytest.approx(0.54)
+    assert answer["pairs"]["pairs"] == 0 and answer["pairs"]["elo"] is None
+    mirrored = Client().get(f"/api/head-to-head/?a={bot_b.pk}&b={bot_a.pk}").json()
+    assert mirrored["elo"] == -27.9 and mirrored["los"] == pytest.approx(18.8)
+
+
+def test_matches_on_one_deal_with_seats_swapped_count_as_pairs():
+    bot_a, a1 = bot_with_version("a")
+    bot_b, b = bot_with_version("b")
+    a2 = version(bot_a, 2, parent=a1)  # any version of the bot counts
+    # Deal 1: a wins both (pair score 2); deal 2: one each (1); deal 3: a loses both (0);
+    # deal 4: a win and a draw (3/2). A lone match on deal 5 has no partner.
+    plan = {1: ([1, 2], [2, 1]), 2: ([1, 2], [1, 2]), 3: ([2, 1], [1, 2]), 4: ([1, 2], [1, 1])}
+    for seed, (first, second) in plan.items():
+        finished_match([a1, b], first, seed=seed)
+        finished_match([b, a2], second, seed=seed)
+    finished_match([a2, b], [1, 2], seed=5)
+    answer = selectors.head_to_head(pool="pairs:2", first=bot_a, second=bot_b)
+    assert answer["games"] == 9
+    assert answer["pairs"]["pairs"] == 4
+    assert answer["pairs"]["counts"] == [1, 0, 1, 1, 1]
+    assert answer["pairs"]["score"] == pytest.approx((0 + 0.5 + 0.75 + 1) / 4)
+    assert answer["pairs"]["margin"] is None or answer["pairs"]["margin"] > 0
+
+
+def test_multi_seat_matches_compare_the_two_by_rank():
+    bot_a, a = bot_with_version("a")
+    bot_b, b = bot_with_version("b")
+    _, c = bot_with_version("c")
+    finished_match([a, b, c], [2, 3, 1])  # a above b, though neither won
+    finished_match([c, b, a], [1, 2, 2], seed=2)  # tied
+    answer = selectors.head_to_head(pool="pairs:3", first=bot_a, second=bot_b)
+    assert (answer["wins"], answer["draws"], answer["losses"]) == (1, 1, 0)
+
+
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("a=1", "b"),
+        ("a=x&b=2", "a"),
+        ("a={a}&b={a}", "b"),
+        ("a={a}&b={punk}", "b"),
+        ("a={a}&b={b}&pool=punk:2", "pool"),
+        ("a={a}&b=999999", "b"),
+    ],
+)
+def test_bad_queries_are_refused_with_the_api_shape(query, field):
+    bot_a, _ = bot_with_version("a")
+    bot_b, _ = bot_with_version("b")
+    bot_p, _ = bot_with_version("p", game="punk")
+    answer = Client().get(
+        "/api/head-to-head/?" + query.format(a=bot_a.pk, b=bot_b.pk, punk=bot_p.pk)
+    )
+    assert answer.status_code == 400
+    assert set(answer.json()) == {"detail", "code", "errors"}
+    assert field in answer.json()["errors"]
