@@ -66,7 +66,7 @@ def test_leaderboard_template_draws_whiskers_only_when_rows_carry_them(rf, with_
         request=rf.get("/games/pairs/"),
     )
     assert ('class="whisker"' in html) is with_interval
-    assert ("1450.0–1550.0" in html) is with_interval
+    assert ("1450 – 1550" in html) is with_interval
 
 
 @pytest.mark.parametrize(
