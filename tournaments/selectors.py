@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import QuerySet
 
+from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from games import registry
 from tournaments.models import Match, MatchSeat, Rating, RatingChange, Tournament
@@ -94,15 +95,11 @@ def standings(*, tournament: Tournament) -> list[dict]:
 
 
 def leaderboard(*, game: str) -> list[dict]:
-    """One row per bot: the Elo of its latest active version (a new version starts afresh)."""
+    """One row per bot: the Elo of its current version (the owner's choice, else the latest
+    active; a new version starts afresh)."""
     registry.get(game)
-    bots = Bot.objects.filter(game=game).select_related("owner")
-    latest = {}
-    for version in BotVersion.objects.filter(bot__game=game, status=BotVersion.Status.ACTIVE).defer(
-        "upload"
-    ):
-        if version.bot_id not in latest or version.number > latest[version.bot_id].number:
-            latest[version.bot_id] = version
+    bots = list(Bot.objects.filter(game=game).select_related("owner"))
+    latest = bot_selectors.current_versions(bots=bots)
     ratings = {
         r.version_id: r
         for r in Rating.objects.filter(game=game, version_id__in=[v.pk for v in latest.values()])
