@@ -117,10 +117,13 @@ class ProgramPlayer:
                 return Fault(
                     "cpu", f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}"
                 )
-            if hit == "processes" and kind != "timeout":
+            if hit == "processes":
+                # A C fork bomb spins on its failing forks instead of dying as Python's does:
+                # it times out, but the limit it ran into is the cause.
+                then = f", then timed out after {waited_ms} ms" if kind == "timeout" else ""
                 return Fault(
                     "processes",
-                    f"hit the limit of {self.limits.processes} processes/threads {during}",
+                    f"hit the limit of {self.limits.processes} processes/threads {during}{then}",
                 )
             if kind == "crashed":
                 how = _describe_exit(rc)
