@@ -179,7 +179,7 @@ def bench_languages(count: int) -> list[tuple[str, float, float]]:
     for language, name in LANGUAGE_EXAMPLES.items():
         began = time.perf_counter()
         player = resolve_player(str(examples / name), game=game, seat=0, seed=1)
-        built = time.perf_counter() - began if not name.endswith(".py") else 0.0
+        built = time.perf_counter() - began if (examples / name / "build.sh").exists() else 0.0
         folder = player.bot_dir
         samples = []
         for _ in range(count):
