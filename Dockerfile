@@ -3,7 +3,11 @@
 # memory per process and by the container. Settings the worker container needs:
 # docker-compose.yml and docs/bots.md, "Running the worker in Docker".
 FROM python:3.11-slim-bookworm
-RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
+# The bots' languages (docs/languages.md): Python, C, C++, JavaScript, Java. The JDK's
+# post-install needs the man folder that slim images leave out.
+RUN mkdir -p /usr/share/man/man1 \
+    && apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 \
+       gcc libc6-dev g++ nodejs openjdk-17-jdk-headless \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .

@@ -21,12 +21,17 @@ run: setup migrate demo
 
 setup: system venv
 
-# Debian packages: bubblewrap is the sandbox; python3 runs bots inside it;
+# Debian packages: bubblewrap is the sandbox; python3 runs bots inside it; gcc, g++,
+# nodejs and a headless JDK are the bots' other languages (docs/languages.md);
 # chromium drives the browser tests.
 system:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	[ -x /usr/bin/python3 ] || missing="$$missing python3"; \
+	[ -x /usr/bin/gcc ] || missing="$$missing gcc libc6-dev"; \
+	[ -x /usr/bin/g++ ] || missing="$$missing g++"; \
+	[ -x /usr/bin/node ] || missing="$$missing nodejs"; \
+	[ -x /usr/bin/javac ] || missing="$$missing openjdk-17-jdk-headless"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler
 
-from bots.services import UploadRefused
+from bots.services import DuplicateUpload, UploadRefused
 from bots.validation import UploadRejected
 from games.protocol import IllegalAction, InvalidOptions
 from games.registry import UnknownGame
@@ -82,6 +82,10 @@ def _as_api_exception(exc: Exception) -> tuple[Exception, str | None]:
         return exceptions.ValidationError({"game": [str(exc.args[0])]}), "unknown_game"
     if isinstance(exc, InvalidOptions):
         return exceptions.ValidationError({"options": [str(exc)]}), "invalid_options"
+    if isinstance(exc, DuplicateUpload):  # a conflict with what is stored, not bad input
+        error = exceptions.APIException(str(exc), code="duplicate_upload")
+        error.status_code = status.HTTP_409_CONFLICT
+        return error, "duplicate_upload"
     for kind, code in (
         (UploadRejected, "upload_rejected"),
         (UploadRefused, "upload_refused"),

@@ -14,6 +14,7 @@ urlpatterns = [
     path("bots/<int:pk>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<int:pk>/entries/", views.bot_entries, name="bot-entries"),
     path("bots/<int:pk>/gating/", rating_views.bot_gating, name="bot-gating"),
+    path("bots/<int:pk>/current/", views.bot_current, name="bot-current"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from bots.sandbox import languages
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -324,6 +326,13 @@ ARENA_LOST_MESSAGE_SECONDS = int(os.environ.get("ARENA_LOST_MESSAGE_SECONDS", "3
 # A version validating this long is taken as abandoned by a dead worker.
 ARENA_STALE_VALIDATION_SECONDS = int(os.environ.get("ARENA_STALE_VALIDATION_SECONDS", "600"))
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
+# The languages bots may be written in (docs/languages.md): python, c, cpp, javascript,
+# java. The sandbox reads the same variable; an unknown name stops the start here.
+ARENA_LANGUAGES = [lang.name for lang in languages.configured()]
+# The build step (build.sh, run once at validation in the sandbox): its own limits.
+ARENA_BUILD_SECONDS = int(os.environ.get("ARENA_BUILD_SECONDS", "120"))
+ARENA_BUILD_MEMORY_MB = int(os.environ.get("ARENA_BUILD_MEMORY_MB", "1024"))
+ARENA_BUILD_TMP_MB = int(os.environ.get("ARENA_BUILD_TMP_MB", "256"))
 ARENA_ELO_K = int(os.environ.get("ARENA_ELO_K", "24"))
 ARENA_ELO_START = int(os.environ.get("ARENA_ELO_START", "1500"))
 # The always-on ladder (see tournaments/services/ladder.py): on unless ARENA_LADDER=0.

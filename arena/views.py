@@ -189,6 +189,23 @@ def ladder_detail(request, pk):
     )
 
 
+@login_required
+@require_POST
+def bot_current(request, pk):
+    """The owner's choice of the version that plays: a rollback, or forward again."""
+    bot = get_object_or_404(Bot, pk=pk, owner=request.user)
+    try:
+        number = int(request.POST.get("number", ""))
+        version = bot_services.set_current_version(bot=bot, number=number)
+    except ValueError:
+        messages.error(request, "Choose a version to play.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"v{version.number} plays from now on.")
+    return redirect("bot", pk=bot.pk)
+
+
 def tournament_list(request):
     return render(
         request, "arena/tournament_list.html", {"tournaments": selectors.tournament_list()}

@@ -8,7 +8,11 @@
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act (adds pause/resume between turns and the
    per-move CPU reading).
-Aims (issue 3): start <= 1.6x, round trip <= 2x.
+3. Start per language (issue 20): each example bot of examples/bots/ (built first, as at
+   validation, for those with a build step) from launch to its "ready", in the sandbox; and
+   the build itself, once.
+Aims (issue 3): start <= 1.6x, round trip <= 2x; per language: ready well within the start
+limit (Limits.start_ms, 5 s).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots import sandbox  # noqa: E402
-from bots.players import ProgramPlayer  # noqa: E402
+from bots.players import ProgramPlayer, resolve_player  # noqa: E402
 from bots.sandbox import cgroups, jail, seccomp, slots  # noqa: E402
 from bots.wire import Channel  # noqa: E402
 
@@ -161,10 +165,41 @@ def bench_round_trip(folder: Path, count: int) -> tuple[float, float, float, flo
     return median_ms(plain), median_ms(boxed), median_ms(alone), median_ms(paired)
 
 
+LANGUAGE_EXAMPLES = {"python": "pairs_cautious.py", "c": "c_pairs", "cpp": "cpp_pairs",
+                     "javascript": "js_pairs", "java": "java_pairs"}  # fmt: skip
+
+
+def bench_languages(count: int) -> list[tuple[str, float, float]]:
+    """(language, build seconds or 0, median ms from launch to "ready") per example bot."""
+    from games import registry
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "bots"
+    game = registry.get("pairs")
+    out = []
+    for language, name in LANGUAGE_EXAMPLES.items():
+        began = time.perf_counter()
+        player = resolve_player(str(examples / name), game=game, seat=0, seed=1)
+        built = time.perf_counter() - began if (examples / name / "build.sh").exists() else 0.0
+        folder = player.bot_dir
+        samples = []
+        for _ in range(count):
+            seat = ProgramPlayer(folder, sandbox.Limits(), label=language)
+            began = time.perf_counter()
+            fault = seat.start({"game": "pairs", "seat": 0, "players": 2})
+            samples.append(time.perf_counter() - began)
+            seat.close()
+            if fault is not None:
+                sys.exit(f"{language}: {fault.reason}")
+        player.close()  # removes the built tree
+        out.append((language, built, median_ms(samples)))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--starts", type=int, default=40)
     parser.add_argument("--trips", type=int, default=3000)
+    parser.add_argument("--language-starts", type=int, default=10)
     args = parser.parse_args()
     if not sandbox.sandbox_available():
         sys.exit("bubblewrap is not usable here: nothing to measure")
@@ -192,6 +227,11 @@ def main() -> None:
           f"x{alone / plain:.2f}")  # fmt: skip
     print(f"  ProgramPlayer.act, two seats (pause + wake)  {paired * 1000:8.1f} us   "
           f"x{paired / plain:.2f}")  # fmt: skip
+    limit = sandbox.Limits().start_ms
+    for language, built, ready in bench_languages(args.language_starts):
+        build = f"build {built:5.1f} s" if built else "no build   "
+        print(f"start to ready  {language:<10} {ready:8.1f} ms   {build}   (aim: well under "
+              f"the {limit} ms start limit)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
@@ -116,6 +117,13 @@ class BotUpdateSerializer(serializers.Serializer):
 
     description = serializers.CharField(max_length=500, allow_blank=True, required=False)
     accepts_entries = serializers.BooleanField(required=False)
+    current_version = serializers.IntegerField(
+        min_value=1,
+        max_value=2**31 - 1,
+        required=False,
+        help_text="the number of an active version to play from now on (a rollback, or back "
+        "to a newer one); a version that becomes active later becomes current in turn",
+    )
 
     def validate(self, attrs: dict) -> dict:
         fixed = sorted(set(self.initial_data) - set(self.fields))
@@ -151,8 +159,13 @@ class BotDetailApi(generics.RetrieveAPIView):
         bot = self.get_object()
         data = BotUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        if data.validated_data:
-            bot = services.update_bot(bot=bot, **data.validated_data)
+        fields = dict(data.validated_data)
+        number = fields.pop("current_version", None)
+        with transaction.atomic():  # all the fields sent change, or none
+            if number is not None:
+                services.set_current_version(bot=bot, number=number)
+            if fields:
+                bot = services.update_bot(bot=bot, **fields)
         return Response(BotSerializer(bot).data)
 
     def delete(self, request, pk):
@@ -161,7 +174,10 @@ class BotDetailApi(generics.RetrieveAPIView):
 
 
 class UploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="A .py file, or a .zip holding main.py")
+    file = serializers.FileField(
+        help_text="A .py file, or a .zip holding main.py, an executable main (ELF binary or "
+        "#! script) or a build.sh that leaves one; an identical re-upload is refused (409)"
+    )
 
 
 class BotVersionsApi(generics.ListAPIView):

@@ -22,6 +22,12 @@ class Bot(models.Model):
     # Entry policy: other organisers may enter this bot in their tournaments
     # unless the owner turns this off (their own tournaments always may).
     accepts_entries = models.BooleanField(default=True)
+    # The version that plays, chosen by the owner (a rollback) or set when a version becomes
+    # active; read it through bots.selectors.current_version, which falls back to the
+    # latest active version when this one is unset or not active.
+    current = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # Gating: a new version plays its parent on paired duplicate deals and becomes
     # current only if an SPRT accepts "stronger by gate_elo1" (H1) over "gate_elo0" (H0).
@@ -99,3 +105,18 @@ class BotVersion(models.Model):
     @property
     def label(self) -> str:
         return f"{self.bot.name}@v{self.number}"
+
+
+class BuildArtifact(models.Model):
+    """The tree an upload's build.sh left, as a zip, kept beside the upload (in the database,
+    like the upload) and keyed by the upload's SHA-256: built once at validation, then every
+    worker unpacks these bytes and no match ever builds (bots/build.py)."""
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    archive = models.BinaryField()
+    log = models.TextField(blank=True)  # the tail of build.sh's output
+    seconds = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"build of {self.sha256[:12]}"

@@ -119,10 +119,13 @@ class ProgramPlayer:
                 return Fault(
                     "cpu", f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}"
                 )
-            if hit == "processes" and kind != "timeout":
+            if hit == "processes":
+                # A C fork bomb spins on its failing forks instead of dying as Python's does:
+                # it times out, but the limit it ran into is the cause.
+                then = f", then timed out after {waited_ms} ms" if kind == "timeout" else ""
                 return Fault(
                     "processes",
-                    f"hit the limit of {self.limits.processes} processes/threads {during}",
+                    f"hit the limit of {self.limits.processes} processes/threads {during}{then}",
                 )
             if kind == "crashed":
                 how = _describe_exit(rc)
@@ -239,23 +242,54 @@ def _describe_exit(rc: int | None) -> str | None:
     return f"exit code {rc}"
 
 
+def _built_player(folder: Path | None, upload, limits: Limits | None, label: str) -> ProgramPlayer:
+    """A bot with a build step, built as at validation (build.sh in the sandbox) and run from
+    the tree the build left, like on the server."""
+    from bots.build import MAX_BUILT_BYTES, MAX_BUILT_ENTRIES, build
+    from bots.validation import materialize, unzip_tree
+
+    tmp = Path(tempfile.mkdtemp(prefix="arena-play-"))
+    try:
+        if folder is None:
+            folder = tmp / "source"
+            materialize(upload.files, folder, upload.executables)
+        built = build(folder)
+        if not built.ok:
+            raise ValueError(f"{label}: {built.reason}")
+        files, executables = unzip_tree(
+            built.archive, max_entries=MAX_BUILT_ENTRIES, max_unpacked=MAX_BUILT_BYTES
+        )
+        materialize(files, tmp / "built", executables)
+    except BaseException:
+        slots.unstage(tmp)
+        raise
+    player = ProgramPlayer(tmp / "built", limits, label=label)
+    player._cleanup.append(lambda: slots.unstage(tmp))
+    return player
+
+
 def resolve_player(
     spec: str, *, game: Game, seat: int, seed: int, limits: Limits | None = None
 ) -> Player:
-    """A seat from the command line: a policy name, a .py file, a bot directory or a .zip."""
+    """A seat from the command line: a policy name, a .py file, a bot directory or a .zip
+    (one with a build step is built first, in the sandbox, as at validation)."""
     if spec in game.policies:
         return BuiltinPlayer(game, spec, derive_seed(seed, "seat", seat))
     path = Path(spec)
     if path.is_dir():
-        if not (path / "main.py").is_file():
-            raise ValueError(f"{spec}: a bot directory needs a main.py")
+        if (path / "build.sh").is_file() and not (path / "main.py").is_file():
+            return _built_player(path, None, limits, path.name)  # as an upload would be
+        if not any((path / entry).is_file() for entry in ("main.py", "main")):
+            raise ValueError(f"{spec}: a bot directory needs main.py, main or build.sh")
         return ProgramPlayer(path, limits, label=path.name)
     if path.is_file() and path.suffix in (".py", ".zip"):
         from bots.validation import materialize, validate_upload
 
         upload = validate_upload(path.name, path.read_bytes())
+        if upload.needs_build:
+            return _built_player(None, upload, limits, path.name)
         tmp = Path(tempfile.mkdtemp(prefix="arena-play-"))
-        materialize(upload.files, tmp / "bot")
+        materialize(upload.files, tmp / "bot", upload.executables)
         player = ProgramPlayer(tmp / "bot", limits, label=path.name)
         player._cleanup.append(lambda: slots.unstage(tmp))
         return player

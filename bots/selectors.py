@@ -33,6 +33,27 @@ def current_versions() -> QuerySet[BotVersion]:
 
 
 def current_version(*, bot: Bot) -> BotVersion | None:
-    """The latest active version that passed its gate (or had none): the one that enters
-    tournaments and shows on the leaderboard."""
-    return current_versions().filter(bot=bot).defer("upload").order_by("-number").first()
+    """The version that enters tournaments and carries the rating: the one the owner chose
+    or that last became current (``Bot.current``) while it may play; else the latest
+    active version that passed its gate (or had none)."""
+    candidates = current_versions().filter(bot=bot).defer("upload")
+    if bot.current_id is not None:
+        chosen = candidates.filter(pk=bot.current_id).first()
+        if chosen is not None:
+            return chosen
+    return candidates.order_by("-number").first()
+
+
+def current_versions_of(*, bots: list[Bot]) -> dict[int, BotVersion]:
+    """``current_version`` of many bots in two queries: bot id -> version (bots with one)."""
+    chosen = {b.pk: b.current_id for b in bots}
+    out: dict[int, BotVersion] = {}
+    found: set[int] = set()
+    candidates = current_versions().filter(bot_id__in=list(chosen)).defer("upload")
+    for version in candidates.order_by("bot_id", "number"):
+        if version.bot_id in found:
+            continue
+        out[version.bot_id] = version  # the latest so far, unless the chosen one turns up
+        if chosen.get(version.bot_id) == version.pk:
+            found.add(version.bot_id)
+    return out

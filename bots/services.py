@@ -16,8 +16,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import hooks, queueing, runner, sandbox, validation
-from bots.models import Bot, BotVersion
+from bots import build, hooks, queueing, runner, sandbox, validation
+from bots.models import Bot, BotVersion, BuildArtifact
 from bots.selectors import current_version
 from games import registry
 
@@ -26,6 +26,17 @@ log = logging.getLogger(__name__)
 
 class UploadRefused(Exception):
     """An upload the arena will not take; the message says why."""
+
+
+class DuplicateUpload(UploadRefused):
+    """The same bytes as a version the bot already has (same SHA-256)."""
+
+    def __init__(self, existing: BotVersion):
+        super().__init__(
+            f"this file is identical to {existing.label} ({existing.filename}, {existing.status}, "
+            f"same SHA-256): nothing new to upload"
+        )
+        self.existing = existing
 
 
 def create_bot(
@@ -101,8 +112,11 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     check_untrusted_code_allowed()
     checked = validation.validate_upload(filename, data)
     with transaction.atomic():
-        # Lock the bot row so two uploads cannot take the same number.
+        # Lock the bot row so two uploads cannot take the same number (nor both be new).
         Bot.objects.select_for_update().get(pk=bot.pk)
+        same = bot.versions.defer("upload").filter(sha256=checked.sha256).order_by("number")
+        if existing := same.select_related("bot").first():
+            raise DuplicateUpload(existing)
         number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
         version = BotVersion.objects.create(
             bot=bot,
@@ -126,11 +140,18 @@ def _queue_validation(version_id: int) -> None:
     queueing.publish_after_commit(queueing.VALIDATE_BOT_VERSION, args=[version_id])
 
 
+class NotBuilt(RuntimeError):
+    """A version with a build step has no stored build (it has not been validated)."""
+
+
 def version_dir(*, version: BotVersion) -> Path:
-    """The version's files on this worker, unpacked once into a cache keyed by hash.
+    """The version's files on this worker, unpacked once into a cache keyed by hash: the
+    upload, or for an upload with a build step the tree its build left (``BuildArtifact``),
+    so a match never builds.
 
     Raises ``validation.UploadRejected`` when the stored upload no longer passes the
-    upload checks (stored before a check existed): no retry changes that.
+    upload checks (stored before a check existed): no retry changes that; ``NotBuilt``
+    when a build step's result is missing.
     """
     root = Path(settings.ARENA_BOT_CACHE)
     target = root / version.sha256
@@ -138,9 +159,24 @@ def version_dir(*, version: BotVersion) -> Path:
         return target
     root.mkdir(parents=True, exist_ok=True)
     checked = validation.validate_upload(version.filename, bytes(version.upload), kind=version.kind)
+    files, executables = checked.files, checked.executables
+    if checked.needs_build:
+        artifact = BuildArtifact.objects.filter(sha256=version.sha256).first()
+        if artifact is None:
+            raise NotBuilt(f"{version.label} has a build step and no stored build")
+        files, executables = validation.unzip_tree(
+            bytes(artifact.archive),
+            max_entries=build.MAX_BUILT_ENTRIES,
+            max_unpacked=build.MAX_BUILT_BYTES,
+        )
+    _unpack(files, executables, root, target)
+    return target
+
+
+def _unpack(files: dict[str, bytes], executables, root: Path, target: Path) -> None:
     staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
     try:
-        validation.materialize(checked.files, staging / "bot")
+        validation.materialize(files, staging / "bot", executables)
         try:
             (staging / "bot").rename(target)
         except OSError:
@@ -149,7 +185,54 @@ def version_dir(*, version: BotVersion) -> Path:
             # Another process unpacked the same hash first: theirs is identical.
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return target
+
+
+def build_version(*, version: BotVersion) -> str:
+    """Run the version's build step once, unless its upload's hash was built before; store
+    the built tree. Returns "" when there is a build (or nothing to build), else why the
+    build failed, naming the upload as its owner named it."""
+    checked = validation.validate_upload(version.filename, bytes(version.upload), kind=version.kind)
+    if not checked.needs_build or BuildArtifact.objects.filter(sha256=version.sha256).exists():
+        return ""
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as work:
+        source = Path(work) / "bot"
+        validation.materialize(checked.files, source, checked.executables)
+        limits = build.build_limits(
+            seconds=settings.ARENA_BUILD_SECONDS,
+            memory_mb=settings.ARENA_BUILD_MEMORY_MB,
+            tmp_mb=settings.ARENA_BUILD_TMP_MB,
+        )
+        result = build.build(source, limits=limits)
+    if not result.ok:
+        return f"{version.filename}: {result.reason}"
+    try:
+        with transaction.atomic():
+            BuildArtifact.objects.create(
+                sha256=version.sha256, archive=result.archive, log=result.log,
+                seconds=round(result.seconds, 3),
+            )  # fmt: skip
+    except IntegrityError:
+        pass  # another worker built the same upload first: either build serves
+    return ""
+
+
+def set_current_version(*, bot: Bot, number: int) -> BotVersion:
+    """The owner's choice of the version that plays (a rollback, or forward again): any
+    active version of the bot. Entries already pinned to a version keep it."""
+    version = bot.versions.defer("upload").filter(number=number).first()
+    if version is None:
+        raise ValidationError({"current_version": f"{bot.name} has no version {number}"})
+    if version.status != BotVersion.Status.ACTIVE:
+        raise ValidationError(
+            {"current_version": f"v{number} is {version.status}; only an active version can play"}
+        )
+    if version.gating in (BotVersion.Gating.RUNNING, BotVersion.Gating.FAILED):
+        raise ValidationError(
+            {"current_version": f"v{number}'s gate is {version.gating}: it plays once it passes"}
+        )
+    Bot.objects.filter(pk=bot.pk).update(current=version)
+    bot.current = version
+    return version
 
 
 def validate_version(*, version_id: int) -> BotVersion:
@@ -176,6 +259,9 @@ def validate_version(*, version_id: int) -> BotVersion:
             return _give_up(version=version, status=BotVersion.Status.PENDING)
         return version
     try:
+        failed = build_version(version=version)
+        if failed:  # the bot's own build failed: a verdict, no retry changes it
+            return _record_verdict(version=version, ok=False, reason=failed)
         ok, reason = runner.validation_match(
             version_dir(version=version),
             game_slug=version.bot.game,
@@ -219,6 +305,10 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion
             parent=parent,
             gating=BotVersion.Gating.RUNNING if gated else BotVersion.Gating.NONE,
         )
+        if activated and not gated:
+            # A new active version plays from now on (the owner may roll back); a gated
+            # one only once it passes its gate.
+            Bot.objects.filter(pk=bot.pk).update(current=version)
         if activated:
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
     version.refresh_from_db()

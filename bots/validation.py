@@ -1,5 +1,10 @@
 """Checks an uploaded bot before anything is stored or run: a .py file or a .zip archive.
 
+A zip's entry point is ``main.py`` (Python), or an executable ``main`` (an x86-64 ELF binary,
+or a script whose ``#!`` names an offered interpreter: bots/sandbox/languages.py), or a
+``build.sh`` that must leave ``main`` when it runs at validation (bots/build.py). Messages
+name the upload as the uploader named it (``mybot.zip: src/util.py line 3: SyntaxError``).
+
 Every refusal raises :class:`UploadRejected` with a reason a person can act on. The zip is
 inspected from its central directory and read entry by entry with hard caps, never
 extracted by a library call: absolute paths, ``..``, symlinks, devices, too many entries,
@@ -14,10 +19,12 @@ import io
 import os
 import stat
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bots import compilecheck
+from bots.sandbox import languages
 
 MAX_UPLOAD_BYTES = 1 << 20  # the file as uploaded
 MAX_ENTRIES = 200  # files and directories in a zip
@@ -27,6 +34,8 @@ RATIO_FLOOR = 64 << 10  # small files may compress as well as they like
 MAX_PATH_CHARS = 200
 MAX_FILENAME_CHARS = 200  # the display name stored with a version
 MAX_DEPTH = 8
+ENTRY_POINTS = ("main.py", "main", "build.sh")
+BUILD_SCRIPT = "build.sh"
 
 
 class UploadRejected(ValueError):
@@ -37,10 +46,16 @@ class UploadRejected(ValueError):
 
 @dataclass
 class ValidatedUpload:
-    files: dict[str, bytes]  # relative posix path -> content; always has "main.py"
+    files: dict[str, bytes]  # relative posix path -> content; has main.py, main or build.sh
     sha256: str  # of the upload as sent
     size: int  # bytes as sent
     kind: str  # "py" or "zip"
+    executables: frozenset[str] = frozenset()  # files the zip marks executable (and main)
+    language: str = "python"  # python, native, javascript, java, shell; "build" until built
+
+    @property
+    def needs_build(self) -> bool:
+        return BUILD_SCRIPT in self.files and "main.py" not in self.files
 
 
 def upload_kind(filename: str) -> str:
@@ -48,7 +63,9 @@ def upload_kind(filename: str) -> str:
     suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
     if suffix in (".py", ".zip"):
         return suffix[1:]
-    raise UploadRejected(f"{filename!r}: upload a .py file or a .zip archive with a main.py")
+    raise UploadRejected(
+        f"{filename!r}: upload a .py file or a .zip archive (with main.py, main or build.sh)"
+    )
 
 
 def display_filename(filename: str) -> str:
@@ -71,16 +88,47 @@ def validate_upload(filename: str, data: bytes, *, kind: str | None = None) -> V
     if not data:
         raise UploadRejected("the upload is empty")
     kind = kind or upload_kind(filename)
+    shown = display_filename(filename)
+    executables: frozenset[str] = frozenset()
     if kind == "py":
-        files = {"main.py": data}
+        files, names = {"main.py": data}, {"main.py": shown}
     elif kind == "zip":
-        files = _unzip(data)
+        raw, raw_executables = unzip_tree(data)
+        files, prefix = _at_root(raw)
+        names = {path: f"{shown}: {prefix}{path}" for path in files}
+        executables = frozenset(p[len(prefix) :] for p in raw_executables)
     else:
         raise UploadRejected(f"unknown kind of upload {kind!r}")
-    refusal = compilecheck.first_refusal({p: c for p, c in files.items() if p.endswith(".py")})
-    if refusal:
-        raise UploadRejected(refusal)
-    return ValidatedUpload(files, hashlib.sha256(data).hexdigest(), len(data), kind)
+    language = entry_language(files, names)
+    if language == "python":
+        # Compiled under the names the uploader gave them: "mybot.zip: src/util.py line 3".
+        sources = {names[p]: c for p, c in files.items() if p.endswith(".py")}
+        refusal = compilecheck.first_refusal(sources)
+        if refusal:
+            raise UploadRejected(refusal)
+    digest = hashlib.sha256(data).hexdigest()
+    return ValidatedUpload(files, digest, len(data), kind, executables, language)
+
+
+def entry_language(files: dict[str, bytes], names: dict[str, str] | None = None) -> str:
+    """The language of a tree's entry point, refused when this arena does not offer it:
+    main.py wins, then main, then build.sh ("build": its main is judged once built)."""
+    names = names or {}
+    offered = languages.offered_names()
+    if "main.py" in files:
+        if "python" not in offered:
+            raise UploadRejected(
+                f"{names.get('main.py', 'main.py')}: this arena does not run Python"
+            )
+        return "python"
+    if "main" in files:
+        try:
+            return languages.describe_entry(files["main"], names.get("main", "main"))
+        except languages.EntryRefused as exc:
+            raise UploadRejected(str(exc)) from None
+    if BUILD_SCRIPT in files:
+        return "build"
+    raise UploadRejected("no main.py, main or build.sh at the top of the zip")
 
 
 def _entry_name(info: zipfile.ZipInfo) -> str:
@@ -108,20 +156,27 @@ def _check_path(name: str) -> str:
     return "/".join(parts)
 
 
-def _unzip(data: bytes) -> dict[str, bytes]:
+def unzip_tree(
+    data: bytes, *, max_entries: int | None = None, max_unpacked: int | None = None
+) -> tuple[dict[str, bytes], set[str]]:
+    """The files of a zip (path -> content) and the paths it marks executable, every entry
+    checked; the caps default to an upload's (a built tree has its own, bots/build.py)."""
+    max_entries = max_entries or MAX_ENTRIES
+    max_unpacked = max_unpacked or MAX_UNPACKED_BYTES
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise UploadRejected(f"not a valid zip archive ({exc})") from None
-    if len(infos) > MAX_ENTRIES:
-        raise UploadRejected(f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}")
+    if len(infos) > max_entries:
+        raise UploadRejected(f"the zip has {len(infos)} entries; the limit is {max_entries}")
     declared = sum(i.file_size for i in infos)
-    if declared > MAX_UNPACKED_BYTES:
+    if declared > max_unpacked:
         raise UploadRejected(
-            f"the zip unpacks to {declared} bytes; the limit is {MAX_UNPACKED_BYTES} bytes"
+            f"the zip unpacks to {declared} bytes; the limit is {max_unpacked} bytes"
         )
     files: dict[str, bytes] = {}
+    executables: set[str] = set()
     folders: set[str] = set()  # explicit folder entries
     total = 0
     for info in infos:
@@ -147,17 +202,19 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             raise UploadRejected(f"{name!r}: appears twice in the zip")
         try:
             with archive.open(info) as handle:  # read at most what is left of the cap
-                content = handle.read(MAX_UNPACKED_BYTES - total + 1)
+                content = handle.read(max_unpacked - total + 1)
         except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as exc:
             raise UploadRejected(f"{name!r}: cannot be read ({exc})") from None
         total += len(content)
-        if total > MAX_UNPACKED_BYTES or len(content) != info.file_size:
+        if total > max_unpacked or len(content) != info.file_size:
             raise UploadRejected(
-                f"the zip unpacks to more than {MAX_UNPACKED_BYTES} bytes or lies about sizes"
+                f"the zip unpacks to more than {max_unpacked} bytes or lies about sizes"
             )
         files[path] = content
+        if info.create_system == 3 and (info.external_attr >> 16) & 0o100:
+            executables.add(path)
     _check_tree(files, folders)
-    return _with_main_at_root(files)
+    return files, executables
 
 
 def _check_tree(files: dict[str, bytes], folders: set[str]) -> None:
@@ -174,22 +231,27 @@ def _check_tree(files: dict[str, bytes], folders: set[str]) -> None:
                 raise UploadRejected(f"{prefix!r} is both a file and a folder in the zip")
 
 
-def _with_main_at_root(files: dict[str, bytes]) -> dict[str, bytes]:
-    if "main.py" in files:
-        return files
-    # A zip of a folder ("mybot/main.py", ...): strip the one top directory all files share.
+def _at_root(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
+    """The files with the entry point at the root, and the folder prefix stripped ("" or
+    "mybot/"): a zip of a folder ("mybot/main.py", ...) loses the one top folder all share."""
+    if any(entry in files for entry in ENTRY_POINTS):
+        return files, ""
     tops = {p.split("/", 1)[0] for p in files}
     if len(tops) == 1 and all("/" in p for p in files):
         top = tops.pop()
         stripped = {p.split("/", 1)[1]: c for p, c in files.items()}
-        if "main.py" in stripped:
-            return stripped
-        raise UploadRejected(f"the zip has no main.py (not at its root, nor in {top}/)")
-    raise UploadRejected("the zip has no main.py at its root")
+        if any(entry in stripped for entry in ENTRY_POINTS):
+            return stripped, f"{top}/"
+        raise UploadRejected(
+            f"the zip has no main.py, main or build.sh (not at its root, nor in {top}/)"
+        )
+    raise UploadRejected("the zip has no main.py, main or build.sh at its root")
 
 
-def materialize(files: dict[str, bytes], dest: Path) -> None:
-    """Write validated files under ``dest`` (which must not exist yet); files end read-only."""
+def materialize(files: dict[str, bytes], dest: Path, executables: Iterable[str] = ()) -> None:
+    """Write validated files under ``dest`` (which must not exist yet); files end read-only,
+    ``main``, ``build.sh`` and ``executables`` read-only and executable."""
+    runnable = {*executables, "main", BUILD_SCRIPT}
     dest = Path(dest)
     dest.mkdir(mode=0o755)  # raises if it exists: never write into someone else's tree
     for path, content in files.items():
@@ -199,4 +261,4 @@ def materialize(files: dict[str, bytes], dest: Path) -> None:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as out:
             out.write(content)
-        os.chmod(target, 0o444)
+        os.chmod(target, 0o555 if path in runnable else 0o444)

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, QuerySet
 
+from bots import selectors as bot_selectors
 from bots.cli import option_text
 from bots.models import Bot, BotVersion
-from bots.selectors import current_versions
 from games import registry
 from tournaments import pools, stats
 from tournaments.formats.overview import describe
@@ -329,10 +329,7 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
     """
     pool = resolve_pool(game=game, pool=pool)
     bots = {bot.pk: bot for bot in Bot.objects.filter(game=game).select_related("owner")}
-    current = {}
-    for version in current_versions().filter(bot__game=game).defer("upload"):
-        if version.bot_id not in current or version.number > current[version.bot_id].number:
-            current[version.bot_id] = version
+    current = bot_selectors.current_versions_of(bots=list(bots.values()))
     parents = dict(
         BotVersion.objects.filter(bot__game=game, parent__isnull=False).values_list(
             "pk", "parent_id"

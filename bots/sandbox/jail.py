@@ -73,6 +73,14 @@ def bot_python() -> str:
     )
 
 
+def entry_argv(staged: Path | None, sandboxed: bool) -> list[str]:
+    """How a bot's folder is started: ``python3 main.py`` when it holds one, else its
+    executable ``main`` (an ELF binary or a #! script; see bots/sandbox/languages.py)."""
+    if staged is None or (staged / "main.py").is_file():
+        return [bot_python(), "-s", "-B", "/bot/main.py" if sandboxed else "main.py"]
+    return ["/bot/main" if sandboxed else str(staged / "main")]
+
+
 def trusted_only() -> bool:
     """The operator's explicit trusted-bots-only mode, read as arena/settings.py reads it."""
     value = os.environ.get("ARENA_TRUSTED_BOTS_ONLY", "")
@@ -199,7 +207,8 @@ _WARNED = False
 
 
 def launch(bot_dir: Path | None, limits: Limits, argv: list[str] | None = None) -> BotProcess:
-    """Start ``python3 main.py`` from ``bot_dir`` (or ``argv``) in a sandbox; pipes on 0/1/2."""
+    """Start the bot in ``bot_dir`` (``main.py`` or ``main``, see ``entry_argv``), or
+    ``argv``, in a sandbox; pipes on 0/1/2."""
     global _WARNED
     sandboxed = sandbox_available()
     if not sandboxed and not trusted_only():
@@ -221,7 +230,7 @@ def _launch(
     group = None
     try:
         group = cgroups.create(limits.memory_mb << 20, limits.processes + 1)  # + the monitor
-        program = argv or [bot_python(), "-s", "-B", "/bot/main.py" if sandboxed else "main.py"]
+        program = argv or entry_argv(staged, sandboxed)
         pass_fds: tuple[int, ...] = ()
         # bwrap builds the sandbox, then waits on a pipe before it execs the program;
         # meanwhile we move it into its cgroup (see Cgroup.attach) and, when the bots have
@@ -245,7 +254,9 @@ def _launch(
             env: dict[str, str] = {}
         else:
             cmd = program
-            env = {"PYTHONPATH": str(_staged_sdk()), "HOME": "/tmp", "LANG": "C.UTF-8"}
+            sdk = str(_staged_sdk())
+            env = {"PYTHONPATH": sdk, "NODE_PATH": sdk, "HOME": "/tmp", "LANG": "C.UTF-8"}
+            env["PATH"] = "/usr/bin:/bin"
         try:
             proc = subprocess.Popen(
                 cmd,

@@ -215,7 +215,8 @@ def stage(src: Path) -> Path:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(fd, "rb") as handle, open(dest / rel / name, "wb") as out:
                 shutil.copyfileobj(handle, out)
-            os.chmod(dest / rel / name, 0o444)
+            # Executable stays executable (a native bot's main): nobody may write either way.
+            os.chmod(dest / rel / name, 0o555 if info.st_mode & 0o100 else 0o444)
     for root, dirs, _files in os.walk(dest):
         for name in dirs:
             os.chmod(Path(root) / name, 0o555)

@@ -21,7 +21,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bots.sandbox import cgroups, slots
+from bots.sandbox import cgroups, languages, slots
 from bots.sandbox.limits import Limits
 
 BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
@@ -77,9 +77,13 @@ def bwrap_argv(
         args += ["--ro-bind", str(bot_dir), "/bot"]
     if sdk_dir is not None:
         args += ["--ro-bind", str(sdk_dir), "/sdk"]
+    for path in languages.sandbox_binds():  # /etc/alternatives, /etc/java-17-openjdk, ...
+        args += ["--ro-bind", path, path]
     args += ["--remount-ro", "/", "--chdir", "/bot" if bot_dir is not None else "/"]
     args += ["--clearenv", "--setenv", "PYTHONPATH", "/sdk", "--setenv", "HOME", "/tmp"]
     args += ["--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/usr/bin:/bin"]
+    for name, value in languages.sandbox_env().items():
+        args += ["--setenv", name, value]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     if block_fd is not None:  # built, but the program waits for a byte here before exec

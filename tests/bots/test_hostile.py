@@ -269,6 +269,52 @@ def test_no_thinking_on_another_seats_time(name, tmp_path, canary):
     assert hostile_cpu < 150, (hostile_cpu, neighbour_wall)
 
 
+# -- native twins ---------------------------------------------------------------------------
+# A compiled bot runs under exactly the same sandbox as a Python one (seccomp, its own uid,
+# cgroup, rlimits): tests/bots/hostile/native/hostile.c, built once per attack, must get the
+# verdict its Python twin of the same name gets in CASES.
+NATIVE = {
+    "fork_bomb": 1, "output_flood": 2, "memory_bomb": 3, "memory_creep": 4,
+    "net_internet": 5, "net_loopback": 6, "raw_sockets": 7, "thread_bomb": 8,
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def native_bots(tmp_path_factory) -> dict[str, Path]:
+    """Each attack compiled into a bot folder holding an executable ``main``."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is missing (make system installs it)")
+    source = HOSTILE / "native" / "hostile.c"
+    folders = {}
+    for name, number in NATIVE.items():
+        folder = tmp_path_factory.mktemp(f"native-{name}")
+        subprocess.run(
+            ["gcc", "-O1", "-pthread", f"-DATTACK={number}", f'-DWORKER_PID="{os.getpid()}"',
+             "-o", str(folder / "main"), str(source)],
+            check=True,
+        )  # fmt: skip
+        folders[name] = folder
+    return folders
+
+
+@pytest.mark.parametrize("name", sorted(NATIVE))
+def test_native_twin_gets_the_same_verdict(name, tmp_path, canary, native_bots):
+    kind, fragment, clock, limits = CASES[name]
+    bot, other = native_bots[name], neighbour(tmp_path, 0)
+    before, sources = worker_state(), (tree_digest(bot), tree_digest(other))
+    outcome = play(bot, other, clock, limits)
+    assert (tree_digest(bot), tree_digest(other)) == sources, "a bot's folder changed"
+    fault = outcome.result["seats"][0]["fault"]
+    if kind is None:
+        assert fault is None, fault
+    else:
+        assert fault is not None and fault["kind"] == kind, fault
+        assert fragment in fault["reason"], fault["reason"]
+        assert outcome.result["seats"][0]["rank"] == 3
+    check_others(outcome)
+    check_worker(before, tmp_path)
+
+
 def test_two_hundred_matches_leave_nothing_behind(tmp_path):
     stage_dir = slots.STATE_DIR / "stage"
     mine = f"bot-{os.getpid()}-"  # other workers on the machine stage there too

@@ -42,7 +42,7 @@ def test_cli_refuses_bad_upload(tmp_path, capsys):
     bad = tmp_path / "bad.py"
     bad.write_text("def (:\n")
     assert cli.main(["toy", str(bad), "random"]) == 2
-    assert "bot refused: main.py: SyntaxError line 1" in capsys.readouterr().err
+    assert "bot refused: bad.py: SyntaxError line 1" in capsys.readouterr().err
 
 
 def test_parse_option():

@@ -18,7 +18,7 @@ import pytest
 
 from bots import sandbox
 from bots.players import ProgramPlayer
-from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, seccomp, slots
+from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, languages, seccomp, slots
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 REPO = Path(__file__).resolve().parents[2]
@@ -66,11 +66,14 @@ def run_probe(tmp_path, limits=None, source=PROBE) -> dict:
 def test_containment(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
     facts = run_probe(tmp_path)
-    assert set(facts["env"]) <= {"PYTHONPATH", "HOME", "LANG", "PATH", "PWD", "LC_CTYPE"}
+    # The languages' own variables (NODE_PATH, JAVA_TOOL_OPTIONS) and nothing of the worker.
+    offered = languages.sandbox_env()
+    allowed = {"PYTHONPATH", "HOME", "LANG", "PATH", "PWD", "LC_CTYPE", *offered}
+    assert set(facts["env"]) <= allowed
     # pid 1 is the bot itself, and its initial environment is the sandbox's, nothing else
     environ1 = dict(v.split("=", 1) for v in facts["environ1"].split("\0") if v)
     assert environ1 == {"PYTHONPATH": "/sdk", "HOME": "/tmp", "LANG": "C.UTF-8",
-                        "PATH": "/usr/bin:/bin", "PWD": "/bot"}  # fmt: skip
+                        "PATH": "/usr/bin:/bin", "PWD": "/bot", **offered}  # fmt: skip
     assert facts["pid"] == 1 and facts["pids"] == ["1"]
     assert facts["uid"] == sandbox.SANDBOX_UID
     assert facts["fds"] == ["0", "1", "2", "3"]  # 3 = the listdir itself

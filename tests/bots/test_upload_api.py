@@ -52,7 +52,7 @@ def encrypted_zip() -> bytes:
 
 BAD = {
     "too big": ("bot.py", b"#" * (validation.MAX_UPLOAD_BYTES + 1), "the limit is 1048576"),
-    "syntax error": ("bot.py", b"def f(:\n", "main.py: SyntaxError line 1"),
+    "syntax error": ("bot.py", b"def f(:\n", "bot.py: SyntaxError line 1"),
     "not UTF-8": ("bot.py", b"print('\xff')\n", "not UTF-8"),
     "NUL bytes": ("bot.py", b"x = 1\x00\n", "null bytes"),
     "other type": ("bot.exe", b"MZ", "upload a .py file or a .zip"),
@@ -85,7 +85,7 @@ BAD = {
         make_zip({"main.py": b"", "x/y.py": b"", "x": b""}),
         "'x' is both a file and a folder",
     ),
-    "deeply nested": ("bot.py", b"x = " + b"-" * 3000 + b"1", "main.py: too deeply nested"),
+    "deeply nested": ("bot.py", b"x = " + b"-" * 3000 + b"1", "bot.py: too deeply nested"),
     "deeply nested helper": (
         "bot.zip",
         make_zip(

@@ -62,9 +62,9 @@ def test_zip_of_a_folder_is_unwrapped():
 @pytest.mark.parametrize(
     "filename, data, expected",
     [
-        ("bot.py", b"def f(:\n    pass\n", "main.py: SyntaxError line 1"),
-        ("bot.py", b"x = 1\n\n  y = 2\n", "main.py: IndentationError line 3"),
-        ("bot.py", b"print('\xff')\n", "main.py: not UTF-8"),
+        ("bot.py", b"def f(:\n    pass\n", "bot.py: SyntaxError line 1"),
+        ("bot.py", b"x = 1\n\n  y = 2\n", "bot.py: IndentationError line 3"),
+        ("bot.py", b"print('\xff')\n", "bot.py: not UTF-8"),
         ("bot.py", b"", "empty"),
         ("bot.py", b"x=1\x00\n", "null bytes"),
         ("bot.exe", b"MZ", "upload a .py file or a .zip"),
@@ -155,10 +155,10 @@ DEEPLY_NESTED = {
 @pytest.mark.parametrize("case", sorted(DEEPLY_NESTED))
 def test_too_deeply_nested_source_is_refused(case):
     source = DEEPLY_NESTED[case]
-    assert rejected("bot.py", source) == "main.py: too deeply nested to compile"
+    assert rejected("bot.py", source) == "bot.py: too deeply nested to compile"
     stored = make_zip({"main.py": b"", "lib/deep.py": source}, compression=zipfile.ZIP_STORED)
     inside = rejected("bot.zip", stored)
-    assert inside == "lib/deep.py: too deeply nested to compile"
+    assert inside == "bot.zip: lib/deep.py: too deeply nested to compile"
 
 
 def test_any_other_compiler_failure_is_a_refusal(monkeypatch):
@@ -181,7 +181,7 @@ def test_a_megabyte_of_nesting_costs_the_child_not_the_caller():
     reason = rejected("bot.py", source)
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert reason in (
-        "main.py: too deeply nested to compile",
+        "bot.py: too deeply nested to compile",
         f"compiling the upload's Python needs more than {compilecheck.CPU_SECONDS} s of CPU "
         f"or {compilecheck.MEMORY_BYTES >> 20} MB",
     )

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from games import registry
 from games.rng import derive_seed
 from tournaments import pools
@@ -187,6 +187,8 @@ def _finish(gate: Gate, status: str) -> None:
     BotVersion.objects.filter(pk=gate.candidate_id).update(
         gating=BotVersion.Gating.PASSED if passed else BotVersion.Gating.FAILED
     )
+    if passed:  # the candidate becomes the version that plays
+        Bot.objects.filter(versions=gate.candidate_id).update(current_id=gate.candidate_id)
     log.info("gate %s of version %s: %s (LLR %.2f)", gate.pk, gate.candidate_id, status, gate.llr)
 
 

@@ -1,11 +1,22 @@
 """Looks for the worker's environment anywhere (os.environ, every /proc/*/environ and
-cmdline); contained: only PYTHONPATH, HOME, LANG, PATH (and PWD, LC_CTYPE) exist."""
+cmdline); contained: only PYTHONPATH, HOME, LANG, PATH (and PWD, LC_CTYPE) and the
+languages' variables exist."""
 
 import os
 
 import arena_sdk
 
-ALLOWED = {"PYTHONPATH", "HOME", "LANG", "PATH", "PWD", "LC_CTYPE"}
+# NODE_PATH and JAVA_TOOL_OPTIONS: the offered languages' own (bots/sandbox/languages.py).
+ALLOWED = {
+    "PYTHONPATH",
+    "HOME",
+    "LANG",
+    "PATH",
+    "PWD",
+    "LC_CTYPE",
+    "NODE_PATH",
+    "JAVA_TOOL_OPTIONS",
+}
 
 
 def attack():
