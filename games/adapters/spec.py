@@ -49,6 +49,9 @@ class Spec:
     actions: ActionCodec
     encoder: ObservationEncoder
 
+    def __deepcopy__(self, memo) -> Spec:
+        return self  # static and shared, like the engine's Game (states are cloned often)
+
     @property
     def slug(self) -> str:
         return self.game.slug
