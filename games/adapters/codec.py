@@ -99,6 +99,7 @@ class ObservationEncoder:
         self.slots = list(slots)
         self.overflow = overflow
         self._slot = {key: i for i, key in enumerate(self.slots)}
+        self._memo: dict = {}
         self.size = len(self.slots) + overflow
 
     def to_json(self) -> dict:
@@ -111,14 +112,21 @@ class ObservationEncoder:
     def features(self, observation) -> dict[str, float]:
         """Feature key -> raw value (numbers summed, tokens counted), before squashing."""
         out: dict[str, float] = {}
+        get = out.get
         positional = self.positional
+        memo = self._memo  # key strings are built once per path, not once per observation
 
         def walk(value, path: str, pattern: str, in_bag: bool) -> None:
             kind = value.__class__
             if kind is dict:
                 for key, item in value.items():
-                    walk(item, f"{path}.{key}", f"{pattern}.{key}", in_bag)
+                    step = memo.get((path, pattern, key))
+                    if step is None:
+                        step = memo[(path, pattern, key)] = (f"{path}.{key}", f"{pattern}.{key}")
+                    walk(item, step[0], step[1], in_bag)
             elif kind is list:
+                if not value:
+                    return
                 inner = pattern + "[]"
                 if pattern in positional:
                     for i, item in enumerate(value):
@@ -127,20 +135,25 @@ class ObservationEncoder:
                     bag = path + "[*]"
                     for item in value:
                         walk(item, bag, inner, True)
-            elif kind is bool:
-                key = path + "#"
-                out[key] = out.get(key, 0.0) + (1.0 if value else 0.0)
-            elif kind is int or kind is float:
-                key = path + "#"
-                out[key] = out.get(key, 0.0) + value
+            elif kind is bool or kind is int or kind is float:
+                key = memo.get(path)
+                if key is None:
+                    key = memo[path] = path + "#"
+                out[key] = get(key, 0.0) + value
                 if in_bag and kind is int and 0 <= value <= SMALL_INT:
-                    key = f"{path}=i:{value}"
-                    out[key] = out.get(key, 0.0) + 1.0
+                    token = memo.get((path, value))
+                    if token is None:
+                        token = memo[(path, value)] = f"{path}=i:{value}"
+                    out[token] = get(token, 0.0) + 1.0
             else:
-                token = "none" if value is None else f"s:{value}"
-                key = f"{path}={token}"
-                out[key] = out.get(key, 0.0) + 1.0
+                token = memo.get((path, value, None))
+                if token is None:
+                    text = "none" if value is None else f"s:{value}"
+                    token = memo[(path, value, None)] = f"{path}={text}"
+                out[token] = get(token, 0.0) + 1.0
 
+        if len(memo) > 200_000:  # long-running processes: keep the memo bounded
+            memo.clear()
         walk(observation, "", "", False)
         return out
 
