@@ -65,7 +65,7 @@ def test_truncation_after_max_cycles_in_a_turn_based_game():
     e = env("pairs-port", 3, max_cycles=5)
     e.reset(seed=3)
     turns = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         observation, _, terminated, truncated, _ = e.last()
         if terminated or truncated:
             assert truncated and not terminated
