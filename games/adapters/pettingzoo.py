@@ -115,6 +115,8 @@ class ArenaEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._pending: dict[int, object] = {}
+        self._seen_key: tuple | None = None
+        self._seen: dict | None = None
         self._queue = list(self.state.to_act())
         self._select()
 
@@ -126,14 +128,21 @@ class ArenaEnv(AECEnv):
             legal = self.state.legal_actions(seat)
             self.infos[self.agent_selection] = {
                 "legal": legal,
-                "raw_observation": self.state.observation(seat),
+                "raw_observation": self._observation(seat),
             }
         else:
             self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
 
+    def _observation(self, seat: int) -> dict:
+        # The engine state changes only in apply(): one observation per seat and turn.
+        key = (len(self.state.moves), seat)
+        if self._seen_key != key:
+            self._seen_key, self._seen = key, self.state.observation(seat)
+        return self._seen
+
     def raw_observation(self, agent: str) -> dict:
         """The engine's observation dict for ``agent`` (what the wire protocol sends)."""
-        return self.state.observation(self._seat[agent])
+        return self._observation(self._seat[agent])
 
     def legal_actions(self, agent: str) -> list:
         """The legal JSON actions of ``agent`` now ([] when it is not to choose)."""
@@ -144,7 +153,7 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
-        vector = self.spec.encoder.encode(self.state.observation(seat))
+        vector = self.spec.encoder.encode(self._observation(seat))
         mask = np.zeros(len(self.spec.actions), np.int8)
         if seat in self._queue:
             mask[self.spec.actions.indices(self.state.legal_actions(seat))] = 1

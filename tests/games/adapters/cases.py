@@ -12,10 +12,14 @@ from games import InvalidOptions, registry
 SLOW = {"paks", "paiute", "pairs-five-cards", "stax", "pairs-venture", "pairs-troll-guts"}
 
 
-def configurations(*, variants: bool = True) -> list:
+def configurations(*, variants: bool = True, slow_all_counts: bool = True) -> list:
+    """``slow_all_counts=False``: the slow games at their fewest players only."""
     cases = []
     for game in registry.all_games():
-        for players in game.player_counts():
+        counts = game.player_counts()
+        if game.slug in SLOW and not slow_all_counts:
+            counts = counts[:1]
+        for players in counts:
             cases.append(pytest.param(game.slug, players, {}, id=f"{game.slug}-p{players}"))
         if not variants:
             continue
