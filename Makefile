@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/arena
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run test setup system venv migrate demo worker web lint format bench services test-fast clean
+.PHONY: run test setup system venv extras migrate demo worker web lint format bench services test-fast clean
 
 run: setup migrate demo
 	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
@@ -48,6 +48,13 @@ $(VENV)/.installed: requirements.txt
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
 	@touch $@
 
+# The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the server's.
+extras: $(VENV)/.extras-installed
+
+$(VENV)/.extras-installed: requirements-extras.txt $(VENV)/.installed
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
+	@touch $@
+
 migrate: venv
 	$(BIN)/python manage.py migrate --noinput -v 0
 
@@ -61,7 +68,7 @@ services:
 	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || { echo "starting Redis"; \
 	  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no; }
 
-test: setup system-test services
+test: setup system-test services extras
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \

@@ -1,0 +1,224 @@
+"""Every registered game as an OpenSpiel game: ``load(slug, players=, options=)``.
+
+Importing this module registers one pyspiel Python game per slug, named
+``arena_<slug with _ for ->`` (``arena_pairs_kitty``), with the parameters
+``players``, ``deal_seeds`` and each of the game's options (defaults as the engine's).
+
+Conventions (docs/training.md has the long form):
+
+- Chance: EXPLICIT_STOCHASTIC with one chance node at the root, whose outcome
+  ``k`` (uniform over ``deal_seeds`` outcomes, default 10,000) is the engine's seed.
+  The engine owns its PRNG and draws every later shuffle from that seed, so this
+  one node carries all of a match's chance, and the outcome ``k`` replays the
+  arena's match with seed ``k`` exactly. Cards dealt later are not separate
+  chance nodes: modelling each deal as OpenSpiel outcomes would mean re-writing
+  eighteen engines' dealing code outside them.
+- Dynamics: SEQUENTIAL. A simultaneous engine turn is played by its seats one
+  after another in seat order; the engine applies the collected choices when the
+  last one is in, and no seat's observation shows an earlier seat's choice.
+- Actions: the fixed catalogue of ``games.adapters.actions`` (integers, sorted).
+- Observation tensor: the encoder's vector of ``state.observation(seat)``; the
+  public observer (``private_info=NONE``) encodes the spectator's view.
+  Information state: the same tensor (the engines' observations carry the public
+  history of the hand and the match's past hands), and as a string the
+  observation plus the seat's own actions so far, for perfect recall of one's
+  own moves in string-keyed algorithms.
+- Returns: the rank rewards of ``codec.rank_rewards`` (zero-sum, in [-1, 1]).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyspiel
+
+from games import registry
+from games.adapters.codec import rank_rewards
+from games.adapters.spec import Spec, spec
+
+DEFAULT_DEAL_SEEDS = 10_000  # engine seeds 0-9999; raise it with deal_seeds=
+
+
+def short_name(slug: str) -> str:
+    return "arena_" + slug.replace("-", "_")
+
+
+def _game_type(slug: str) -> pyspiel.GameType:
+    game = registry.get(slug)
+    parameters = {"players": game.min_players, "deal_seeds": DEFAULT_DEAL_SEEDS}
+    for name, option in game.options.items():
+        parameters[name] = option.default
+    return pyspiel.GameType(
+        short_name=short_name(slug),
+        long_name=f"Arena {game.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_players,
+        min_num_players=game.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
+
+
+class ArenaGame(pyspiel.Game):
+    """One subclass per slug (``_register_all``) carries the slug and its GameType."""
+
+    slug = ""
+    game_type: pyspiel.GameType
+
+    def __init__(self, params: dict | None = None):
+        params = dict(params or {})
+        slug = self.slug
+        game = registry.get(slug)
+        players = int(params.get("players", game.min_players))
+        self.deal_seeds = int(params.get("deal_seeds", DEFAULT_DEAL_SEEDS))
+        if self.deal_seeds < 1:
+            raise ValueError("deal_seeds must be at least 1")
+        options = {name: params[name] for name in game.options if name in params}
+        self.spec: Spec = spec(slug, players, options)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=len(self.spec.actions),
+            max_chance_outcomes=self.deal_seeds,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.spec.max_decisions,
+        )
+        super().__init__(self.game_type, info, params)
+
+    def new_initial_state(self) -> ArenaState:
+        return ArenaState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> ArenaObserver:
+        return ArenaObserver(self, iig_obs_type, params)
+
+
+class ArenaState(pyspiel.State):
+    def __init__(self, game: ArenaGame):
+        super().__init__(game)
+        self.spec = game.spec
+        self.deal_seeds = game.deal_seeds
+        self.engine = None  # the engine's State once the root chance node dealt
+        self.pending: dict[int, object] = {}
+        self.queue: list[int] = []
+        self.own_actions: list[list[int]] = [[] for _ in range(game.spec.players)]
+
+    def current_player(self) -> int:
+        if self.engine is None:
+            return pyspiel.PlayerId.CHANCE
+        if not self.queue:
+            return pyspiel.PlayerId.TERMINAL
+        return self.queue[0]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.engine is None or not self.queue or player != self.queue[0]:
+            return []
+        return self.spec.actions.indices(self.engine.legal_actions(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        p = 1.0 / self.deal_seeds
+        return [(k, p) for k in range(self.deal_seeds)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.engine is None:
+            self.engine = self.spec.new_state(int(action))
+            self.queue = list(self.engine.to_act())
+            return
+        seat = self.queue.pop(0)
+        self.pending[seat] = self.spec.actions.action(action)
+        self.own_actions[seat].append(int(action))
+        if not self.queue:
+            self.engine.apply(self.pending)
+            self.pending = {}
+            self.queue = list(self.engine.to_act())
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal:{action}"
+        return json.dumps(self.spec.actions.actions[action], separators=(",", ":"))
+
+    def is_terminal(self) -> bool:
+        return self.engine is not None and not self.queue
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * self.spec.players
+        return rank_rewards(self.engine.result())
+
+    def __str__(self) -> str:
+        if self.engine is None:
+            return "(not dealt)"
+        view = json.dumps(self.engine.observation(None), sort_keys=True, separators=(",", ":"))
+        return f"to_act={list(self.engine.to_act())} chosen={sorted(self.pending)} {view}"
+
+
+class ArenaObserver:
+    """Observation and information-state tensors and strings (pyspiel's PyObserver)."""
+
+    def __init__(self, game: ArenaGame, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters not supported: {params}")
+        self.spec = game.spec
+        self.public_only = (
+            iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
+        )
+        self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        self.tensor = np.zeros(self.spec.encoder.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def _view(self, state: ArenaState, player: int) -> dict | None:
+        if state.engine is None:
+            return None
+        return state.engine.observation(None if self.public_only else player)
+
+    def set_from(self, state: ArenaState, player: int) -> None:
+        view = self._view(state, player)
+        if view is None:
+            self.tensor.fill(0)
+        else:
+            self.tensor[:] = self.spec.encoder.encode(view)
+
+    def string_from(self, state: ArenaState, player: int) -> str:
+        view = self._view(state, player)
+        text = json.dumps(view, sort_keys=True, separators=(",", ":"))
+        if self.perfect_recall and not self.public_only:
+            return f"{text} own={state.own_actions[player]}"
+        return text
+
+
+GAME_CLASSES: dict[str, type[ArenaGame]] = {}
+
+
+def _register_all() -> None:
+    # A class per game, as OpenSpiel's own Python games register (a registered lambda
+    # aborted the interpreter at exit: pybind11 released it after Python had finalised).
+    registered = set(pyspiel.registered_names())
+    for slug in registry.slugs():
+        name = short_name(slug)
+        game_type = _game_type(slug)
+        cls = type(f"Arena_{name}", (ArenaGame,), {"slug": slug, "game_type": game_type})
+        GAME_CLASSES[slug] = cls
+        if name not in registered:
+            pyspiel.register_game(game_type, cls)
+
+
+_register_all()
+
+
+def load(slug: str, players: int | None = None, options: dict | None = None, **params):
+    """The ``pyspiel.Game`` of ``slug`` with ``players`` (the fewest by default) and
+    ``options`` (the engine's option names and values); ``deal_seeds=`` sets the number of
+    root chance outcomes (engine seeds 0 to deal_seeds - 1)."""
+    game = registry.get(slug)
+    values = {"players": game.min_players if players is None else players}
+    values.update(game.resolve_options(options))
+    values.update(params)
+    return pyspiel.load_game(short_name(slug), values)

@@ -1,0 +1,267 @@
+"""Every registered game as a PettingZoo AEC environment: ``env(slug, players=, options=)``.
+
+Conventions (docs/training.md has the long form):
+
+- Agents ``player_0`` .. ``player_{n-1}`` are the engine's seats.
+- Actions: ``Discrete(n)`` over the configuration's fixed catalogue
+  (``games.adapters.actions``); ``observe(agent)`` gives ``{"observation":
+  float32 vector, "action_mask": int8 mask}``; the acting agent's ``infos``
+  carry the raw observation dict and the legal JSON actions.
+- Simultaneous turns (bids, pitches, Punk tricks): the seats in ``to_act()``
+  choose one after another in seat order; the choices are collected and the
+  engine applies them together once the last one is in. The engine state does
+  not change until then, so nobody's observation shows an earlier choice.
+- Rewards: 0 until the match ends, then ``reward="rank"`` (default): the share
+  of seats a seat finished ahead of minus the share ahead of it, in [-1, 1]
+  (zero-sum; two seats: 1, -1, or 0 for a tie); ``reward="score"``: the
+  engine's integer score (chips or points; not zero-sum in every game).
+- ``reset(seed=s)`` deals exactly the engine's match with seed ``s``.
+- ``max_cycles``: the match is truncated after that many engine turns (one
+  ``apply``, i.e. one cycle of every acting seat).
+- ``illegal="raise"`` (default) refuses an action outside the mask;
+  ``illegal="default"`` plays the engine's default action for that seat instead,
+  as the arena does for a faulted bot (for tools that sample without the mask).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from types import SimpleNamespace
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.conversions import aec_to_parallel
+
+from games import registry
+from games.adapters.codec import rank_rewards
+from games.adapters.spec import Spec, spec
+from games.rng import derive_seed
+
+BOUND = 1e9  # observation values are squashed sums and counts, far inside this
+
+
+class ArenaEnv(AECEnv):
+    metadata = {"name": "arena", "render_modes": ["ansi", "human"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        spec: Spec,
+        *,
+        reward: str = "rank",
+        max_cycles: int | None = None,
+        illegal: str = "raise",
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        if reward not in ("rank", "score"):
+            raise ValueError("reward must be 'rank' or 'score'")
+        if illegal not in ("raise", "default"):
+            raise ValueError("illegal must be 'raise' or 'default'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.spec = spec
+        self.reward_kind = reward
+        self.max_cycles = max_cycles
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "name": f"arena_{spec.slug}"}
+        self.possible_agents = [f"player_{seat}" for seat in range(spec.players)]
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        size, n = spec.encoder.size, len(spec.actions)
+        self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(-BOUND, BOUND, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (n,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self._next_seeds = None
+        self.state = None
+
+    # -- spaces ----------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+    # -- the match -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new match. ``seed`` is the engine's seed; without one, the next seed of
+        the stream the last seeded reset started (or a fresh random one)."""
+        if seed is None:
+            if self._next_seeds is None:
+                self._next_seeds = (secrets.randbits(62), 0)
+            base, count = self._next_seeds
+            self._next_seeds = (base, count + 1)
+            seed = derive_seed(base, "reset", count) % (1 << 62)
+        else:
+            self._next_seeds = (int(seed), 0)
+        self.seed_used = int(seed)
+        self.state = self.spec.new_state(int(seed))
+        self.cycles = 0
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._pending: dict[int, object] = {}
+        self._seen_key: tuple | None = None
+        self._seen: dict | None = None
+        self._queue = list(self.state.to_act())
+        self._select()
+
+    def _select(self) -> None:
+        """Point agent_selection at the next seat to choose and give it its infos."""
+        if self._queue:
+            seat = self._queue[0]
+            self.agent_selection = self.possible_agents[seat]
+            legal = self.state.legal_actions(seat)
+            self.infos[self.agent_selection] = {
+                "legal": legal,
+                "raw_observation": self._observation(seat),
+            }
+        else:
+            self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
+
+    def _observation(self, seat: int) -> dict:
+        # The engine state changes only in apply(): one observation per seat and turn.
+        key = (len(self.state.moves), seat)
+        if self._seen_key != key:
+            self._seen_key, self._seen = key, self.state.observation(seat)
+        return self._seen
+
+    def raw_observation(self, agent: str) -> dict:
+        """The engine's observation dict for ``agent`` (what the wire protocol sends)."""
+        return self._observation(self._seat[agent])
+
+    def legal_actions(self, agent: str) -> list:
+        """The legal JSON actions of ``agent`` now ([] when it is not to choose)."""
+        seat = self._seat[agent]
+        if seat not in self._queue:
+            return []
+        return self.state.legal_actions(seat)
+
+    def observe(self, agent: str) -> dict:
+        seat = self._seat[agent]
+        vector = self.spec.encoder.encode(self._observation(seat))
+        mask = np.zeros(len(self.spec.actions), np.int8)
+        if seat in self._queue:
+            mask[self.spec.actions.indices(self.state.legal_actions(seat))] = 1
+        return {"observation": np.asarray(vector, np.float32), "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        legal = self.state.legal_actions(seat)
+        index = int(action)
+        chosen = self.spec.actions.action(index) if 0 <= index < len(self.spec.actions) else None
+        if chosen is None or index not in self.spec.actions.indices(legal):
+            if self.illegal == "raise":
+                raise ValueError(
+                    f"{agent}: action {index} ({chosen!r}) is not legal now; legal: "
+                    f"{self.spec.actions.indices(legal)}"
+                )
+            chosen = self.state.default_action(seat)
+        self._cumulative_rewards[agent] = 0.0
+        self._pending[seat] = chosen
+        self._queue.pop(0)
+        for name in self.agents:
+            self.rewards[name] = 0.0
+        if not self._queue:
+            self.state.apply(self._pending)
+            self._pending = {}
+            self.cycles += 1
+            if self.state.is_over():
+                result = self.state.result()
+                if self.reward_kind == "rank":
+                    values = rank_rewards(result)
+                else:
+                    values = [float(s["score"]) for s in result["seats"]]
+                for name in self.agents:
+                    self.rewards[name] = values[self._seat[name]]
+                    self.terminations[name] = True
+                    self.infos[name] = {"result": result}
+            elif self.max_cycles is not None and self.cycles >= self.max_cycles:
+                for name in self.agents:
+                    self.truncations[name] = True
+                    self.infos[name] = {}
+            else:
+                self._queue = list(self.state.to_act())
+        if agent in self.infos and not (self.terminations[agent] or self.truncations[agent]):
+            self.infos[agent] = {}
+        self._select()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The match as text: to act, then the spectator's view (no hidden cards)."""
+        if self.state is None:
+            return None
+        lines = [
+            f"{self.spec.slug} (v{self.spec.game.version}), {self.spec.players} players, "
+            f"seed {self.seed_used}, options {json.dumps(self.spec.options, sort_keys=True)}",
+            f"to act: {list(self.state.to_act())}; chosen so far this turn: "
+            f"{sorted(self._pending)}",
+        ]
+        view = self.state.observation(None)
+        for key, value in view.items():
+            if key in ("history", "round_events", "past_games", "past_hands", "past_rounds"):
+                value = f"[{len(value)} entries]" if isinstance(value, list) else value
+            lines.append(f"  {key}: {json.dumps(value)}")
+        if self.state.is_over():
+            lines.append(f"result: {json.dumps(self.state.result())}")
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self.state = None
+
+
+def env(
+    slug: str,
+    players: int | None = None,
+    options: dict | None = None,
+    **kwargs,
+) -> ArenaEnv:
+    """The AEC environment of ``slug`` (players: the game's fewest by default).
+
+    Keyword arguments: ``reward`` ("rank" or "score"), ``max_cycles``, ``illegal``
+    ("raise" or "default"), ``render_mode`` ("ansi" or "human").
+    """
+    game = registry.get(slug)
+    players = game.min_players if players is None else players
+    return ArenaEnv(spec(slug, players, options), **kwargs)
+
+
+def parallel_env(slug: str, players: int | None = None, options: dict | None = None, **kwargs):
+    """The Parallel API, for games where every seat acts at every turn (Venture, Punk
+    with cards): PettingZoo's own AEC-to-parallel conversion."""
+    return aec_to_parallel(env(slug, players, options, **kwargs))
+
+
+def as_module(slug: str, players: int | None = None, options: dict | None = None, **kwargs):
+    """An object with ``env(max_cycles=)`` and ``parallel_env(max_cycles=)``, the shape
+    PettingZoo's ``max_cycles_test`` expects of an environment module."""
+    return SimpleNamespace(
+        env=lambda max_cycles=None: env(slug, players, options, max_cycles=max_cycles, **kwargs),
+        parallel_env=lambda max_cycles=None: parallel_env(
+            slug, players, options, max_cycles=max_cycles, **kwargs
+        ),
+    )
