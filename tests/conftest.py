@@ -9,13 +9,32 @@ import pytest
 EMBEDDED = os.environ.get("ARENA_EMBEDDED_TEST") == "1"
 
 
+# Tests that start servers, workers or browsers, share the broker, or time the sandbox's
+# limits: `make test` runs them one at a time after the rest has run in parallel.
+SERIAL_PATHS = (
+    "tests/integration/",
+    "tests/browser/",
+    "tests/bots/test_hostile.py",
+    "tests/bots/test_fallback.py",
+    "tests/bots/test_sandbox.py",
+    "tests/bots/test_worker_death.py",
+    "tests/arena/test_body_limits_gunicorn.py",
+    "tests/arena/test_readme_quickstart.py",
+    "tests/arena/test_throttle_shared_cache.py",
+    "tests/arena/test_demo.py",
+)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
+    config.addinivalue_line("markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)")
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
+        if item.nodeid.startswith(SERIAL_PATHS):
+            item.add_marker(pytest.mark.serial)
         if "embedded" in item.keywords and not EMBEDDED:
             item.add_marker(
                 pytest.mark.skip(reason="runs in the embedded pass (ARENA_EMBEDDED_TEST=1)")
