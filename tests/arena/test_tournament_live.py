@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from arena.forms import TournamentForm, local_to_utc, option_field_name
 from arena.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
 from games import registry
-from tests.arena.tournament_play import play_queued
+from tests.arena.tournament_play import named_bot, play_queued
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import selectors, services
 from tournaments.models import Tournament
@@ -282,13 +282,6 @@ def test_an_unknown_zone_is_a_form_error(client, organiser):
     answer = client.post("/tournaments/new/", data)
     assert "unknown time zone" in answer.content.decode()
     assert not Tournament.objects.exists()
-
-
-def named_bot(owner, name: str, game: str):
-    bot = make_bots(owner, 1, game=game)[0]
-    bot.name = name
-    bot.save()
-    return bot
 
 
 def test_bots_carry_their_game_for_the_page_to_filter(client, organiser):

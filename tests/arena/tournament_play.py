@@ -29,3 +29,23 @@ def play_queued(tournament_id: int, limit: int | None = None, ranks_of=None) -> 
         assert record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, ranks))
         played += 1
     return played
+
+
+def named_bot(owner, name: str, game: str):
+    """One bot with an active version (bot names are unique across games)."""
+    import hashlib
+
+    from bots.models import Bot, BotVersion
+
+    bot = Bot.objects.create(owner=owner, name=name, game=game)
+    source = f"# {name}\n".encode()
+    BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="main.py",
+        upload=source,
+        sha256=hashlib.sha256(source).hexdigest(),
+        size=len(source),
+        status=BotVersion.Status.ACTIVE,
+    )
+    return bot
