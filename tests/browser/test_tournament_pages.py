@@ -262,3 +262,18 @@ def test_the_ladder_page_updates_live(page_at, live_server, organiser, settings,
         "!document.querySelector('#progress').innerText.startsWith('0 played')", timeout=15000
     )
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+
+
+def test_older_matches_page_in_place(page_at, live_server, organiser):
+    tournament = started(organiser, 8, games_per_pairing=4)  # 112 games
+    page = page_at(NARROW)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert page.locator("#matches tr").count() == 51
+    page.click(".pager a[rel=next]")
+    page.wait_for_function("location.search === '?page=2'")
+    page.wait_for_selector(".pager:has-text('Page 2 of 3')")
+    assert page.locator("#matches tr").count() == 51
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    check_page(page, "matches-page-2")
+    page.reload()  # the address names the page
+    assert "Page 2 of 3" in page.locator(".pager").inner_text()
