@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
@@ -12,7 +13,7 @@ from django.utils import timezone
 
 from arena import throttling
 from bots.models import Bot
-from games import registry
+from games import InvalidOptions, registry
 from tournaments.models import Tournament
 
 
@@ -37,20 +38,111 @@ class VersionUploadForm(forms.Form):
     file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
 
 
+FORMAT_HELP = {
+    Tournament.Format.ROUND_ROBIN: "Everyone meets everyone; most points wins. "
+    "Fair but long: the games grow with the square of the field.",
+    Tournament.Format.SWISS: "A few rounds, each pairing bots with the same score so far; "
+    "no rematches while they can be avoided. Ranks a big field in few rounds.",
+    Tournament.Format.SINGLE_ELIMINATION: "A seeded bracket of series: a bot that loses a "
+    "series is out; the last one standing wins.",
+    Tournament.Format.DOUBLE_ELIMINATION: "A seeded bracket where a bot is out after its "
+    "second series loss: losers drop to a second bracket, and the two brackets' champions "
+    "meet in a grand final.",
+    Tournament.Format.GAUNTLET: "The challengers each play every other entrant; the others do "
+    "not meet. For testing new bots against a fixed field.",
+}
+
+# Which format each setting belongs to (the form shows it only for those).
+FORMAT_SETTINGS = {
+    "rounds": [Tournament.Format.SWISS],
+    "challengers": [Tournament.Format.GAUNTLET],
+    "third_place": [Tournament.Format.SINGLE_ELIMINATION],
+    "grand_final_reset": [Tournament.Format.DOUBLE_ELIMINATION],
+    "advance": [Tournament.Format.SINGLE_ELIMINATION],
+}
+
+
+class BotChoices(forms.CheckboxSelectMultiple):
+    """Checkboxes that carry their bot's game and id, so the page can offer only the bots
+    of the chosen game (the server checks the game again)."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        bot = getattr(value, "instance", None)
+        if bot is not None:
+            option["attrs"]["data-game"] = bot.game
+        return option
+
+
+class BotField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj):
+        return f"{obj.name} ({obj.game})"
+
+
+def option_field_name(game: str, option: str) -> str:
+    return f"option__{game}__{option}"
+
+
+def option_form_field(name: str, option) -> forms.Field:
+    """The typed input for one of a game's options: a checkbox, a list or a number."""
+    label = name.replace("_", " ").capitalize()
+    default = option.default
+    shown = (
+        {True: "on", False: "off"}.get(default, default) if isinstance(default, bool) else default
+    )
+    help_text = f"{option.help} (default: {shown})" if option.help else f"default: {shown}"
+    if isinstance(default, bool):
+        return forms.BooleanField(required=False, initial=default, label=label, help_text=help_text)
+    if option.choices is not None:
+        kind = type(default)
+        return forms.TypedChoiceField(
+            choices=[(value, str(value)) for value in option.choices],
+            coerce=kind,
+            required=False,
+            empty_value=default,
+            initial=default,
+            label=label,
+            help_text=help_text,
+        )
+    if isinstance(default, int):
+        return forms.IntegerField(
+            required=False,
+            initial=default,
+            min_value=option.minimum,
+            max_value=option.maximum,
+            label=label,
+            help_text=help_text,
+        )
+    return forms.CharField(
+        required=False, initial=default, max_length=200, label=label, help_text=help_text
+    )
+
+
+def local_to_utc(value: datetime, zone_name: str) -> datetime:
+    """The instant that ``value``'s wall-clock reading names in ``zone_name`` (an IANA name
+    such as ``Europe/Paris``; empty = UTC), in UTC. ValueError for an unknown zone."""
+    try:
+        zone = ZoneInfo(zone_name) if zone_name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {zone_name!r}") from None
+    if timezone.is_aware(value):
+        # Django read the text as the server's zone (UTC): keep the reading, not the instant.
+        value = timezone.make_naive(value, UTC)
+    return value.replace(tzinfo=zone).astimezone(UTC)
+
+
 class TournamentForm(forms.Form):
     name = forms.CharField(max_length=100)
     game = forms.ChoiceField(choices=game_choices)
-    bots = forms.ModelMultipleChoiceField(
+    bots = BotField(
         queryset=Bot.objects.none(),
-        widget=forms.CheckboxSelectMultiple,
-        help_text="Entrants (bots of the chosen game with an active version): your own, "
-        "and other people's that accept entries",
+        widget=BotChoices,
+        help_text="Entrants: bots of the chosen game with an active version, your own and "
+        "other people's that accept entries",
     )
     format = forms.ChoiceField(
         choices=Tournament.Format.choices,
         initial=Tournament.Format.ROUND_ROBIN,
-        help_text="Round robin: everyone meets everyone. Swiss: rounds of neighbours by score. "
-        "Elimination: a seeded bracket. Gauntlet: the challengers meet every other entrant.",
     )
     seeding = forms.ChoiceField(
         choices=[
@@ -60,7 +152,9 @@ class TournamentForm(forms.Form):
         initial=Tournament.Seeding.RATING,
         help_text="How entrants are seeded into brackets and first rounds",
     )
-    players_per_match = forms.IntegerField(min_value=1, max_value=16, required=False)
+    players_per_match = forms.IntegerField(
+        min_value=1, max_value=16, required=False, help_text="Empty: the game's fewest"
+    )
     games_per_pairing = forms.IntegerField(
         min_value=1,
         max_value=100,
@@ -68,29 +162,34 @@ class TournamentForm(forms.Form):
         help_text="Games per pairing or series on the same deals; with rotated seats a "
         "multiple of the players per match (empty: one game per seat rotation)",
     )
-    rotate_seats = forms.BooleanField(required=False, initial=True)
-    rounds = forms.IntegerField(
-        min_value=1, max_value=100, required=False, help_text="Swiss: empty = log2(entrants) + 1"
+    rotate_seats = forms.BooleanField(
+        required=False, initial=True, help_text="Every bot plays every seat of each deal"
     )
-    challengers = forms.ModelMultipleChoiceField(
+    rounds = forms.IntegerField(
+        min_value=1, max_value=100, required=False, help_text="Empty: log2(entrants) + 1"
+    )
+    challengers = BotField(
         queryset=Bot.objects.none(),
         required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text="Gauntlet: the entrants who play everyone else",
+        widget=BotChoices,
+        help_text="The entrants who play everyone else (at least one)",
     )
     advance = forms.IntegerField(
         min_value=1,
         max_value=15,
         initial=1,
-        help_text="Elimination with 3+ players per match: how many of each table go through",
+        required=False,
+        label="Go through per table",
+        help_text="With 3 or more players per match: how many of each table go through",
     )
     third_place = forms.BooleanField(
-        required=False, help_text="Single elimination: a series for third place"
+        required=False, label="Third place", help_text="A series for third place"
     )
     grand_final_reset = forms.BooleanField(
         required=False,
         initial=True,
-        help_text="Double elimination: a second final if the losers' bracket champion wins",
+        label="Grand-final reset",
+        help_text="A second final if the losers' bracket champion wins the first",
     )
     move_ms = forms.IntegerField(
         min_value=10, max_value=60000, initial=1000, label="Move time (ms)"
@@ -102,14 +201,12 @@ class TournamentForm(forms.Form):
         required=False, initial=True, help_text="Unrated matches do not move anyone's Elo"
     )
     start_at = forms.DateTimeField(
-        required=False, help_text="UTC, e.g. 2026-12-01 18:00; empty = now"
-    )
-    options = forms.CharField(
         required=False,
-        initial="{}",
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text='JSON object of game options, e.g. {"continuous": true}',
+        label="Start",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Empty: now. Read as UTC (your browser names its own zone when scripts run).",
     )
+    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args, organiser, **kwargs):
         super().__init__(*args, **kwargs)
@@ -117,19 +214,76 @@ class TournamentForm(forms.Form):
             Q(owner=organiser) | Q(accepts_entries=True)
         ).order_by("game", "name")
         self.fields["challengers"].queryset = self.fields["bots"].queryset
+        # Every game's options, so the form works without scripts; only the chosen
+        # game's are read.
+        self.option_fields: dict[str, list[str]] = {}
+        for slug in registry.slugs():
+            names = []
+            for name, option in registry.get(slug).options.items():
+                field_name = option_field_name(slug, name)
+                self.fields[field_name] = option_form_field(name, option)
+                names.append(field_name)
+            self.option_fields[slug] = names
 
-    def clean_options(self):
-        text = self.cleaned_data["options"].strip() or "{}"
+    def option_groups(self) -> list[dict]:
+        """Each game's option inputs, for the template."""
+        return [
+            {
+                "game": slug,
+                "title": registry.get(slug).title,
+                "min_players": registry.get(slug).min_players,
+                "fields": [self[name] for name in names],
+            }
+            for slug, names in self.option_fields.items()
+        ]
+
+    def format_help(self) -> list[tuple[str, str, str]]:
+        return [
+            (value, label, FORMAT_HELP.get(value, ""))
+            for value, label in self.fields["format"].choices
+        ]
+
+    def clean(self):
+        data = super().clean()
+        game = data.get("game")
+        # An input of another game is not read: its errors do not count either.
+        for slug, names in self.option_fields.items():
+            if slug != game:
+                for name in names:
+                    self._errors.pop(name, None)
+                    data.pop(name, None)
+        if game:
+            data["options"] = self._options_of(game, data)
+        if data.get("advance") is None:
+            data["advance"] = 1
+        start = data.get("start_at")
+        if start is None:
+            data["start_at"] = timezone.now()
+        elif "start_at" not in self._errors:
+            try:
+                data["start_at"] = local_to_utc(start, data.get("time_zone", ""))
+            except ValueError as exc:
+                self.add_error("start_at", str(exc))
+        return data
+
+    def _options_of(self, game: str, data: dict) -> dict:
+        """The chosen game's options that differ from their defaults (the defaults are
+        implied, so a default event is stored as ``{}`` as the API stores it)."""
+        options = {}
+        for name, option in registry.get(game).options.items():
+            field_name = option_field_name(game, name)
+            if field_name in self._errors:
+                continue
+            value = data.get(field_name)
+            if value is None or value == "":
+                value = option.default
+            if value != option.default:
+                options[name] = value
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not JSON: {exc.msg}") from None
-        if not isinstance(value, dict):
-            raise forms.ValidationError("options must be a JSON object")
-        return value
-
-    def clean_start_at(self):
-        return self.cleaned_data["start_at"] or timezone.now()
+            registry.get(game).resolve_options(options)
+        except InvalidOptions as exc:
+            self.add_error(None, str(exc))
+        return options
 
 
 class ThrottledLoginMixin:

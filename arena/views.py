@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from arena import botpage, replay, throttling
+from arena import botpage, replay, throttling, tournament_page
 from arena.api import rules_text
 from arena.charts import rating_series
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
@@ -26,9 +26,6 @@ from bots.validation import UploadRejected
 from games import registry
 from tournaments import selectors, services
 from tournaments.models import Ladder, Match, Tournament
-
-# A tournament page lists this many matches; the API pages through all of them.
-MATCHES_SHOWN = 200
 
 
 def home(request):
@@ -92,7 +89,9 @@ def _upload(request, bot, upload) -> bool:
 TOO_MANY_REQUESTS = 429
 
 
-def _throttled_form(request, form, context: dict, *throttle_classes):
+def _throttled_form(
+    request, form, context: dict, *throttle_classes, template: str = "arena/form.html"
+):
     """The form again with the throttle's sentence, answered 429; None when not throttled.
 
     Every POST counts, as on the API, whether or not it then succeeds."""
@@ -105,7 +104,7 @@ def _throttled_form(request, form, context: dict, *throttle_classes):
         form.add_error(None, message)
     else:  # an empty POST body leaves the form unbound, with no errors to add to
         messages.error(request, message)
-    return render(request, "arena/form.html", {"form": form, **context}, status=TOO_MANY_REQUESTS)
+    return render(request, template, {"form": form, **context}, status=TOO_MANY_REQUESTS)
 
 
 @login_required
@@ -177,16 +176,15 @@ def ladder_detail(request, pk):
         services.set_ladder_paused(ladder=ladder, paused=paused)
         messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
         return redirect("ladder", pk=pk)
-    return render(
-        request,
-        "arena/ladder_detail.html",
-        {
-            "ladder": ladder,
-            "progress": selectors.ladder_progress(ladder=ladder),
-            "matches": selectors.match_list(ladder=ladder).order_by("-id")[:MATCHES_SHOWN],
-            "matches_shown": MATCHES_SHOWN,
-        },
-    )
+    context = tournament_page.ladder_context(ladder, page_number=request.GET.get("page"))
+    return render(request, "arena/ladder_detail.html", context)
+
+
+def ladder_live(request, pk):
+    """The part of the ladder page that its polling replaces."""
+    ladder = get_object_or_404(Ladder, pk=pk)
+    context = tournament_page.ladder_context(ladder, page_number=request.GET.get("page"))
+    return render(request, "arena/ladder_live.html", context)
 
 
 @login_required
@@ -212,30 +210,35 @@ def tournament_list(request):
     )
 
 
+def _may_cancel(request, tournament: Tournament) -> bool:
+    return request.user.id == tournament.organiser_id and tournament_page.is_live(tournament)
+
+
 def tournament_detail(request, pk):
     tournament = get_object_or_404(Tournament.objects.select_related("organiser"), pk=pk)
-    return render(
-        request,
-        "arena/tournament_detail.html",
-        {
-            "tournament": tournament,
-            "overview": selectors.overview(tournament=tournament),
-            "progress": selectors.progress(tournament=tournament),
-            "matches": selectors.match_list(tournament=tournament)[:MATCHES_SHOWN],
-            "matches_shown": MATCHES_SHOWN,
-            "bot_names": dict(tournament.entries.values_list("bot_id", "bot__name")),
-            "may_cancel": request.user.id == tournament.organiser_id
-            and tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING),
-        },
-    )
+    context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
+    context["may_cancel"] = _may_cancel(request, tournament)
+    return render(request, "arena/tournament_detail.html", context)
+
+
+def tournament_live(request, pk):
+    """The part of the tournament page that its polling replaces (progress, standings,
+    bracket or rounds, the page of matches asked for)."""
+    tournament = get_object_or_404(Tournament.objects.select_related("organiser"), pk=pk)
+    context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
+    context["may_cancel"] = _may_cancel(request, tournament)
+    context["fragment"] = True
+    return render(request, "arena/tournament_live.html", context)
 
 
 @login_required
-@require_POST
 def tournament_cancel(request, pk):
+    """GET asks to confirm (the page's button works without JavaScript); POST cancels."""
     tournament = get_object_or_404(Tournament, pk=pk)
     if tournament.organiser_id != request.user.id:
         raise PermissionDenied("only the organiser may cancel this tournament")
+    if request.method != "POST":
+        return render(request, "arena/tournament_cancel.html", {"tournament": tournament})
     try:
         services.cancel_tournament(tournament=tournament)
     except ValidationError as exc:
@@ -245,11 +248,16 @@ def tournament_cancel(request, pk):
     return redirect("tournament", pk=pk)
 
 
+TOURNAMENT_FORM = "arena/tournament_form.html"
+
+
 @login_required
 def tournament_new(request):
     form = TournamentForm(request.POST or None, organiser=request.user)
     context = {"title": "New tournament"}
-    if refused := _throttled_form(request, form, context, throttling.TournamentThrottle):
+    if refused := _throttled_form(
+        request, form, context, throttling.TournamentThrottle, template=TOURNAMENT_FORM
+    ):
         return refused
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -280,7 +288,7 @@ def tournament_new(request):
         else:
             messages.success(request, "Tournament scheduled.")
             return redirect("tournament", pk=tournament.pk)
-    return render(request, "arena/form.html", {"form": form, **context})
+    return render(request, TOURNAMENT_FORM, {"form": form, **context})
 
 
 def match_detail(request, pk):

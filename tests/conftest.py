@@ -27,7 +27,9 @@ SERIAL_PATHS = (
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
-    config.addinivalue_line("markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)")
+    config.addinivalue_line(
+        "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
+    )
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 

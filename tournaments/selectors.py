@@ -593,3 +593,100 @@ def replay_events(*, match: Match, seat: int | None) -> list[dict]:
         events = registry.replay(match.record).events(seat)
         cache.set(key, events, REPLAY_CACHE_SECONDS)
     return events
+
+
+# --- The tournament page's live parts: points between entrants and the time left. ---
+
+
+def game_points(*, tournament: Tournament) -> dict:
+    """Game points of every decided game, by bot, three ways (failed games are draws):
+
+    - ``pairwise[(a, b)]``: ``[points a took from b, games they shared]``, ranks compared
+      two by two (the crosstable; with two seats, the game's own points);
+    - ``tables[(round, bots sorted)]``: each bot's points at that round's table (Swiss);
+    - ``series[name]``: each bot's points in that series (elimination).
+    """
+    from tournaments.formats.common import game_scores
+
+    entries = seeded_entries(tournament)
+    bot = [e.bot_id for e in entries]
+    pairwise: dict[tuple[int, int], list] = defaultdict(lambda: [0.0, 0])
+    tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
+        lambda: defaultdict(float)
+    )
+    series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for result in results_of(tournament, entries) if entries else []:
+        seats = [bot[e] for e in result.pairing.seats]
+        for i, a in enumerate(seats):
+            for j, b in enumerate(seats):
+                if i != j:
+                    mine, theirs = result.ranks[i], result.ranks[j]
+                    cell = pairwise[(a, b)]
+                    cell[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+                    cell[1] += 1
+        shares = {bot[e]: float(s) for e, s in game_scores(result).items()}
+        table = tables[(result.pairing.round, tuple(sorted(seats)))]
+        for b, share in shares.items():
+            table[b] += share
+            if result.pairing.series:
+                series[result.pairing.series][b] += share
+    return {"pairwise": dict(pairwise), "tables": dict(tables), "series": dict(series)}
+
+
+def expected_games(*, tournament: Tournament, bracket: list[dict] | None = None) -> int | None:
+    """About how many games the event plays in all (deciders not counted); None before the
+    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due)."""
+    from tournaments.formats import swiss
+
+    entrants = tournament.entries.filter(seed_number__isnull=False).count()
+    if not entrants:
+        return None
+    games, seats = tournament.games_per_pairing, tournament.players_per_match
+    known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
+    if tournament.format == Tournament.Format.SWISS:
+        rounds = tournament.rounds or swiss.default_rounds(entrants)
+        return max(known, rounds * (entrants // seats) * games)
+    if bracket:
+        pending = sum(1 for s in bracket if not s["complete"] and not s["skipped"])
+        started = set(
+            tournament.matches.exclude(status=Match.Status.CANCELLED)
+            .exclude(series="")
+            .values_list("series", flat=True)
+        )
+        waiting = sum(
+            1
+            for s in bracket
+            if not s["complete"] and not s["skipped"] and s["series"] not in started
+        )
+        return max(known, known + waiting * games) if pending else known
+    return known  # round robin and gauntlet queue every game at the start
+
+
+# The mean duration of this many of the latest finished matches predicts the next ones.
+DURATION_SAMPLE = 50
+
+
+def time_left(*, tournament: Tournament, progress: dict, expected: int | None) -> float | None:
+    """Seconds until the last match ends, or None when there is nothing to go on.
+
+    The games still to play (``expected`` less those played) take the mean duration of
+    the latest finished matches each, played as many at once as are running now.
+    """
+    if tournament.status != Tournament.Status.RUNNING or expected is None:
+        return None
+    remaining = max(expected - progress["done"], progress["queued"] + progress["running"])
+    if remaining <= 0:
+        return None
+    spans = (
+        tournament.matches.filter(
+            status=Match.Status.FINISHED, started_at__isnull=False, finished_at__isnull=False
+        )
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:DURATION_SAMPLE]
+    )
+    durations = [(end - start).total_seconds() for start, end in spans]
+    if not durations:
+        return None
+    mean = max(sum(durations) / len(durations), 0.001)
+    at_once = max(progress["running"], 1)
+    return remaining * mean / at_once

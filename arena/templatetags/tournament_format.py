@@ -12,6 +12,13 @@ TIEBREAK_LABELS = {
     "head_to_head": "Head-to-head",
     "faults": "Faults",
 }
+# Narrow screens: short column heads, the full name in the abbreviation's title.
+TIEBREAK_SHORT = {
+    "buchholz": "Bh",
+    "sonneborn_berger": "SB",
+    "head_to_head": "H2H",
+    "faults": "Flt",
+}
 STAGE_LABELS = {
     "winners": "Winners' bracket",
     "losers": "Losers' bracket",
@@ -23,6 +30,11 @@ STAGE_LABELS = {
 @register.filter
 def tiebreak_label(name: str) -> str:
     return TIEBREAK_LABELS.get(name, name.replace("_", " "))
+
+
+@register.filter
+def tiebreak_short(name: str) -> str:
+    return TIEBREAK_SHORT.get(name, name[:3])
 
 
 @register.filter

@@ -33,7 +33,7 @@ def log_in(page, base: str, username: str = "author") -> None:
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_every_page_fits_and_passes_the_accessibility_check(page_at, live_server, author, width):
-    (charted, _), tournament = bots_with_history(author, games=3)
+    (charted, _), tournament = bots_with_history(author, games=4)
     match = tournament.matches.order_by("pk").first()
     base = live_server.url
     page = page_at(width)
@@ -64,7 +64,7 @@ def test_every_page_fits_and_passes_the_accessibility_check(page_at, live_server
 
 
 def test_the_rating_chart_reads_out_values(page_at, live_server, author):
-    (charted, _), _ = bots_with_history(author, games=3)
+    (charted, _), _ = bots_with_history(author, games=4)
     history = list(charted.versions.order_by("number"))
     assert len(history) == 2
     page = page_at(WIDE)

@@ -21,4 +21,5 @@
   mark();
   window.addEventListener("resize", mark);
   document.addEventListener("toggle", mark, true); // a <details> opened: its tables now measure
+  document.addEventListener("htmx:afterSettle", mark); // a live part of the page was replaced
 })();

@@ -1,0 +1,190 @@
+"""What the tournament and ladder pages show, shared by the full page and the live fragment
+the page polls (htmx) while the event goes on."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from django.core.paginator import Page, Paginator
+from django.urls import reverse
+
+from tournaments import selectors
+from tournaments.models import Ladder, Tournament
+
+MATCHES_PER_PAGE = 50
+# Beyond this many entrants a crosstable is too wide to read: the standings stay.
+CROSSTABLE_LIMIT = 30
+# Seconds between two polls of a page that is still changing.
+POLL_SECONDS = 3
+
+
+def is_live(tournament: Tournament) -> bool:
+    return tournament.status in (Tournament.Status.SCHEDULED, Tournament.Status.RUNNING)
+
+
+def points_text(value: float | None) -> str:
+    """``1½`` for 1.5, ``½`` for 0.5, ``2`` for 2.0 (game points count in halves)."""
+    if value is None:
+        return ""
+    whole = math.floor(value + 1e-9)
+    half = value - whole >= 0.5 - 1e-9
+    if half:
+        return f"{whole}½" if whole else "½"
+    return str(whole)
+
+
+def time_left_text(seconds: float | None) -> str:
+    """``about N min``; empty when there is no estimate."""
+    if seconds is None:
+        return ""
+    return f"about {max(1, math.ceil(seconds / 60))} min"
+
+
+def match_page(queryset, number) -> Page:
+    """Newest first, ``MATCHES_PER_PAGE`` a page; a page out of range gives the last."""
+    return Paginator(queryset.order_by("-id"), MATCHES_PER_PAGE).get_page(number)
+
+
+def progress_bar(progress: dict, expected: int | None) -> dict:
+    """Widths (percent) of the bar's parts: played, running, queued; the rest is to come."""
+    total = max(expected or 0, progress.get("total", 0), 1)
+    done = progress.get("done", progress.get("finished", 0) + progress.get("failed", 0))
+    parts = {
+        "done": done,
+        "running": progress.get("running", 0),
+        "queued": progress.get("queued", 0),
+    }
+    widths = {name: round(100 * count / total, 2) for name, count in parts.items()}
+    return {**parts, "total": total, "widths": widths, "percent": round(100 * done / total)}
+
+
+def _names(tournament: Tournament) -> dict[int, str]:
+    return dict(tournament.entries.values_list("bot_id", "bot__name"))
+
+
+def _crosstable(standings: list[dict], pairwise: dict) -> dict | None:
+    if len(standings) > CROSSTABLE_LIMIT:
+        return {"too_many": True, "rows": []}
+    bots = [r["bot_id"] for r in standings]
+    rows = []
+    for number, row in enumerate(standings, start=1):
+        cells = []
+        for other in bots:
+            if other == row["bot_id"]:
+                cells.append({"self": True})
+                continue
+            points, games = pairwise.get((row["bot_id"], other), (None, 0))
+            cells.append({"points": points_text(points), "games": games, "opponent": other})
+        rows.append({"number": number, "bot": row["bot"], "bot_id": row["bot_id"], "cells": cells})
+    return {"too_many": False, "rows": rows, "numbers": list(range(1, len(bots) + 1))}
+
+
+def _round_tables(rounds: list[dict], tables: dict, names: dict[int, str]) -> list[dict]:
+    out = []
+    for r in rounds:
+        shown = []
+        for number, table in enumerate(r["tables"], start=1):
+            scores = tables.get((r["round"], tuple(sorted(table))), {})
+            shown.append(
+                {
+                    "number": number,
+                    "played": bool(scores),
+                    "seats": [
+                        {
+                            "bot_id": b,
+                            "bot": names.get(b, "?"),
+                            "points": points_text(scores.get(b)) if scores else "",
+                            "best": bool(scores)
+                            and scores.get(b, 0) == max(scores.values())
+                            and len(set(scores.values())) > 1,
+                        }
+                        for b in table
+                    ],
+                }
+            )
+        byes = [{"bot_id": b, "bot": names.get(b, "?")} for b in r["byes"]]
+        out.append({"round": r["round"], "tables": shown, "byes": byes})
+    return out
+
+
+def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[dict]:
+    """Stages (winners, losers, finals) of rounds (columns) of series boxes."""
+    stages: OrderedDict[str, OrderedDict[int, list]] = OrderedDict()
+    order = {"winners": 0, "losers": 1, "third_place": 2, "final": 3}
+    for s in sorted(series, key=lambda s: (order.get(s["stage"], 9), s["round"])):
+        points = scores.get(s["series"], {})
+        entrants = [
+            {
+                "bot_id": b,
+                "bot": names.get(b, "?") if b else "",
+                "winner": b is not None and b in s["winners"],
+                "points": points_text(points[b]) if b in points else "",
+            }
+            for b in s["entrants"]
+        ]
+        if s["skipped"]:
+            state = "not needed"
+        elif s["complete"] and not s["played"]:
+            state = "bye"
+        elif s["complete"]:
+            state = "decided"
+        elif points:
+            state = "playing"
+        else:
+            state = "to come"
+        box = {**s, "entrants_shown": entrants, "state": state}
+        stages.setdefault(s["stage"], OrderedDict()).setdefault(s["round"], []).append(box)
+    return [
+        {"stage": stage, "rounds": [{"round": n, "series": boxes} for n, boxes in rounds.items()]}
+        for stage, rounds in stages.items()
+    ]
+
+
+def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
+    """Everything the live part of the tournament page shows."""
+    overview = selectors.overview(tournament=tournament)
+    progress = selectors.progress(tournament=tournament)
+    expected = selectors.expected_games(tournament=tournament, bracket=overview["bracket"])
+    seconds = selectors.time_left(tournament=tournament, progress=progress, expected=expected)
+    names = _names(tournament)
+    points = (
+        selectors.game_points(tournament=tournament)
+        if overview["tiebreaks"] or overview["bracket"]
+        else {"pairwise": {}, "tables": {}, "series": {}}
+    )
+    crosstable = None
+    if tournament.format == Tournament.Format.ROUND_ROBIN and overview["tiebreaks"]:
+        crosstable = _crosstable(overview["standings"], points["pairwise"])
+    return {
+        "tournament": tournament,
+        "overview": overview,
+        "progress": progress,
+        "bar": progress_bar(progress, expected),
+        "time_left": time_left_text(seconds),
+        "live": is_live(tournament),
+        "poll_seconds": POLL_SECONDS,
+        "bot_names": names,
+        "crosstable": crosstable,
+        "round_tables": _round_tables(overview["rounds"], points["tables"], names),
+        "bracket": _bracket(overview["bracket"], points["series"], names),
+        "matches": match_page(selectors.match_list(tournament=tournament), page_number),
+        "page_path": reverse("tournament", args=[tournament.pk]),
+        "live_path": reverse("tournament-live", args=[tournament.pk]),
+    }
+
+
+def ladder_context(ladder: Ladder, *, page_number=None) -> dict:
+    progress = selectors.ladder_progress(ladder=ladder)
+    progress = {**progress, "done": progress["finished"] + progress["failed"]}
+    progress["total"] = sum(progress[s] for s in ("done", "running", "queued"))
+    return {
+        "ladder": ladder,
+        "progress": progress,
+        "bar": progress_bar(progress, None),
+        "live": True,
+        "poll_seconds": POLL_SECONDS * 2,
+        "matches": match_page(selectors.match_list(ladder=ladder), page_number),
+        "page_path": reverse("ladder", args=[ladder.pk]),
+        "live_path": reverse("ladder-live", args=[ladder.pk]),
+    }

@@ -1,0 +1,304 @@
+"""The tournament page's live fragment, its bracket, rounds and crosstable, paged matches,
+the typed game options of the tournament form and its time-zone conversion."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from arena.forms import TournamentForm, local_to_utc, option_field_name
+from arena.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
+from games import registry
+from tests.arena.tournament_play import named_bot, play_queued
+from tests.tournaments.test_lifecycle import make_bots
+from tournaments import selectors, services
+from tournaments.models import Tournament
+
+
+@pytest.fixture
+def organiser(db, client):
+    user = get_user_model().objects.create_user(username="org", password="a long password 42")
+    client.force_login(user)
+    return user
+
+
+def started(organiser, count=4, **settings) -> Tournament:
+    bots = make_bots(organiser, count)
+    tournament = services.create_tournament(
+        organiser=organiser, name="cup", game="pairs", bot_ids=[b.pk for b in bots], **settings
+    )
+    services.start_tournament(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def test_the_live_fragment_polls_while_running_and_stops_at_the_end(client, organiser):
+    tournament = started(organiser, 3)
+    live = client.get(f"/tournaments/{tournament.pk}/live/")
+    assert live.status_code == 200
+    text = live.content.decode()
+    assert text.startswith('<div id="live"')
+    assert 'hx-trigger="every 3s"' in text and "<html" not in text
+    assert "0 of 6 matches played, 6 queued" in text
+    assert 'id="organiser"' not in text  # the organiser's controls stay while it runs
+    play_queued(tournament.pk, limit=2)
+    text = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
+    assert "2 of 6 matches played" in text
+    assert 'aria-valuenow="2"' in text
+    assert "Time left: about 1 min" in text
+    play_queued(tournament.pk)
+    text = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
+    assert "6 of 6 matches played" in text
+    assert "hx-trigger" not in text  # finished: the page stops polling
+    assert '<div id="organiser" hx-swap-oob="true"></div>' in text  # and drops the cancel
+    assert 'id="status" class="status finished" hx-swap-oob="true"' in text
+    assert "Time left" not in text
+    # The full page has neither a refresh tag nor htmx once it is over.
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'http-equiv="refresh"' not in page and "htmx.min.js" not in page
+
+
+def test_the_full_page_loads_htmx_and_never_refreshes_itself(client, organiser):
+    tournament = started(organiser, 3)
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'http-equiv="refresh"' not in page
+    assert "arena/vendor/htmx.min.js" in page
+    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=1"' in page
+
+
+def test_an_unknown_tournament_has_no_fragment(client, db):
+    assert client.get("/tournaments/999999/live/").status_code == 404
+
+
+def test_matches_come_in_pages_of_fifty_newest_first(client, organiser):
+    tournament = started(organiser, 8, games_per_pairing=4)  # 28 pairings x 4 = 112 games
+    total = tournament.matches.count()
+    assert total == 112
+    newest = tournament.matches.order_by("-pk").first().pk
+    first = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert first.count('<a href="/matches/') == MATCHES_PER_PAGE
+    assert f"/matches/{newest}/" in first
+    assert "Page 1 of 3 (112 matches, newest first)" in first
+    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=2"' in first
+    last = client.get(f"/tournaments/{tournament.pk}/live/?page=3").content.decode()
+    assert last.count('<a href="/matches/') == total - 2 * MATCHES_PER_PAGE
+    assert "Page 3 of 3" in last and 'rel="next"' not in last
+    # Nonsense page numbers give a page, never an error.
+    assert client.get(f"/tournaments/{tournament.pk}/?page=abc").status_code == 200
+    assert "Page 3 of 3" in client.get(f"/tournaments/{tournament.pk}/?page=99").content.decode()
+
+
+def test_the_crosstable_of_a_round_robin(client, organiser):
+    tournament = started(organiser, 3)
+    play_queued(tournament.pk)  # the lower bot id wins every game
+    text = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'id="crosstable"' in text
+    bots = sorted(tournament.entries.values_list("bot_id", flat=True))
+    pairwise = selectors.game_points(tournament=tournament)["pairwise"]
+    assert pairwise[(bots[0], bots[1])] == [2.0, 2]
+    assert pairwise[(bots[2], bots[0])] == [0.0, 2]
+    crosstable = client.get(f"/tournaments/{tournament.pk}/").context["crosstable"]
+    first = crosstable["rows"][0]
+    assert first["bot_id"] == bots[0]
+    assert [c.get("points") for c in first["cells"]] == [None, "2", "2"]
+    assert first["cells"][0]["self"]
+
+
+def test_more_than_thirty_entrants_get_a_note_instead_of_a_crosstable(client, organiser):
+    tournament = started(organiser, 31, games_per_pairing=2)
+    text = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'id="crosstable-note"' in text and 'id="crosstable"' not in text
+
+
+def test_swiss_round_tables_show_points_and_byes(client, organiser):
+    tournament = started(organiser, 5, format="swiss", rounds=2, seeding="entry")
+    play_queued(tournament.pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    response = client.get(f"/tournaments/{tournament.pk}/")
+    rounds = response.context["round_tables"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert all(len(r["byes"]) == 1 and len(r["tables"]) == 2 for r in rounds)
+    for table in rounds[0]["tables"]:
+        assert table["played"]
+        # The lower bot id wins both games of the pairing: 2 - 0.
+        assert sorted(s["points"] for s in table["seats"]) == ["0", "2"]
+    text = response.content.decode()
+    assert "sits out and scores a win" in text and 'id="round-2"' in text
+
+
+def test_a_finished_double_elimination_bracket_names_its_champion(client, organiser):
+    tournament = started(organiser, 4, format="double_elimination", seeding="entry")
+    play_queued(tournament.pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    response = client.get(f"/tournaments/{tournament.pk}/")
+    text = response.content.decode()
+    champion = tournament.entries.order_by("place").first().bot.name
+    assert f"Champion: <strong>{champion}</strong>" in text
+    stages = [s["stage"] for s in response.context["bracket"]]
+    assert stages == ["winners", "losers", "final"]
+    final = response.context["bracket"][-1]["rounds"]
+    states = [box["state"] for r in final for box in r["series"]]
+    # The winners' champion won the first final: the reset is not needed.
+    assert states == ["decided", "not needed"]
+    assert "winner" in text and 'class="series not-needed"' in text
+
+
+def test_a_bracket_with_byes_says_so(client, organiser):
+    tournament = started(organiser, 3, format="single_elimination", seeding="entry")
+    text = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'class="series bye"' in text
+
+
+def test_cancel_asks_first_without_javascript(client, organiser):
+    tournament = started(organiser, 3)
+    confirm = client.get(f"/tournaments/{tournament.pk}/cancel/")
+    assert confirm.status_code == 200 and "cannot be undone" in confirm.content.decode()
+    tournament.refresh_from_db()
+    assert tournament.status == "running"  # asking changes nothing
+
+
+def test_small_texts():
+    assert [points_text(v) for v in (0.0, 0.5, 1.0, 1.5, 12.5)] == ["0", "½", "1", "1½", "12½"]
+    assert time_left_text(None) == "" and time_left_text(5) == "about 1 min"
+    assert time_left_text(61) == "about 2 min"
+
+
+# --- The tournament form: typed game options and the start time zone. ---
+
+
+def form_data(bots, game="pairs", **fields) -> dict:
+    return {
+        "name": "web cup",
+        "game": game,
+        "bots": [b.pk for b in bots],
+        "format": "round_robin",
+        "seeding": "rating",
+        "move_ms": 1000,
+        "bank_ms": 10000,
+        "rotate_seats": "on",
+        "rated": "on",
+        **fields,
+    }
+
+
+def defaults_as_posted(slug: str) -> dict:
+    """What a browser posts for a game's option inputs left at their initial values."""
+    posted = {}
+    for name, option in registry.get(slug).options.items():
+        field = option_field_name(slug, name)
+        if isinstance(option.default, bool):
+            if option.default:
+                posted[field] = "on"
+        else:
+            posted[field] = str(option.default)
+    return posted
+
+
+@pytest.mark.parametrize("slug", registry.slugs())
+def test_every_games_option_defaults_round_trip(organiser, slug):
+    form = TournamentForm(form_data([], game=slug, **defaults_as_posted(slug)), organiser=organiser)
+    form.is_valid()
+    assert not [name for name in form.errors if name.startswith("option__")], form.errors
+    assert form.cleaned_data["options"] == {}
+    # Each input shows its default and its help.
+    for name, option in registry.get(slug).options.items():
+        field = form.fields[option_field_name(slug, name)]
+        assert field.initial == option.default
+        assert option.help in field.help_text
+
+
+def test_typed_options_become_the_options_dict(client, organiser):
+    bots = make_bots(organiser, 2, game="pairs-rocket")
+    fields = {
+        option_field_name("pairs-rocket", "decks"): "3",
+        option_field_name("pairs-rocket", "max_bet"): "100",
+        option_field_name("pairs-rocket", "button"): "on",
+        option_field_name("pairs-rocket", "rotations"): "1",
+        # Another game's inputs are not read, even nonsense.
+        option_field_name("pairs", "games"): "many",
+    }
+    answer = client.post("/tournaments/new/", form_data(bots, game="pairs-rocket", **fields))
+    assert answer.status_code == 302, answer.content.decode()[-3000:]
+    chosen = {"decks": 3, "max_bet": 100, "button": True}
+    assert Tournament.objects.get().options == registry.get("pairs-rocket").resolve_options(chosen)
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("decks", "9", "less than or equal to 8"),
+        ("decks", "two", "Enter a whole number"),
+        ("max_bet", "70", "Select a valid choice"),
+    ],
+)
+def test_bad_option_values_are_clear_form_errors(client, organiser, field, value, message):
+    bots = make_bots(organiser, 2, game="pairs-rocket")
+    data = form_data(bots, game="pairs-rocket", **{option_field_name("pairs-rocket", field): value})
+    answer = client.post("/tournaments/new/", data)
+    assert answer.status_code == 200
+    assert message in answer.content.decode()
+    assert not Tournament.objects.exists()
+
+
+def test_local_times_become_utc():
+    summer = local_to_utc(datetime(2026, 7, 1, 18, 0), "Europe/Paris")
+    assert summer == datetime(2026, 7, 1, 16, 0, tzinfo=UTC)
+    winter = local_to_utc(datetime(2026, 12, 1, 18, 0), "Europe/Paris")
+    assert winter == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    assert local_to_utc(datetime(2026, 12, 1, 18, 0), "") == datetime(2026, 12, 1, 18, tzinfo=UTC)
+    # An aware reading (Django's, in UTC) keeps its wall-clock reading.
+    aware = datetime(2026, 12, 1, 18, 0, tzinfo=UTC)
+    assert local_to_utc(aware, "America/New_York") == datetime(2026, 12, 1, 23, 0, tzinfo=UTC)
+    with pytest.raises(ValueError, match="unknown time zone"):
+        local_to_utc(datetime(2026, 12, 1), "Mars/Olympus")
+
+
+@pytest.mark.parametrize(
+    "zone, stored",
+    [
+        ("Asia/Tokyo", datetime(2030, 1, 2, 0, 30, tzinfo=UTC)),
+        ("", datetime(2030, 1, 2, 9, 30, tzinfo=UTC)),  # no script: read as UTC
+    ],
+)
+def test_the_form_stores_the_start_in_utc(client, organiser, zone, stored):
+    bots = make_bots(organiser, 2)
+    data = form_data(bots, start_at="2030-01-02T09:30", time_zone=zone)
+    answer = client.post("/tournaments/new/", data)
+    assert answer.status_code == 302, answer.content.decode()[-3000:]
+    tournament = Tournament.objects.get()
+    assert tournament.start_at == stored
+    assert tournament.status == "scheduled"
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert stored.strftime("starts %Y-%m-%d %H:%M UTC") in page
+
+
+def test_an_unknown_zone_is_a_form_error(client, organiser):
+    bots = make_bots(organiser, 2)
+    data = form_data(bots, start_at="2030-01-02T09:30", time_zone="Nowhere/Land")
+    answer = client.post("/tournaments/new/", data)
+    assert "unknown time zone" in answer.content.decode()
+    assert not Tournament.objects.exists()
+
+
+def test_bots_carry_their_game_for_the_page_to_filter(client, organiser):
+    named_bot(organiser, "paired", "pairs")
+    named_bot(organiser, "punker", "punk")
+    page = client.get("/tournaments/new/").content.decode()
+    assert 'data-game="pairs"' in page and 'data-game="punk"' in page
+    assert 'type="datetime-local"' in page
+    assert "textarea" not in page  # no raw JSON any more
+    for slug in registry.slugs():  # without scripts, every game's options are there
+        assert f'<fieldset class="game-options" data-game="{slug}"' in page
+
+
+def test_the_server_refuses_a_bot_of_another_game(client, organiser):
+    pairs = [named_bot(organiser, f"paired{i}", "pairs") for i in range(2)]
+    other = named_bot(organiser, "punker", "punk")
+    answer = client.post("/tournaments/new/", form_data([*pairs, other]))
+    assert answer.status_code == 200
+    assert "punker plays punk, not pairs" in answer.content.decode()
+    assert not Tournament.objects.exists()

@@ -1,0 +1,279 @@
+"""The tournament pages and form in Chromium at 1280 and 390 px: every format created through
+the form, a running tournament watched without a reload, cancelling from the page, the
+bracket, Swiss round tables and the crosstable, the ladder page; screenshots kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.arena.tournament_play import named_bot, play_queued
+from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page
+from tests.tournaments.test_lifecycle import make_bots
+from tournaments import services
+from tournaments.models import Ladder, Tournament
+from tournaments.services.ladder import schedule_ladders
+
+PASSWORD = "a long password 1"
+
+
+@pytest.fixture
+def organiser(transactional_db, django_user_model):
+    return django_user_model.objects.create_user(username="organiser", password=PASSWORD)
+
+
+def log_in(page, base: str) -> None:
+    page.goto(f"{base}/login/")
+    page.fill("input[name=username]", "organiser")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    assert "organiser" in page.locator("header").inner_text()
+
+
+def started(owner, count, **settings) -> Tournament:
+    bots = make_bots(owner, count)
+    tournament = services.create_tournament(
+        organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots], **settings
+    )
+    services.start_tournament(tournament_id=tournament.pk)
+    return tournament
+
+
+FORMATS = {
+    "round_robin": {},
+    "swiss": {"rounds": "2"},
+    "single_elimination": {"third_place": True},
+    "double_elimination": {},
+    "gauntlet": {"challengers": 1},
+}
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+@pytest.mark.parametrize("format", list(FORMATS))
+def test_create_each_format_through_the_form(page_at, live_server, organiser, format, width):
+    bots = make_bots(organiser, 4)
+    named_bot(organiser, "punker", "punk")  # another game's bot: not offered
+    base = live_server.url
+    page = page_at(width)
+    log_in(page, base)
+    page.goto(f"{base}/tournaments/new/")
+    page.fill("input[name=name]", f"{format} cup")
+    page.select_option("select[name=game]", "pairs")
+    # Only the four Pairs bots are offered (the Punk bot's box is hidden and off).
+    offered = page.locator("#bots-field input[type=checkbox]:visible")
+    assert offered.count() == 4
+    for box in offered.all():
+        box.check()
+    page.select_option("select[name=format]", format)
+    assert page.locator("#format-help [data-format]:visible").count() == 1
+    settings = FORMATS[format]
+    visible = {
+        name: page.locator(f"[name={name}]").first.is_visible()
+        for name in ("rounds", "third_place", "grand_final_reset", "advance")
+    }
+    assert visible["rounds"] == (format == "swiss")
+    assert visible["third_place"] == (format == "single_elimination")
+    assert visible["grand_final_reset"] == (format == "double_elimination")
+    assert not visible["advance"]  # two seats: everyone but the winner of a series is out
+    if "rounds" in settings:
+        page.fill("input[name=rounds]", settings["rounds"])
+    if settings.get("third_place"):
+        page.check("input[name=third_place]")
+    if "challengers" in settings:
+        challengers = page.locator("#challengers-field input[type=checkbox]:visible")
+        assert challengers.count() == 4  # the chosen entrants only
+        challengers.first.check()
+    # Pairs' options are typed inputs; other games' are hidden.
+    assert page.locator("fieldset.game-options:visible").count() == 1
+    page.select_option("select[name=option__pairs__gambling]", "tacoma")
+    check_page(page, f"form-{format}")
+    page.click("#tournament-form button[type=submit]")
+    assert page.locator("h1").inner_text().startswith(f"{format} cup")
+    tournament = Tournament.objects.get()
+    assert tournament.format == format
+    assert tournament.options["gambling"] == "tacoma"
+    assert sorted(e.bot_id for e in tournament.entries.all()) == sorted(b.pk for b in bots)
+    services.start_tournament(tournament_id=tournament.pk)
+    page.reload()
+    assert tournament.get_format_display() in page.locator("#format").inner_text()
+    if "elimination" in format:
+        assert page.locator("#bracket .series").count() >= 3
+    if format in ("swiss", "gauntlet"):
+        assert page.locator("#rounds table").count() >= 1
+    check_page(page, f"tournament-new-{format}")
+
+
+def test_the_form_on_a_phone_in_another_time_zone(browser, live_server, organiser):
+    context = browser.new_context(
+        viewport={"width": NARROW, "height": 900}, timezone_id="Asia/Tokyo"
+    )
+    try:
+        page = context.new_page()
+        make_bots(organiser, 2)
+        named_bot(organiser, "punker", "punk")
+        log_in(page, live_server.url)
+        page.goto(f"{live_server.url}/tournaments/new/")
+        assert "Asia/Tokyo" in page.locator("#start-zone").inner_text()
+        page.select_option("select[name=game]", "punk")
+        assert page.locator("#bots-field input[type=checkbox]:visible").count() == 1
+        assert page.locator("fieldset.game-options:visible legend").inner_text() == "Punk options"
+        page.select_option("select[name=game]", "pairs")
+        for box in page.locator("#bots-field input[type=checkbox]:visible").all():
+            box.check()
+        page.fill("input[name=name]", "tokyo cup")
+        page.fill("input[name=start_at]", "2030-01-02T09:30")
+        assert_no_sideways_scroll(page)
+        check_page(page, "form-time-zone")
+        page.click("#tournament-form button[type=submit]")
+        assert "starts 2030-01-02 00:30 UTC" in page.locator("#settings").inner_text()
+    finally:
+        context.close()
+
+
+def test_the_form_without_javascript_keeps_every_field(browser, live_server, organiser):
+    context = browser.new_context(
+        viewport={"width": NARROW, "height": 900}, java_script_enabled=False
+    )
+    try:
+        page = context.new_page()
+        make_bots(organiser, 3)
+        log_in(page, live_server.url)
+        page.goto(f"{live_server.url}/tournaments/new/")
+        assert page.locator("fieldset.game-options").count() > 10
+        assert page.locator("input[name=rounds]").is_visible()
+        for box in page.locator("#bots-field input[type=checkbox]").all():
+            box.check()
+        page.fill("input[name=name]", "plain cup")
+        page.select_option("select[name=format]", "swiss")
+        page.fill("input[name=start_at]", "2030-01-02T09:30")
+        assert_no_sideways_scroll(page)
+        page.click("#tournament-form button[type=submit]")
+        assert "starts 2030-01-02 09:30 UTC" in page.locator("#settings").inner_text()
+    finally:
+        context.close()
+
+
+def test_watch_a_running_tournament_update_without_a_reload(page_at, live_server, organiser):
+    tournament = started(organiser, 3)
+    page = page_at(WIDE)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert "0 of 6 matches played" in page.locator("#progress").inner_text()
+    page.evaluate("window.stayedHere = true")
+    play_queued(tournament.pk, limit=2)
+    page.wait_for_function(
+        "document.querySelector('#progress').innerText.includes('2 of 6 matches played')",
+        timeout=15000,
+    )
+    assert "about 1 min" in page.locator("#time-left").inner_text()
+    assert page.locator(".progress").get_attribute("aria-valuenow") == "2"
+    check_page(page, "tournament-running")
+    play_queued(tournament.pk)
+    page.wait_for_function(
+        "document.querySelector('#status').innerText === 'finished'", timeout=15000
+    )
+    assert "6 of 6 matches played" in page.locator("#progress").inner_text()
+    assert page.locator("#champion").is_visible()
+    # The same document all along: no reload, one navigation.
+    assert page.evaluate("window.stayedHere") is True
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    # Finished: the page stops asking.
+    assert page.locator("#live").get_attribute("hx-trigger") is None
+
+
+def test_cancel_from_the_page_asks_first(page_at, live_server, organiser):
+    tournament = started(organiser, 3)
+    page = page_at(NARROW)
+    log_in(page, live_server.url)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert not page.locator("#cancel").is_visible()  # behind the confirmation step
+    page.click("#cancel-open")
+    assert "cannot be undone" in page.locator("#cancel-box").inner_text()
+    check_page(page, "tournament-cancel-confirm")
+    page.click("#cancel")
+    assert page.locator("#status").inner_text() == "cancelled"
+    assert "6 cancelled" in page.locator("#progress").inner_text()
+    assert page.locator("#cancel-open").count() == 0
+    tournament.refresh_from_db()
+    assert tournament.status == "cancelled"
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_the_bracket_of_a_finished_double_elimination(page_at, live_server, organiser, width):
+    tournament = started(organiser, 6, format="double_elimination", seeding="entry")
+    play_queued(tournament.pk)
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    champion = tournament.entries.order_by("place").first().bot.name
+    page = page_at(width)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert page.locator("#champion").inner_text().endswith(f"Champion: {champion}")
+    stages = page.locator("#bracket h3").all_inner_texts()
+    assert stages == ["Winners' bracket", "Losers' bracket", "Grand final"]
+    final = page.locator("#bracket .stage-final .series").first
+    assert champion in final.locator(".entrant.winner").inner_text()
+    assert page.locator("#bracket .series.bye").count() >= 1  # 6 in a bracket of 8
+    assert page.locator("#bracket .series.not-needed").count() == 1  # no reset needed
+    check_page(page, "bracket-double")
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_the_crosstable_of_a_round_robin(page_at, live_server, organiser, width):
+    tournament = started(organiser, 6)
+    play_queued(tournament.pk)
+    page = page_at(width)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    rows = page.locator("#crosstable tr")
+    assert rows.count() == 7
+    # The lower bot id wins every game: the first row took 2 of 2 from everyone else.
+    assert rows.nth(1).locator("th").inner_text() == "1. bot0"
+    first = rows.nth(1).locator("td").all_inner_texts()
+    # On a phone the game counts are left out.
+    assert first == ["—"] + ["2/2" if width == WIDE else "2"] * 5
+    check_page(page, "crosstable")
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_swiss_round_tables_with_byes(page_at, live_server, organiser, width):
+    tournament = started(organiser, 7, format="swiss", rounds=3, seeding="entry")
+    play_queued(tournament.pk, limit=10)  # round one (6 games) and part of round two
+    page = page_at(width)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert page.locator("#rounds caption").all_inner_texts()[:2] == ["Round 1", "Round 2"]
+    first = page.locator("#round-1")
+    assert first.locator("tr.bye").count() == 1
+    assert "sits out" in first.locator("tr.bye").inner_text()
+    assert first.locator(".seat.best").count() == 3
+    check_page(page, "swiss-rounds")
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_the_ladder_page_updates_live(page_at, live_server, organiser, settings, width):
+    settings.ARENA_LADDER = True
+    make_bots(organiser, 3)
+    schedule_ladders()
+    ladder = Ladder.objects.get()
+    page = page_at(width)
+    page.goto(f"{live_server.url}/ladders/{ladder.pk}/")
+    assert "0 played" in page.locator("#progress").inner_text()
+    check_page(page, "ladder")
+    from tests.tournaments.test_ladder_services import play_all_queued
+
+    play_all_queued()
+    page.wait_for_function(
+        "!document.querySelector('#progress').innerText.startsWith('0 played')", timeout=15000
+    )
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+
+
+def test_older_matches_page_in_place(page_at, live_server, organiser):
+    tournament = started(organiser, 8, games_per_pairing=4)  # 112 games
+    page = page_at(NARROW)
+    page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
+    assert page.locator("#matches tr").count() == 51
+    page.click(".pager a[rel=next]")
+    page.wait_for_function("location.search === '?page=2'")
+    page.wait_for_selector(".pager:has-text('Page 2 of 3')")
+    assert page.locator("#matches tr").count() == 51
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    check_page(page, "matches-page-2")
+    page.reload()  # the address names the page
+    assert "Page 2 of 3" in page.locator(".pager").inner_text()
