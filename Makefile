@@ -8,6 +8,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Services the integration tests use (started by `make services` when down).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/arena
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+# Test processes for the tests that may run side by side (one per core).
+TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test setup system venv extras migrate demo worker web lint format bench services test-fast clean
 
@@ -71,8 +73,12 @@ services:
 test: setup system-test services extras
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	@echo "== in parallel: everything but the tests marked serial"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider
+	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) -m "not serial"
+	@echo "== one at a time: real workers on the shared broker, the sandbox's limits"
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	  $(BIN)/pytest -q -p no:cacheprovider -m serial
 	@echo "== the embedded default: SQLite and the filesystem broker"
 	tmp=$$(mktemp -d); ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
 	  $(BIN)/pytest -q -p no:cacheprovider -m embedded; rc=$$?; rm -rf $$tmp; exit $$rc

@@ -9,19 +9,15 @@ import pytest
 EMBEDDED = os.environ.get("ARENA_EMBEDDED_TEST") == "1"
 
 
-# Tests that start servers, workers or browsers, share the broker, or time the sandbox's
-# limits: `make test` runs them one at a time after the rest has run in parallel.
+# Tests that run Celery workers on the shared broker (they purge its queues) or time
+# the sandbox's limits: `make test` runs them one at a time after the rest has run in
+# parallel (pytest-xdist, one test database per process).
 SERIAL_PATHS = (
     "tests/integration/",
-    "tests/browser/",
     "tests/bots/test_hostile.py",
     "tests/bots/test_fallback.py",
     "tests/bots/test_sandbox.py",
     "tests/bots/test_worker_death.py",
-    "tests/arena/test_body_limits_gunicorn.py",
-    "tests/arena/test_readme_quickstart.py",
-    "tests/arena/test_throttle_shared_cache.py",
-    "tests/arena/test_demo.py",
 )
 
 
