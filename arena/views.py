@@ -72,6 +72,7 @@ def bot_detail(request, pk):
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+            "met": selectors.opponents_met(bot=bot),
         },
     )
 

@@ -690,3 +690,49 @@ def time_left(*, tournament: Tournament, progress: dict, expected: int | None) -
     mean = max(sum(durations) / len(durations), 0.001)
     at_once = max(progress["running"], 1)
     return remaining * mean / at_once
+
+
+def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict:
+    """The bots ``bot`` met most often in a pool's rated matches (its most played pool by
+    default), each with W-D-L by rank, score, Elo difference with its 95% margin and LOS
+    (cutechess style, games counted one by one; the head-to-head page pairs them)."""
+    if pool is None:
+        played = rating_pools_of_bot(bot=bot)
+        pool = played[0] if played else pools.default_pool(bot.game)
+    mine = MatchSeat.objects.filter(
+        match__pool=pool, match__rated_seq__isnull=False, version__bot=bot
+    ).values("match_id")
+    seats_of: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match_id__in=mine).values_list(
+        "match_id", "seat", "version__bot_id", "rank"
+    )
+    for match_id, seat, bot_id, rank in rows:
+        seats_of[match_id].append((seat, bot_id, rank))
+    scores: dict[int, list[float]] = defaultdict(list)
+    for seats in seats_of.values():
+        seats.sort()
+        keys = [bot_id for _, bot_id, _ in seats]
+        ranks = [rank for _, _, rank in seats]
+        for other in set(keys) - {bot.pk}:
+            scores[other] += match_stats.head_to_head_scores([(keys, ranks)], bot.pk, other)
+    names = dict(Bot.objects.filter(pk__in=list(scores)).values_list("pk", "name"))
+    table = []
+    for other, found in sorted(scores.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]:
+        wins, draws, losses = match_stats.wdl(found)
+        elo, margin = stats.elo_margin(wins, losses, draws)
+        games = wins + draws + losses
+        table.append(
+            {
+                "bot_id": other,
+                "bot": names.get(other, "?"),
+                "games": games,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+                "score": round(100 * (wins + draws / 2) / games, 1) if games else None,
+                "elo": _finite(elo),
+                "margin": _finite(margin),
+                "los": round(stats.los(wins, losses), 1),
+            }
+        )
+    return {"pool": pool, "pool_label": pools.label(pool), "opponents": table}

@@ -81,3 +81,26 @@ def test_bad_queries_are_refused_with_the_api_shape(query, field):
     assert answer.status_code == 400
     assert set(answer.json()) == {"detail", "code", "errors"}
     assert field in answer.json()["errors"]
+
+
+def test_the_bot_page_lists_the_bots_it_met_with_the_reference_figures():
+    # W 99, L 97, D 104 against b -> Elo +2.3 +- 31.9, LOS 55.7 %; c is met less often.
+    bot_a, a = bot_with_version("a")
+    bot_b, b = bot_with_version("b")
+    bot_c, c = bot_with_version("c")
+    seed = 0
+    for ranks, count in (([1, 2], 99), ([2, 1], 97), ([1, 1], 104)):
+        for _ in range(count):
+            seed += 1
+            finished_match([a, b], ranks, seed=seed)
+    finished_match([c, a], [1, 2], seed=seed + 1)
+    met = selectors.opponents_met(bot=bot_a)
+    assert met["pool"] == "pairs:2"
+    first, second = met["opponents"]
+    assert (first["bot_id"], first["wins"], first["draws"], first["losses"]) == (
+        bot_b.pk, 99, 104, 97,
+    )  # fmt: skip
+    assert (first["elo"], first["margin"], first["los"]) == (2.3, 31.9, 55.7)
+    assert (second["bot_id"], second["games"], second["losses"]) == (bot_c.pk, 1, 1)
+    page = Client().get(f"/bots/{bot_a.pk}/").content.decode()
+    assert 'id="opponents"' in page and "99-104-97" in page and "2 ± 32" in page
