@@ -122,3 +122,22 @@ def test_admin_lists_and_filters_answer(staff_client, tournament):
         assert staff_client.get(url).status_code == 200, url
     listing = staff_client.get("/admin/tournaments/match/?status__exact=queued").content.decode()
     assert f"match {match.pk} (pairs)" in listing
+
+
+@pytest.mark.parametrize("format", ["swiss", "single_elimination", "double_elimination"])
+def test_a_failed_match_of_a_paired_format_is_not_played_again(db, format):
+    """Its failure counted as a draw and the event went on from it (a re-run used to crash
+    the bracket planner once the series had moved on)."""
+    owner = get_user_model().objects.create_user(username="org")
+    bots = make_bots(owner, 4)
+    t = services.create_tournament(
+        organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots], format=format
+    )
+    services.start_tournament(tournament_id=t.pk)
+    match = Match.objects.filter(tournament=t).first()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FAILED, error="out of attempts")
+    match.refresh_from_db()
+    with pytest.raises(ValidationError, match="cannot be played again"):
+        requeue_failed_match(match=match)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED

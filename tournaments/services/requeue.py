@@ -9,6 +9,9 @@ from django.utils import timezone
 from tournaments.models import Match, Tournament
 from tournaments.services.queueing import queue_match_after_commit
 
+# Formats whose games do not decide who plays next: a failed game may be played again.
+INDEPENDENT_GAMES = (Tournament.Format.ROUND_ROBIN, Tournament.Format.GAUNTLET)
+
 
 @transaction.atomic
 def requeue_failed_match(*, match: Match) -> Match:
@@ -23,6 +26,13 @@ def requeue_failed_match(*, match: Match) -> Match:
         tournament = Tournament.objects.select_for_update().get(pk=match.tournament_id)
         if tournament.status == Tournament.Status.CANCELLED:
             raise ValidationError("the match's tournament is cancelled")
+        if tournament.format not in INDEPENDENT_GAMES:
+            # The failure counted as a draw and later rounds or series were paired on it:
+            # a new result now would rewrite what they were built on.
+            raise ValidationError(
+                f"a failed match of a {tournament.get_format_display()} event counted as a "
+                "draw and the event went on from it; it cannot be played again"
+            )
     requeued = Match.objects.filter(pk=match.pk, status=Match.Status.FAILED).update(
         status=Match.Status.QUEUED,
         attempts=0,
