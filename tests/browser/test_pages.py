@@ -72,13 +72,14 @@ def test_the_rating_chart_reads_out_values(page_at, live_server, author):
     chart = page.locator("#rating-chart svg")
     # One line per version: a version change is never drawn as one joined line.
     assert page.locator("#rating-chart polyline.series").count() == 2
-    assert page.locator("#rating-chart circle.point").count() == 6
+    points = selectors.rating_history(bot=charted)
+    assert len(points) == 8  # four rated matches a version
+    assert page.locator("#rating-chart circle.point").count() == len(points)
     assert "Elo" in chart.inner_html() and "rated matches" in chart.inner_html()
 
     first = page.locator("#rating-chart circle.point").first
     first.hover()
     tip = page.locator("#rating-tip").inner_text()
-    points = selectors.rating_history(bot=charted)
     assert tip.startswith(f"v1 · Elo {points[0]['after']:.1f}")
     assert f"match #{points[0]['match']}" in tip
 
