@@ -84,7 +84,8 @@ def test_a_stronger_version_passes_its_gate_and_an_identical_one_fails(celery_wo
     assert played.count() >= 2 * sum(gate.counts)
     assert all(m.tournament_id is None and m.moves for m in played)
 
-    identical = upload_version(client, bot_id, CAUTIOUS_BOT)
+    # The same program (a byte-identical upload is refused as a duplicate).
+    identical = upload_version(client, bot_id, CAUTIOUS_BOT + b"\n# the same bot again\n")
     gate = wait_for(lambda: gate_verdict(identical), 600, "the identical version's gate", worker)
     assert gate.status == Gate.Status.FAILED, (gate.counts, gate.llr)
     assert gate.parent_id == stronger and gate.llr <= gate.lower

@@ -61,7 +61,8 @@ def test_bots_in_four_languages_validate_and_play_a_tournament(celery_worker_pro
     response = author.post(
         "/api/tournaments/",
         {"name": "polyglot cup", "game": "pairs", "bots": list(bots.values()),
-         "players_per_match": 2, "games_per_pairing": 1, "move_ms": 2000, "bank_ms": 20000},
+         "players_per_match": 2, "games_per_pairing": 1, "rotate_seats": False,
+         "move_ms": 2000, "bank_ms": 20000},
         format="json",
     )  # fmt: skip
     assert response.status_code == 201, response.content
