@@ -50,6 +50,8 @@ def test_tournament_leaderboard_bot_and_match_pages(page, live_server, finished_
     assert "first-bot" in board and "second-bot" in board
 
     page.click("#leaderboard a >> text=first-bot")
+    # The chart is drawn by a deferred script once the page has loaded: wait for it.
+    page.locator("#rating-chart polyline").first.wait_for()
     assert page.locator("#rating-chart polyline").count() == 1
     assert "2 rated matches" in page.content()
 
