@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import APIException, NotFound, ValidationError
@@ -18,6 +18,7 @@ from arena.replay_layouts import layout_for, layout_json
 from arena.throttling import SignUpThrottle
 from games import registry
 from tournaments import selectors
+from tournaments.apis.matches import SEAT_PARAMETER
 from tournaments.models import Match
 
 
@@ -158,11 +159,7 @@ class MatchFramesApi(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "seat",
-                {"type": "integer", "minimum": 0},
-                description="whose view, 0 to the number of seats less one; omit for a spectator",
-            )
+            SEAT_PARAMETER,
         ],
         responses=FramesSerializer,
     )

@@ -1,0 +1,77 @@
+"""API views of ladders: list, detail, their matches, pause and resume."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    extend_schema,
+)
+from rest_framework import generics, serializers
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import selectors, services
+from tournaments.apis.matches import MatchSerializer
+from tournaments.models import Ladder, Match
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField(help_text="the ladder's matches by status")
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "key",
+            "game",
+            "players",
+            "options",
+            "paused",
+            "tables",
+            "created_at",
+            "last_scheduled_at",
+            "progress",
+        ]
+
+    def get_progress(self, ladder) -> dict:
+        return selectors.ladder_progress(ladder=ladder)
+
+
+class LadderListApi(generics.ListAPIView):
+    serializer_class = LadderSerializer
+    queryset = Ladder.objects.all()
+
+
+class LadderDetailApi(generics.RetrieveAPIView):
+    serializer_class = LadderSerializer
+    queryset = Ladder.objects.all()
+
+
+class LadderMatchesApi(generics.ListAPIView):
+    """The matches the ladder scheduled, newest first."""
+
+    serializer_class = MatchSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Match.objects.none()
+        ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
+        return selectors.match_list(ladder=ladder).order_by("-id")
+
+
+class LadderPauseApi(APIView):
+    """Staff only: a paused ladder queues nothing new; what is queued still plays."""
+
+    permission_classes = [IsAdminUser]
+    paused = True
+
+    @extend_schema(request=None, responses=LadderSerializer)
+    def post(self, request, pk):
+        ladder = get_object_or_404(Ladder, pk=pk)
+        ladder = services.set_ladder_paused(ladder=ladder, paused=self.paused)
+        return Response(LadderSerializer(ladder).data)
+
+
+class LadderResumeApi(LadderPauseApi):
+    paused = False

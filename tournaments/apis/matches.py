@@ -1,0 +1,189 @@
+"""API views of matches: detail, seat logs, reproduction files and replays."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import generics, serializers
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import selectors
+from tournaments.models import Match, MatchSeat
+
+# One description of the viewer's seat, for every read that hides what a seat cannot see.
+SEAT_PARAMETER = OpenApiParameter(
+    "seat",
+    {"type": "integer", "minimum": 0},
+    description="whose view, 0 to the number of seats less one; omit for a spectator",
+)
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="version.bot.name")
+    bot_id = serializers.IntegerField(source="version.bot_id")
+    version = serializers.IntegerField(source="version.number")
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "bot", "bot_id", "version", "score", "rank", "fault"]
+
+
+class ReproduceFileSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bot = serializers.CharField()
+    version = serializers.IntegerField()
+    file = serializers.CharField(help_text="the file name the commands use for this seat")
+    yours = serializers.BooleanField()
+    source = serializers.CharField(allow_null=True, help_text="your upload, to download")
+
+
+class ReproduceSerializer(serializers.Serializer):
+    play = serializers.CharField(help_text="plays the same match again, given every seat's file")
+    export = serializers.CharField(help_text="saves this match record to a file")
+    replay = serializers.CharField(
+        help_text="re-runs the saved record with your files and checks every move"
+    )
+    files = ReproduceFileSerializer(many=True)
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+    reproduce = serializers.SerializerMethodField()
+
+    @extend_schema_field(ReproduceSerializer)
+    def get_reproduce(self, match) -> dict | None:
+        """The commands that play this match again, as the reader can run them."""
+        request = self.context.get("request")
+        if request is None:
+            return None
+        return selectors.reproduce(
+            match=match,
+            user=request.user,
+            export_url=request.build_absolute_uri(reverse("api-match", args=[match.pk])),
+        )
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "tournament",
+            "ladder",
+            "round",
+            "number",
+            "series",
+            "game",
+            "engine_version",
+            "options",
+            "seed",
+            "status",
+            "attempts",
+            "started_at",
+            "finished_at",
+            "seats",
+            "result",
+            "error",
+            "reproduce",
+        ]
+
+
+class DetailSeatSerializer(SeatSerializer):
+    log = serializers.SerializerMethodField(
+        help_text="what the bot wrote on stderr in this match; null unless you own the bot"
+    )
+
+    class Meta(SeatSerializer.Meta):
+        fields = SeatSerializer.Meta.fields + ["log"]
+
+    def get_log(self, seat) -> str | None:
+        return self.context.get("logs", {}).get(seat.seat)
+
+
+class MatchDetailSerializer(MatchSerializer):
+    """A match record: enough to play it again (``manage.py replay`` reads this JSON)."""
+
+    seats = DetailSeatSerializer(many=True, read_only=True)
+
+    class Meta(MatchSerializer.Meta):
+        fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms", "moves", "record"]
+
+
+class MatchDetailApi(generics.RetrieveAPIView):
+    """A match; a seat's ``log`` only for its bot's owner; ``reproduce`` as the reader runs it."""
+
+    serializer_class = MatchDetailSerializer
+
+    def get_queryset(self):
+        return Match.objects.select_related("tournament").prefetch_related(selectors.public_seats())
+
+    def retrieve(self, request, *args, **kwargs):
+        match = self.get_object()
+        context = {
+            "request": request,
+            "logs": selectors.seat_logs(match=match, user=request.user),
+        }
+        return Response(MatchDetailSerializer(match, context=context).data)
+
+
+class SeatLogApi(APIView):
+    """What one seat's bot wrote on stderr in the match, as text: its owner only."""
+
+    @extend_schema(
+        responses={
+            (200, "text/plain"): str,
+            403: OpenApiResponse(description="signed in, but not the owner of that seat's bot"),
+        }
+    )
+    def get(self, request, pk, seat):
+        match = get_object_or_404(Match, pk=pk)
+        seat_row = get_object_or_404(
+            MatchSeat.objects.select_related("version__bot"), match=match, seat=seat
+        )
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("sign in as the bot's owner to read its log")
+        if seat_row.version.bot.owner_id != request.user.id:
+            raise PermissionDenied("only the bot's owner may read its log")
+        return HttpResponse(seat_row.log, content_type="text/plain; charset=utf-8")
+
+
+class ReplaySerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True, help_text="null: a spectator's view")
+    moves = serializers.ListField(
+        child=serializers.DictField(), help_text="actions, wall and CPU ms per seat, defaults"
+    )
+    events = serializers.ListField(child=serializers.DictField(), help_text="as that seat saw them")
+
+
+class MatchReplayApi(APIView):
+    @extend_schema(
+        parameters=[
+            SEAT_PARAMETER,
+        ],
+        responses=ReplaySerializer,
+    )
+    def get(self, request, pk):
+        match = get_object_or_404(Match, pk=pk)
+        seat = request.query_params.get("seat")
+        if seat is not None:
+            players = len(match.result["seats"]) if match.result else 0
+            try:
+                seat = selectors.parse_seat(seat, players=players)
+            except ValueError as exc:
+                raise ValidationError({"seat": [str(exc)]}) from exc
+        return Response(
+            {
+                "match": match.pk,
+                "seat": seat,
+                "moves": match.moves or [],
+                "events": selectors.replay_events(match=match, seat=seat),
+            }
+        )

@@ -1,0 +1,248 @@
+"""API views of tournaments: list and create, detail, cancel and their matches."""
+
+from __future__ import annotations
+
+import django_filters
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    extend_schema,
+)
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import registry
+from tournaments import selectors, services
+from tournaments.apis.matches import MatchSerializer
+from tournaments.models import Match, Tournament
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    organiser = serializers.CharField(source="organiser.username", read_only=True)
+    bots = serializers.ListField(
+        child=serializers.IntegerField(), write_only=True, help_text="ids of the entrant bots"
+    )
+    challengers = serializers.ListField(
+        child=serializers.IntegerField(),
+        source="challenger_ids",
+        required=False,
+        help_text="gauntlet: ids of the bots (among the entrants) who play every other entrant",
+    )
+    entrants = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "name",
+            "organiser",
+            "game",
+            "options",
+            "format",
+            "players_per_match",
+            "games_per_pairing",
+            "rotate_seats",
+            "rounds",
+            "challengers",
+            "advance",
+            "third_place",
+            "grand_final_reset",
+            "seeding",
+            "move_ms",
+            "bank_ms",
+            "rated",
+            "seed",
+            "seed_salt",
+            "seed_commitment",
+            "start_at",
+            "status",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "bots",
+            "entrants",
+        ]
+        read_only_fields = [
+            "id",
+            "organiser",
+            "seed_salt",
+            "seed_commitment",
+            "status",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "entrants",
+        ]
+        extra_kwargs = {
+            "players_per_match": {"required": False},
+            "games_per_pairing": {
+                "required": False,
+                "help_text": "games per pairing or series; with seat rotation a multiple of "
+                "players_per_match (the default is one game per rotation)",
+            },
+            "rounds": {"help_text": "swiss: rounds to play (default: log2 of the field plus one)"},
+            "advance": {
+                "help_text": "elimination with 3+ seats: how many of each table go through"
+            },
+            "third_place": {"help_text": "single elimination: play a series for third place"},
+            "grand_final_reset": {
+                "help_text": "double elimination: a second final when the losers' bracket "
+                "champion wins the first"
+            },
+            "seeding": {
+                "help_text": "rating: by current rating, best first; entry: in the order of bots"
+            },
+            "seed_commitment": {
+                "help_text": "SHA-256 of seed_salt, a colon and the seed in decimal; published "
+                "at creation, checkable once the seed and salt are revealed at the start"
+            },
+            "start_at": {"required": False},
+            "seed": {
+                "required": False,
+                "help_text": "every match's deal derives from it; hidden from all but the "
+                "organiser until the tournament starts",
+            },
+            "options": {"required": False},
+        }
+
+    def get_entrants(self, tournament) -> list[dict]:
+        return [
+            {
+                "bot_id": e.bot_id,
+                "bot": e.bot.name,
+                "version": e.version.number if e.version else None,
+                "seed_number": e.seed_number,
+                "challenger": e.challenger,
+            }
+            for e in tournament.entries.select_related("bot", "version")
+        ]
+
+    def to_representation(self, tournament):
+        data = super().to_representation(tournament)
+        # Every deal follows from the seed, and entrants' versions are pinned only
+        # at the start: until then, a seed anyone could read lets an entrant upload
+        # a version that knows every deck. Only the organiser sees it early.
+        request = self.context.get("request")
+        if tournament.status == Tournament.Status.SCHEDULED and (
+            request is None or request.user.id != tournament.organiser_id
+        ):
+            data["seed"] = None
+            data["seed_salt"] = None
+        return data
+
+    def validate_options(self, value):
+        if not isinstance(value, dict):
+            raise ValidationError("options must be an object of option name to value")
+        return value
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    standings = serializers.SerializerMethodField(
+        help_text="best first; tiebreaks holds the format's tie-break values by name"
+    )
+    tiebreaks = serializers.SerializerMethodField(help_text="the format's tie-breaks, in order")
+    round_tables = serializers.SerializerMethodField(
+        help_text="swiss and gauntlet: each round's tables (bot ids, first seat first) and byes"
+    )
+    bracket = serializers.SerializerMethodField(
+        help_text="elimination: each series with its entrants, winner and where its winner "
+        "and loser go next"
+    )
+    progress = serializers.SerializerMethodField()
+
+    class Meta(TournamentSerializer.Meta):
+        fields = TournamentSerializer.Meta.fields + [
+            "standings",
+            "tiebreaks",
+            "round_tables",
+            "bracket",
+            "progress",
+        ]
+
+    def _overview(self, tournament) -> dict:
+        cached = getattr(tournament, "_overview", None)
+        if cached is None:
+            cached = tournament._overview = selectors.overview(tournament=tournament)
+        return cached
+
+    def get_standings(self, tournament) -> list[dict]:
+        return self._overview(tournament)["standings"]
+
+    def get_tiebreaks(self, tournament) -> list[str]:
+        return self._overview(tournament)["tiebreaks"]
+
+    def get_round_tables(self, tournament) -> list[dict]:
+        return self._overview(tournament)["rounds"]
+
+    def get_bracket(self, tournament) -> list[dict]:
+        return self._overview(tournament)["bracket"]
+
+    def get_progress(self, tournament) -> dict:
+        return selectors.progress(tournament=tournament)
+
+
+class TournamentFilter(django_filters.FilterSet):
+    """The tournament list's filters: an unknown game or status is a 400."""
+
+    game = django_filters.ChoiceFilter(
+        choices=[(slug, slug) for slug in registry.slugs()], help_text="a game's slug"
+    )
+    status = django_filters.ChoiceFilter(choices=Tournament.Status.choices)
+
+    class Meta:
+        model = Tournament
+        fields = ["game", "status"]
+
+
+class TournamentListCreateApi(generics.ListAPIView):
+    serializer_class = TournamentSerializer
+    filterset_class = TournamentFilter  # applied and validated by DjangoFilterBackend
+
+    # New tournaments per user; the scope's throttle and rate come from the settings.
+    throttle_scope = "tournaments"
+
+    def get_throttles(self):
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    def get_queryset(self):
+        return selectors.tournament_list()
+
+    @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
+    def post(self, request):
+        data = TournamentSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        tournament = services.create_tournament(
+            organiser=request.user,
+            bot_ids=fields.pop("bots"),
+            challengers=fields.pop("challenger_ids", None),
+            **fields,
+        )
+        answer = TournamentDetailSerializer(tournament, context={"request": request})
+        return Response(answer.data, status=status.HTTP_201_CREATED)
+
+
+class TournamentDetailApi(generics.RetrieveAPIView):
+    serializer_class = TournamentDetailSerializer
+    queryset = Tournament.objects.select_related("organiser")
+
+
+class TournamentCancelApi(APIView):
+    @extend_schema(request=None, responses=TournamentDetailSerializer)
+    def post(self, request, pk):
+        tournament = get_object_or_404(Tournament, pk=pk)
+        if tournament.organiser_id != request.user.id:
+            raise PermissionDenied("only the organiser may cancel this tournament")
+        tournament = services.cancel_tournament(tournament=tournament)
+        return Response(TournamentDetailSerializer(tournament, context={"request": request}).data)
+
+
+class TournamentMatchesApi(generics.ListAPIView):
+    serializer_class = MatchSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no tournament
+            return Match.objects.none()
+        tournament = get_object_or_404(Tournament, pk=self.kwargs["pk"])
+        return selectors.match_list(tournament=tournament)

@@ -1,0 +1,40 @@
+"""Reads for tournaments, matches and ratings, one module per kind of page."""
+
+from tournaments.selectors.matches import (  # noqa: F401
+    REPLAY_CACHE_SECONDS,
+    SEAT_PATTERN,
+    match_detail,
+    match_list,
+    owned_seats,
+    parse_seat,
+    public_seats,
+    recent_matches,
+    replay_cache_key,
+    replay_events,
+    reproduce,
+    seat_logs,
+)
+from tournaments.selectors.ratings import (  # noqa: F401
+    gates_of_bot,
+    head_to_head,
+    leaderboard,
+    opponents_met,
+    pool_fit_info,
+    pools_of_game,
+    rating_history,
+    rating_pools_of_bot,
+    rating_series,
+    resolve_pool,
+    version_estimate,
+)
+from tournaments.selectors.tournaments import (  # noqa: F401
+    DURATION_SAMPLE,
+    expected_games,
+    game_points,
+    ladder_progress,
+    overview,
+    progress,
+    standings,
+    time_left,
+    tournament_list,
+)

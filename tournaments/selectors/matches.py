@@ -1,0 +1,150 @@
+"""Reads of matches: detail, lists, seat logs, reproduction and replays."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from django.core.cache import cache
+from django.db.models import Prefetch
+
+from bots.cli import option_text
+from bots.models import BotVersion
+from games import registry
+from tournaments.models import (
+    Ladder,
+    Match,
+    MatchSeat,
+    Tournament,
+)
+
+
+def public_seats() -> Prefetch:
+    """A match's seats without their logs: what every page and list may load."""
+    return Prefetch("seats", queryset=MatchSeat.objects.defer("log").select_related("version__bot"))
+
+
+def match_detail(*, pk: int) -> Match:
+    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none."""
+    return Match.objects.select_related("tournament").prefetch_related(public_seats()).get(pk=pk)
+
+
+def owned_seats(*, match: Match, user) -> set[int]:
+    """The seats of ``match`` whose bot ``user`` owns (none for an anonymous visitor)."""
+    if user is None or not user.is_authenticated:
+        return set()
+    return {s.seat for s in match.seats.all() if s.version.bot.owner_id == user.id}
+
+
+def seat_logs(*, match: Match, user) -> dict[int, str]:
+    """The stderr logs of the seats ``user`` owns: a bot's log is its owner's alone."""
+    seats = owned_seats(match=match, user=user)
+    if not seats:
+        return {}
+    rows = MatchSeat.objects.filter(match=match, seat__in=seats).values_list("seat", "log")
+    return dict(rows)
+
+
+def reproduce(*, match: Match, user, export_url: str) -> dict:
+    """The commands that play ``match`` again locally, as ``user`` can run them.
+
+    Every seat needs a bot file: the reader's own bots by the name of the file they
+    uploaded (theirs to download); another's bot is named after it, to be replaced by its
+    owner's file or, for a close but not exact game, a built-in bot such as ``random``.
+    ``replay`` needs only the reader's own files: the other seats play their recorded moves.
+    """
+    yours = owned_seats(match=match, user=user)
+    files = []
+    for seat in match.seats.all():
+        version = seat.version
+        extension = "." + version.kind if version.kind else ""
+        files.append(
+            {
+                "seat": seat.seat,
+                "bot": version.bot.name,
+                "version": version.number,
+                "file": f"{version.bot.name}-v{version.number}{extension}",
+                "yours": seat.seat in yours,
+                "source": f"/api/versions/{version.pk}/source/" if seat.seat in yours else None,
+            }
+        )
+    play = ["python", "manage.py", "play", match.game, *[f["file"] for f in files]]
+    play += ["--seed", str(match.seed)]
+    for name, value in sorted((match.options or {}).items()):
+        play += ["--option", f"{name}={option_text(value)}"]
+    play += ["--move-ms", str(match.move_ms), "--bank-ms", str(match.bank_ms)]
+    export_file = f"match-{match.pk}.json"
+    replay = ["python", "manage.py", "replay", export_file]
+    for f in files:
+        if f["yours"]:
+            replay += ["--bot", f"{f['seat']}={f['file']}"]
+    return {
+        "play": shlex.join(play),
+        "export": shlex.join(["curl", "-o", export_file, export_url]),
+        "replay": shlex.join(replay),
+        "files": files,
+    }
+
+
+def match_list(
+    *,
+    tournament: Tournament | None = None,
+    version: BotVersion | None = None,
+    ladder: Ladder | None = None,
+):
+    qs = Match.objects.defer("moves", "record").prefetch_related(public_seats())
+    if tournament is not None:
+        qs = qs.filter(tournament=tournament)
+    if ladder is not None:
+        qs = qs.filter(ladder=ladder)
+    if version is not None:
+        qs = qs.filter(seats__version=version)
+    return qs
+
+
+def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
+    """The bot's latest matches (any version), newest first."""
+    return list(
+        match_list().filter(seats__version__bot_id=bot_id).distinct().order_by("-id")[:limit]
+    )
+
+
+# ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.
+SEAT_PATTERN = re.compile(r"[0-9]{1,3}", re.ASCII)
+
+# A finished match's replay never changes while the engine's version stays the same.
+REPLAY_CACHE_SECONDS = 24 * 3600
+
+
+def parse_seat(raw: str, *, players: int) -> int:
+    """The seat a ``?seat=`` value names, 0 to ``players - 1``; ValueError for anything else."""
+    if not SEAT_PATTERN.fullmatch(raw) or int(raw) >= players:
+        raise ValueError(f"seat must be a whole number from 0 to {players - 1}")
+    return int(raw)
+
+
+def replay_cache_key(*, match: Match, seat: int | None) -> str:
+    """Names the engine version (a new one replays differently) and the finishing time
+    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
+    version = registry.get(match.game).version
+    finished = match.finished_at.timestamp() if match.finished_at else ""
+    viewer = "all" if seat is None else seat
+    return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
+
+
+def replay_events(*, match: Match, seat: int | None) -> list[dict]:
+    """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record.
+
+    Rebuilding replays every move; a finished match's record is final, so its events
+    are computed once per seat and kept in the cache. Unfinished matches are not cached.
+    """
+    if not match.record:
+        return []
+    if match.status != Match.Status.FINISHED:
+        return registry.replay(match.record).events(seat)
+    key = replay_cache_key(match=match, seat=seat)
+    events = cache.get(key)
+    if events is None:
+        events = registry.replay(match.record).events(seat)
+        cache.set(key, events, REPLAY_CACHE_SECONDS)
+    return events

@@ -1,0 +1,229 @@
+"""Reads of tournaments and ladders: lists, overview, standings, progress and time left."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, QuerySet
+
+from tournaments.formats.overview import describe
+from tournaments.models import (
+    Ladder,
+    Match,
+    MatchSeat,
+    Tournament,
+)
+from tournaments.results import results_of, seeded_entries, tournament_event
+
+
+def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
+    qs = Tournament.objects.select_related("organiser")
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    return qs
+
+
+def progress(*, tournament: Tournament) -> dict:
+    """Match counts by status. ``done`` counts matches played to an end (finished or
+    failed), never cancelled ones, so a cancelled event shows how far it got."""
+    counts = defaultdict(int)
+    for status in tournament.matches.values_list("status", flat=True):
+        counts[status] += 1
+    total = sum(counts.values())
+    done = counts["finished"] + counts["failed"]
+    return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
+
+
+def ladder_progress(*, ladder: Ladder) -> dict:
+    counts = dict(ladder.matches.values_list("status").annotate(n=Count("pk")).order_by())
+    return {status: counts.get(status, 0) for status in Match.Status.values}
+
+
+def overview(*, tournament: Tournament) -> dict:
+    """Standings with the format's tie-breaks, and its rounds or bracket, by bot.
+
+    Before the start nobody is seeded: every entrant gets an empty row.
+    """
+    entries = seeded_entries(tournament)
+    if not entries:
+        rows = [
+            _row(entry, place=None, points=0.0, tiebreaks={})
+            for entry in tournament.entries.select_related("bot", "version")
+        ]
+        return {"tiebreaks": [], "standings": rows, "rounds": [], "bracket": []}
+    results = results_of(tournament, entries)
+    view = describe(tournament.format, tournament_event(tournament, entries), results)
+    counts = _seat_counts(tournament)
+    bot = [e.bot_id for e in entries]
+
+    def bots(entrants) -> list[int | None]:
+        return [None if e is None else bot[e] for e in entrants]
+
+    standings = []
+    for standing in view.standings:
+        entry = entries[standing.entrant]
+        row = _row(entry, standing.place, standing.points, standing.tiebreaks)
+        row.update(counts.get(entry.version_id, {}))
+        standings.append(row)
+    return {
+        "tiebreaks": list(view.tiebreaks),
+        "standings": standings,
+        "rounds": [
+            {
+                "round": r.number,
+                "tables": [bots(table) for table in r.tables],
+                "byes": bots(r.byes),
+            }
+            for r in view.rounds
+        ],
+        "bracket": [
+            {
+                "series": s.name,
+                "round": s.round,
+                "stage": s.stage,
+                "entrants": bots(s.entrants),
+                "winners": bots(s.winners),
+                "loser": None if s.loser is None else bot[s.loser],
+                "complete": s.complete,
+                "played": s.played,
+                "skipped": s.skipped,
+                "winner_to": s.winner_to,
+                "loser_to": s.loser_to,
+            }
+            for s in view.series
+        ],
+    }
+
+
+def _row(entry, place, points, tiebreaks) -> dict:
+    return {
+        "position": place,
+        "bot_id": entry.bot_id,
+        "bot": entry.bot.name,
+        "version": entry.version.number if entry.version else None,
+        "points": round(points, 3),
+        "tiebreaks": {name: round(value, 3) for name, value in tiebreaks.items()},
+        "played": 0,
+        "wins": 0,
+        "faults": 0,
+        "score": 0,
+    }
+
+
+def _seat_counts(tournament: Tournament) -> dict[int, dict]:
+    """Per pinned version: games played, first places, faults and the sum of game scores."""
+    counts: dict[int, dict] = defaultdict(lambda: {"played": 0, "wins": 0, "faults": 0, "score": 0})
+    seats = MatchSeat.objects.filter(
+        match__tournament=tournament, match__status=Match.Status.FINISHED
+    ).values_list("version_id", "rank", "fault", "score")
+    for version_id, rank, fault, score in seats:
+        row = counts[version_id]
+        row["played"] += 1
+        row["wins"] += rank == 1
+        row["faults"] += fault is not None
+        row["score"] += score or 0
+    return counts
+
+
+def standings(*, tournament: Tournament) -> list[dict]:
+    """The standings rows of :func:`overview`."""
+    return overview(tournament=tournament)["standings"]
+
+
+# --- The tournament page's live parts: points between entrants and the time left. ---
+
+
+def game_points(*, tournament: Tournament) -> dict:
+    """Game points of every decided game, by bot, three ways (failed games are draws):
+
+    - ``pairwise[(a, b)]``: ``[points a took from b, games they shared]``, ranks compared
+      two by two (the crosstable; with two seats, the game's own points);
+    - ``tables[(round, bots sorted)]``: each bot's points at that round's table (Swiss);
+    - ``series[name]``: each bot's points in that series (elimination).
+    """
+    from tournaments.formats.common import game_scores
+
+    entries = seeded_entries(tournament)
+    bot = [e.bot_id for e in entries]
+    pairwise: dict[tuple[int, int], list] = defaultdict(lambda: [0.0, 0])
+    tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
+        lambda: defaultdict(float)
+    )
+    series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for result in results_of(tournament, entries) if entries else []:
+        seats = [bot[e] for e in result.pairing.seats]
+        for i, a in enumerate(seats):
+            for j, b in enumerate(seats):
+                if i != j:
+                    mine, theirs = result.ranks[i], result.ranks[j]
+                    cell = pairwise[(a, b)]
+                    cell[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+                    cell[1] += 1
+        shares = {bot[e]: float(s) for e, s in game_scores(result).items()}
+        table = tables[(result.pairing.round, tuple(sorted(seats)))]
+        for b, share in shares.items():
+            table[b] += share
+            if result.pairing.series:
+                series[result.pairing.series][b] += share
+    return {"pairwise": dict(pairwise), "tables": dict(tables), "series": dict(series)}
+
+
+def expected_games(*, tournament: Tournament, bracket: list[dict] | None = None) -> int | None:
+    """About how many games the event plays in all (deciders not counted); None before the
+    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due)."""
+    from tournaments.formats import swiss
+
+    entrants = tournament.entries.filter(seed_number__isnull=False).count()
+    if not entrants:
+        return None
+    games, seats = tournament.games_per_pairing, tournament.players_per_match
+    known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
+    if tournament.format == Tournament.Format.SWISS:
+        rounds = tournament.rounds or swiss.default_rounds(entrants)
+        return max(known, rounds * (entrants // seats) * games)
+    if bracket:
+        pending = sum(1 for s in bracket if not s["complete"] and not s["skipped"])
+        started = set(
+            tournament.matches.exclude(status=Match.Status.CANCELLED)
+            .exclude(series="")
+            .values_list("series", flat=True)
+        )
+        waiting = sum(
+            1
+            for s in bracket
+            if not s["complete"] and not s["skipped"] and s["series"] not in started
+        )
+        return max(known, known + waiting * games) if pending else known
+    return known  # round robin and gauntlet queue every game at the start
+
+
+# The mean duration of this many of the latest finished matches predicts the next ones.
+DURATION_SAMPLE = 50
+
+
+def time_left(*, tournament: Tournament, progress: dict, expected: int | None) -> float | None:
+    """Seconds until the last match ends, or None when there is nothing to go on.
+
+    The games still to play (``expected`` less those played) take the mean duration of
+    the latest finished matches each, played as many at once as are running now.
+    """
+    if tournament.status != Tournament.Status.RUNNING or expected is None:
+        return None
+    remaining = max(expected - progress["done"], progress["queued"] + progress["running"])
+    if remaining <= 0:
+        return None
+    spans = (
+        tournament.matches.filter(
+            status=Match.Status.FINISHED, started_at__isnull=False, finished_at__isnull=False
+        )
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:DURATION_SAMPLE]
+    )
+    durations = [(end - start).total_seconds() for start, end in spans]
+    if not durations:
+        return None
+    mean = max(sum(durations) / len(durations), 0.001)
+    at_once = max(progress["running"], 1)
+    return remaining * mean / at_once
