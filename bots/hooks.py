@@ -28,3 +28,22 @@ def version_became_active(version_id: int) -> None:
             callback(version_id)
         except Exception:
             log.exception("a callback for active version %s failed", version_id)
+
+
+_bot_changed: list[Callable[[int], None]] = []
+
+
+def on_bot_changed(callback: Callable[[int], None]) -> Callable[[int], None]:
+    """Call ``callback(bot_id)`` inside the transaction that may have changed the bot's
+    current version (a choice, an activation, a disabling), so read models built on it
+    change with it."""
+    if callback not in _bot_changed:
+        _bot_changed.append(callback)
+    return callback
+
+
+def bot_changed(bot_id: int) -> None:
+    """Unlike ``version_became_active`` this runs in the caller's transaction and lets an
+    error through: the change and the read models it moves commit together or not at all."""
+    for callback in list(_bot_changed):
+        callback(bot_id)

@@ -40,6 +40,11 @@ class Bot(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # The bot list's keyset order under its filters (a game's bots, an owner's).
+        indexes = [
+            models.Index(fields=["game", "name"], name="bot_game_name"),
+            models.Index(fields=["owner", "name"], name="bot_owner_name"),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -230,7 +230,9 @@ def set_current_version(*, bot: Bot, number: int) -> BotVersion:
         raise ValidationError(
             {"current_version": f"v{number}'s gate is {version.gating}: it plays once it passes"}
         )
-    Bot.objects.filter(pk=bot.pk).update(current=version)
+    with transaction.atomic():
+        Bot.objects.filter(pk=bot.pk).update(current=version)
+        hooks.bot_changed(bot.pk)
     bot.current = version
     return version
 
@@ -310,6 +312,7 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion
             # one only once it passes its gate.
             Bot.objects.filter(pk=bot.pk).update(current=version)
         if activated:
+            hooks.bot_changed(bot.pk)
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
     version.refresh_from_db()
     return version
@@ -431,11 +434,14 @@ def disable_bot(*, bot: Bot, reason: str) -> int:
     """
     if not reason.strip():
         raise ValidationError({"reason": "say why the bot is disabled"})
-    return BotVersion.objects.filter(
-        bot=bot,
-        status__in=[
-            BotVersion.Status.PENDING,
-            BotVersion.Status.VALIDATING,
-            BotVersion.Status.ACTIVE,
-        ],
-    ).update(status=BotVersion.Status.DISABLED, reason=reason.strip())
+    with transaction.atomic():
+        changed = BotVersion.objects.filter(
+            bot=bot,
+            status__in=[
+                BotVersion.Status.PENDING,
+                BotVersion.Status.VALIDATING,
+                BotVersion.Status.ACTIVE,
+            ],
+        ).update(status=BotVersion.Status.DISABLED, reason=reason.strip())
+        hooks.bot_changed(bot.pk)
+    return changed

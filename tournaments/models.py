@@ -58,6 +58,7 @@ class Tournament(models.Model):
 
     class Meta:
         ordering = ["-start_at", "-id"]
+        indexes = [models.Index(fields=["-start_at", "-id"], name="tournament_list_order")]
 
     def __str__(self) -> str:
         return self.name
@@ -160,7 +161,14 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["round", "number", "id"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # The lists' keyset orders: a tournament's matches, a ladder's newest first.
+            models.Index(
+                fields=["tournament", "round", "number", "id"], name="match_tournament_order"
+            ),
+            models.Index(fields=["ladder", "-id"], name="match_ladder_order"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),
             models.UniqueConstraint(
@@ -236,6 +244,8 @@ class RatingChange(models.Model):
 
     class Meta:
         ordering = ["seq", "id"]
+        # A bot's history in a pool, newest first (bounded: tournaments.selectors.ratings).
+        indexes = [models.Index(fields=["version", "pool", "-seq"], name="rating_change_history")]
         constraints = [
             models.UniqueConstraint(fields=["match", "version"], name="unique_change_per_match")
         ]
@@ -327,3 +337,41 @@ class Gate(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+
+class LeaderboardRow(models.Model):
+    """A bot's leaderboard row in a pool, as shown: the read model of ``selectors.leaderboard``.
+
+    Written only by ``tournaments.read_models`` in the transaction that changes what it
+    shows (a rated result, a refit, a change of the bot's current version), under the
+    game's leaderboard lock; ``rebuild_read_models`` writes every row again from the
+    ratings. Positions and the likelihood of superiority over the next row depend on the
+    neighbours, so reads derive them from the order (unrated last, best figure first).
+    """
+
+    pool = models.CharField(max_length=200)
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="leaderboard_rows")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    bot_name = models.CharField(max_length=40)
+    version_number = models.PositiveIntegerField()
+    # The board's order, ascending with the bot's name after it: minus the shown Elo, or
+    # UNRATED_KEY when nothing in the bot's line has played in the pool (those go last).
+    sort_key = models.FloatField()
+    elo = models.FloatField()
+    stdev = models.FloatField()
+    estimate = models.CharField(max_length=6)
+    live_elo = models.FloatField(null=True)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(null=True)
+    draws = models.PositiveIntegerField(null=True)
+    losses = models.PositiveIntegerField(null=True)
+    average_rank = models.FloatField(null=True)
+
+    UNRATED_KEY = 1e12
+
+    class Meta:
+        ordering = ["pool", "sort_key", "bot_name"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "bot"], name="unique_leaderboard_row")
+        ]
+        indexes = [models.Index(fields=["pool", "sort_key", "bot_name"], name="leaderboard_order")]

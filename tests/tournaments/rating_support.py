@@ -7,6 +7,7 @@ import hashlib
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from bots import hooks
 from bots.models import Bot, BotVersion
 from games import registry
 from tournaments.models import Match
@@ -20,7 +21,7 @@ def owner(name: str = "owner"):
 def version(bot: Bot, number: int = 1, parent: BotVersion | None = None, **fields) -> BotVersion:
     source = f"# {bot.name} {number}\n".encode()
     fields.setdefault("status", BotVersion.Status.ACTIVE)
-    return BotVersion.objects.create(
+    created = BotVersion.objects.create(
         bot=bot,
         number=number,
         filename="main.py",
@@ -30,6 +31,9 @@ def version(bot: Bot, number: int = 1, parent: BotVersion | None = None, **field
         parent=parent,
         **fields,
     )
+    # What bots.services does when a version becomes active: its bot's read models follow.
+    hooks.bot_changed(bot.pk)
+    return created
 
 
 def bot_with_version(name: str, game: str = "pairs", **fields) -> tuple[Bot, BotVersion]:

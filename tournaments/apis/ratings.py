@@ -10,6 +10,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from bots import services as bot_services
@@ -60,7 +61,38 @@ class LeaderboardSerializer(serializers.Serializer):
     pool_label = serializers.CharField()
     pools = PoolSerializer(many=True)
     fit = serializers.DictField(allow_null=True, help_text="the latest fit of the pool")
-    ratings = LeaderboardRowSerializer(many=True)
+    count = serializers.IntegerField(help_text="rows on the board (that match the search)")
+    next = serializers.URLField(allow_null=True, help_text="the next page, null on the last")
+    previous = serializers.URLField(
+        allow_null=True, help_text="the previous page, null on the first"
+    )
+    ratings = LeaderboardRowSerializer(many=True, help_text="one page of rows, best first")
+
+
+class LeaderboardQuery(serializers.Serializer):
+    pool = serializers.CharField(required=False, help_text="a rating pool's key (see pool)")
+    search = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text="only rows whose bot or owner name holds this (any case); positions stay "
+        "the board's",
+    )
+    cursor = serializers.CharField(
+        required=False, max_length=400, help_text="a page's position, from next or previous"
+    )
+    page_size = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=selectors.LEADERBOARD_MAX_PAGE_SIZE,
+        help_text=f"rows per page, default {selectors.LEADERBOARD_PAGE_SIZE}",
+    )
+
+    def validate_cursor(self, value: str):
+        try:
+            return selectors.BoardCursor.decode(value)
+        except selectors.InvalidCursor as exc:
+            raise ValidationError(str(exc)) from exc
 
 
 class RatingPointSerializer(serializers.Serializer):
@@ -104,13 +136,32 @@ def _pool_or_400(game: str, raw: str | None) -> str:
 
 
 class LeaderboardApi(APIView):
-    @extend_schema(parameters=[POOL_PARAMETER], responses=LeaderboardSerializer)
+    """A pool's board, one page at a time (keyset: a cursor names the row a page starts
+    after, so rows arriving meanwhile neither repeat nor skip a row)."""
+
+    @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardSerializer)
     def get(self, request, game):
         try:
             registry.get(game)
         except UnknownGame as exc:
             raise NotFound(str(exc.args[0])) from exc
-        pool = _pool_or_400(game, request.query_params.get("pool"))
+        query = LeaderboardQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        pool = _pool_or_400(game, data.get("pool"))
+        page = selectors.leaderboard_page(
+            pool=pool,
+            search=data.get("search", ""),
+            cursor=data.get("cursor"),
+            page_size=data.get("page_size", selectors.LEADERBOARD_PAGE_SIZE),
+        )
+
+        def link(cursor):
+            if cursor is None:
+                return None
+            url = request.build_absolute_uri()
+            return replace_query_param(url, "cursor", cursor.encode())
+
         return Response(
             {
                 "game": game,
@@ -118,7 +169,10 @@ class LeaderboardApi(APIView):
                 "pool_label": pools.label(pool),
                 "pools": selectors.pools_of_game(game=game),
                 "fit": selectors.pool_fit_info(pool=pool),
-                "ratings": selectors.leaderboard(game=game, pool=pool),
+                "count": page["count"],
+                "next": link(page["next"]),
+                "previous": link(page["previous"]),
+                "ratings": page["rows"],
             }
         )
 

@@ -15,9 +15,15 @@ from tournaments.selectors.matches import (  # noqa: F401
     seat_logs,
 )
 from tournaments.selectors.ratings import (  # noqa: F401
+    LEADERBOARD_MAX_PAGE_SIZE,
+    LEADERBOARD_PAGE_SIZE,
+    BoardCursor,
+    InvalidCursor,
     gates_of_bot,
     head_to_head,
     leaderboard,
+    leaderboard_direct,
+    leaderboard_page,
     opponents_met,
     pool_fit_info,
     pools_of_game,

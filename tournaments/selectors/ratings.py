@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import math
 from collections import defaultdict
+from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
+from django.db.models import F, Q
 
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
@@ -13,6 +19,7 @@ from games import registry
 from tournaments import pools, stats
 from tournaments.models import (
     Gate,
+    LeaderboardRow,
     Match,
     MatchSeat,
     PoolFit,
@@ -104,8 +111,11 @@ def version_estimate(
     }
 
 
-def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
-    """One row per bot of the game: its current version's rating in ``pool``.
+def leaderboard_direct(*, game: str, pool: str | None = None) -> list[dict]:
+    """The leaderboard computed from the ratings on the spot (every row, every time): what
+    the read model (``LeaderboardRow``, ``leaderboard``) must equal. Tests and checks only.
+
+    One row per bot of the game: its current version's rating in ``pool``.
 
     Rows carry the shown Elo with its 95% interval (``elo_low``, ``elo_high``), where
     the figure comes from (``estimate``), the live Elo, games, W-D-L (two sides) or
@@ -383,3 +393,204 @@ def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict
             }
         )
     return {"pool": pool, "pool_label": pools.label(pool), "opponents": table}
+
+
+# ---------------------------------------------------------------- the leaderboard read model
+
+LEADERBOARD_PAGE_SIZE = 50
+LEADERBOARD_MAX_PAGE_SIZE = 200
+BOARD_ORDER = ("sort_key", "bot_name")
+
+
+class InvalidCursor(ValueError):
+    """A leaderboard cursor this module did not write."""
+
+
+@dataclass(frozen=True)
+class BoardCursor:
+    """A position between two rows of a board: after (or, backwards, before) the row whose
+    order key is (``key``, ``name``). Opaque to clients (``encode``)."""
+
+    key: float
+    name: str
+    backwards: bool = False
+
+    def encode(self) -> str:
+        raw = json.dumps([self.key, self.name, int(self.backwards)], separators=(",", ":"))
+        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+    @classmethod
+    def decode(cls, text: str) -> BoardCursor:
+        try:
+            if len(text) > 400:
+                raise ValueError("too long")
+            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            key, name, backwards = json.loads(raw)
+            if (
+                not isinstance(key, int | float)
+                or isinstance(key, bool)
+                or not math.isfinite(key)
+                or not isinstance(name, str)
+                or backwards not in (0, 1)
+            ):
+                raise ValueError("bad fields")
+        except (ValueError, TypeError, binascii.Error) as exc:
+            raise InvalidCursor("not a cursor this board gave") from exc
+        return cls(float(key), name, bool(backwards))
+
+
+def _cursor_of(row: LeaderboardRow, *, backwards: bool = False) -> BoardCursor:
+    return BoardCursor(row.sort_key, row.bot_name, backwards)
+
+
+def _before(cursor: BoardCursor) -> Q:
+    """Rows ahead of the cursor's row in the board's order (a range on the index first)."""
+    return Q(sort_key__lte=cursor.key) & (
+        Q(sort_key__lt=cursor.key) | Q(sort_key=cursor.key, bot_name__lt=cursor.name)
+    )
+
+
+def _after(cursor: BoardCursor) -> Q:
+    return Q(sort_key__gte=cursor.key) & (
+        Q(sort_key__gt=cursor.key) | Q(sort_key=cursor.key, bot_name__gt=cursor.name)
+    )
+
+
+def _los_next(row, following) -> float | None:
+    """Between rated rows only: an unplayed row's figure is a placeholder."""
+    if following is None or "none" in (row.estimate, following.estimate):
+        return None
+    return round(bt.los_independent(row.elo, row.stdev, following.elo, following.stdev), 1)
+
+
+def _shown(row: LeaderboardRow, position: int, following) -> dict:
+    """A stored row as the API and the page show it (field names fixed by the API)."""
+    low, high = row.elo - Z95 * row.stdev, row.elo + Z95 * row.stdev
+    return {
+        "bot_id": row.bot_id,
+        "bot": row.bot_name,
+        "owner": row.owner_name,
+        "version": row.version_number,
+        "elo": round(row.elo, 1),
+        "elo_low": round(low, 1),
+        "elo_high": round(high, 1),
+        "stdev": round(row.stdev, 1),
+        "estimate": row.estimate,
+        "live_elo": round(row.live_elo, 1) if row.live_elo is not None else None,
+        "games": row.games,
+        "matches": row.games,
+        "wins": row.wins,
+        "draws": row.draws,
+        "losses": row.losses,
+        "average_rank": row.average_rank,
+        "provisional": row.games < settings.ARENA_PROVISIONAL_GAMES,
+        "position": position,
+        "los_next": _los_next(row, following),
+    }
+
+
+def _board(pool: str):
+    return LeaderboardRow.objects.filter(pool=pool).annotate(owner_name=F("bot__owner__username"))
+
+
+def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
+    """Every row of the game's board in ``pool`` (the standard one by default), best first.
+
+    Rows carry the shown Elo with its 95% interval (``elo_low``, ``elo_high``), where
+    the figure comes from (``estimate``), the live Elo, games, W-D-L (two sides) or
+    the average rank (more), the likelihood of superiority over the next row, and
+    whether the row is provisional (fewer than ARENA_PROVISIONAL_GAMES games). Read
+    from the read model (``tournaments.read_models``); lists use ``leaderboard_page``.
+    """
+    pool = resolve_pool(game=game, pool=pool)
+    rows = list(_board(pool).order_by(*BOARD_ORDER))
+    return [
+        _shown(row, position, rows[position] if position < len(rows) else None)
+        for position, row in enumerate(rows, start=1)
+    ]
+
+
+def _search(query: str) -> Q:
+    return Q(bot_name__icontains=query) | Q(bot__owner__username__icontains=query)
+
+
+def _positions_and_next(pool: str, ids: list[int]) -> dict[int, tuple]:
+    """For rows found by a search: each one's position on the whole board and the row after
+    it there (what ``los_next`` compares with), in one pass over the pool's index."""
+    table = LeaderboardRow._meta.db_table
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (
+        f"SELECT id, position, next_elo, next_stdev, next_estimate FROM ("
+        f" SELECT id, row_number() OVER w AS position, lead(elo) OVER w AS next_elo,"
+        f" lead(stdev) OVER w AS next_stdev, lead(estimate) OVER w AS next_estimate"
+        f" FROM {table} WHERE pool = %s WINDOW w AS (ORDER BY sort_key, bot_name)"
+        f") board WHERE id IN ({marks})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pool, *ids])
+        found = cursor.fetchall()
+    out = {}
+    for pk, position, elo, stdev, estimate in found:
+        following = (
+            LeaderboardRow(elo=elo, stdev=stdev, estimate=estimate)
+            if estimate is not None
+            else None
+        )
+        out[pk] = (position, following)
+    return out
+
+
+def leaderboard_page(
+    *,
+    pool: str,
+    search: str = "",
+    cursor: BoardCursor | None = None,
+    page_size: int = LEADERBOARD_PAGE_SIZE,
+) -> dict:
+    """One page of a board, keyset on (figure, name): ``rows`` as ``leaderboard`` gives
+    them (positions and ``los_next`` on the whole board, searched or not), ``count`` rows
+    match, and cursors for the ``next`` and ``previous`` pages (None at either end).
+
+    Rows are read from the read model only: the page's rows plus one, a count, and the
+    row after the page's last one; a search adds one pass over the pool's rows.
+    """
+    board = _board(pool)
+    search = search.strip()
+    matching = board.filter(_search(search)) if search else board
+    if cursor is None:
+        chunk = list(matching.order_by(*BOARD_ORDER)[: page_size + 1])
+        more, rows = len(chunk) > page_size, chunk[:page_size]
+        has_next, has_previous = more, False
+    elif not cursor.backwards:
+        chunk = list(matching.filter(_after(cursor)).order_by(*BOARD_ORDER)[: page_size + 1])
+        more, rows = len(chunk) > page_size, chunk[:page_size]
+        has_next, has_previous = more, True
+    else:
+        reverse = [f"-{name}" for name in BOARD_ORDER]
+        chunk = list(matching.filter(_before(cursor)).order_by(*reverse)[: page_size + 1])
+        more, rows = len(chunk) > page_size, chunk[:page_size][::-1]
+        has_next, has_previous = True, more
+    if not rows:
+        has_next = has_previous = False
+    shown = []
+    if search and rows:
+        placed = _positions_and_next(pool, [row.pk for row in rows])
+        for row in rows:
+            position, following = placed[row.pk]
+            shown.append(_shown(row, position, following))
+    elif rows:
+        first = rows[0]
+        ahead = board.filter(_before(_cursor_of(first))).count()
+        if len(chunk) > page_size and not (cursor and cursor.backwards):
+            last_next = chunk[page_size]
+        else:
+            last_next = board.filter(_after(_cursor_of(rows[-1]))).order_by(*BOARD_ORDER).first()
+        for index, row in enumerate(rows):
+            following = rows[index + 1] if index + 1 < len(rows) else last_next
+            shown.append(_shown(row, ahead + index + 1, following))
+    return {
+        "rows": shown,
+        "count": matching.count(),
+        "next": _cursor_of(rows[-1]) if rows and has_next else None,
+        "previous": _cursor_of(rows[0], backwards=True) if rows and has_previous else None,
+    }

@@ -1,0 +1,213 @@
+"""Read models kept up to date as results are recorded: the leaderboard rows of every pool.
+
+A ``LeaderboardRow`` holds what the board shows of a bot in a pool (its current version,
+the shown Elo and its spread, where the figure comes from, live Elo, record). Every
+write that changes one of those values refreshes the rows it touches in its own
+transaction, so a committed rating change and its rows are never apart:
+
+- a rated result (``tournaments.services.rating.rate_match``): the rows of the bots that
+  played, or the whole pool when it is new;
+- a refit (``tournaments.services.fitting.fit_pool``): the whole pool;
+- a change of a bot's current version, its activation or its disabling
+  (``bots.hooks.bot_changed``, and ``tournaments.services.gating``): that bot's rows in
+  every pool of its game.
+
+Writers take the game's leaderboard lock (a PostgreSQL advisory lock held to the end of
+the transaction) after their own writes and before reading for the rows, so two writers
+never compute a row from each other's uncommitted state. ``rebuild_leaderboards`` writes
+every row again from the ratings alone (``manage.py rebuild_read_models``); a test checks
+that it equals the rows kept incrementally.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+
+from django.db import connection, transaction
+
+from bots import selectors as bot_selectors
+from bots.models import Bot, BotVersion
+from games import registry
+from tournaments import pools
+from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
+from tournaments.selectors.ratings import version_estimate
+
+# pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
+LOCK_NAMESPACE = 0x4C42  # "LB"
+STORED_FIELDS = [
+    "version",
+    "bot_name",
+    "version_number",
+    "sort_key",
+    "elo",
+    "stdev",
+    "estimate",
+    "live_elo",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "average_rank",
+]
+
+
+def lock_game(game: str) -> None:
+    """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
+    SQLite runs one writer at a time anyway)."""
+    if connection.vendor != "postgresql":
+        return
+    key = zlib.crc32(game.encode()) - 2**31  # a signed int4
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, key])
+
+
+def pools_of(game: str) -> list[str]:
+    """The pools whose boards hold rows: the game's standard one and every rated one."""
+    standard = pools.default_pool(game)
+    keys = RatingLedger.objects.filter(pool__startswith=f"{game}:").values_list("pool", flat=True)
+    return [standard] + sorted(k for k in keys if k != standard and pools.is_pool_of(k, game))
+
+
+def two_sided(pool: str) -> bool:
+    parsed = pools.parse(pool)
+    return parsed.players == 2 and not registry.get(parsed.game).teams(
+        parsed.players, parsed.options
+    )
+
+
+def _ancestors(version_id: int, parents: dict[int, int]):
+    seen = set()
+    parent = parents.get(version_id)
+    while parent is not None and parent not in seen:
+        yield parent
+        seen.add(parent)
+        parent = parents.get(parent)
+
+
+def compute_rows(*, pool: str, bots: Iterable[Bot]) -> dict[int, LeaderboardRow]:
+    """The rows of ``bots`` in ``pool`` from the ratings alone: bot id -> unsaved row, for
+    the bots that have a current version (the others have no row)."""
+    bots = {bot.pk: bot for bot in bots}
+    if not bots:
+        return {}
+    current = bot_selectors.current_versions_of(bots=list(bots.values()))
+    parents = dict(
+        BotVersion.objects.filter(bot_id__in=list(current), parent__isnull=False).values_list(
+            "pk", "parent_id"
+        )
+    )
+    lines = {version.pk for version in current.values()}
+    for version_id in list(lines):
+        lines.update(_ancestors(version_id, parents))
+    live = {r.version_id: r for r in Rating.objects.filter(pool=pool, version_id__in=lines)}
+    fitted = {f.version_id: f for f in RatingFit.objects.filter(pool=pool, version_id__in=lines)}
+    sided = two_sided(pool)
+    rows = {}
+    for bot_id, version in current.items():
+        shown = version_estimate(version.pk, live=live, fitted=fitted, parents=parents)
+        rating = live.get(version.pk)
+        games = rating.matches if rating else 0
+        rows[bot_id] = LeaderboardRow(
+            pool=pool,
+            bot_id=bot_id,
+            version_id=version.pk,
+            bot_name=bots[bot_id].name,
+            version_number=version.number,
+            sort_key=(LeaderboardRow.UNRATED_KEY if shown["estimate"] == "none" else -shown["elo"]),
+            elo=shown["elo"],
+            stdev=shown["stdev"],
+            estimate=shown["estimate"],
+            live_elo=rating.elo if rating else None,
+            games=games,
+            wins=rating.wins if rating and sided else None,
+            draws=rating.draws if rating and sided else None,
+            losses=rating.losses if rating and sided else None,
+            average_rank=(
+                round(rating.rank_total / rating.matches, 2)
+                if rating and rating.matches and not sided
+                else None
+            ),
+        )
+    return rows
+
+
+def _write(pool: str, bot_ids: set[int], rows: dict[int, LeaderboardRow]) -> None:
+    """Store ``rows`` and drop the rows of the other ``bot_ids`` (no current version now)."""
+    gone = bot_ids - set(rows)
+    if gone:
+        LeaderboardRow.objects.filter(pool=pool, bot_id__in=gone).delete()
+    if rows:
+        LeaderboardRow.objects.bulk_create(
+            list(rows.values()),
+            update_conflicts=True,
+            unique_fields=["pool", "bot"],
+            update_fields=STORED_FIELDS,
+            batch_size=2000,
+        )
+
+
+def refresh_bots(*, pool: str, bot_ids: Iterable[int]) -> None:
+    """Recompute the rows of ``bot_ids`` in ``pool`` (the caller's transaction)."""
+    bot_ids = set(bot_ids)
+    bots = list(Bot.objects.filter(pk__in=bot_ids))
+    if not bots:
+        return
+    lock_game(bots[0].game)
+    _write(pool, bot_ids, compute_rows(pool=pool, bots=bots))
+
+
+def rebuild_pool(*, pool: str) -> int:
+    """Every row of ``pool`` again from the ratings alone; how many rows it holds."""
+    game = pools.parse(pool).game
+    with transaction.atomic():
+        lock_game(game)
+        rows = compute_rows(pool=pool, bots=Bot.objects.filter(game=game))
+        LeaderboardRow.objects.filter(pool=pool).delete()
+        LeaderboardRow.objects.bulk_create(list(rows.values()), batch_size=2000)
+    return len(rows)
+
+
+def after_rating(*, pool: str, version_ids: Iterable[int]) -> None:
+    """A result was just rated in ``pool`` (called by ``rate_match`` under the ledger lock):
+    the rows of the bots whose versions played, or every row when the pool is new."""
+    if not LeaderboardRow.objects.filter(pool=pool).exists():
+        rebuild_pool(pool=pool)
+        return
+    bot_ids = set(
+        BotVersion.objects.filter(pk__in=list(version_ids)).values_list("bot_id", flat=True)
+    )
+    refresh_bots(pool=pool, bot_ids=bot_ids)
+
+
+def after_bot_change(bot_id: int) -> None:
+    """The bot's current version may have changed: its rows in every pool of its game."""
+    game = Bot.objects.filter(pk=bot_id).values_list("game", flat=True).first()
+    if game is None:
+        return
+    lock_game(game)
+    for pool in pools_of(game):
+        refresh_bots(pool=pool, bot_ids=[bot_id])
+
+
+def rebuild_leaderboards(*, game: str | None = None) -> dict[str, int]:
+    """Every leaderboard row of ``game`` (every game by default) from the ratings alone, and
+    no row left in a pool that is no longer one of its game's: pool -> rows."""
+    games = [game] if game else registry.slugs()
+    counts = {}
+    for slug in games:
+        keep = pools_of(slug)
+        for pool in keep:
+            counts[pool] = rebuild_pool(pool=pool)
+        stale = LeaderboardRow.objects.filter(pool__startswith=f"{slug}:").exclude(pool__in=keep)
+        stale.delete()
+    return counts
+
+
+def stored_rows(*, pool: str) -> list[dict]:
+    """The stored rows of ``pool`` in board order, as comparable values (tests, checks)."""
+    return list(
+        LeaderboardRow.objects.filter(pool=pool)
+        .order_by("sort_key", "bot_name")
+        .values("bot_id", *[f if f != "version" else "version_id" for f in STORED_FIELDS])
+    )
