@@ -185,7 +185,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "arena.pagination.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "arena.pagination.KeysetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "arena.schema.ArenaAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

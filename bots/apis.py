@@ -104,7 +104,8 @@ class BotSerializer(serializers.ModelSerializer):
         }
 
     def get_current_version(self, bot) -> int | None:
-        version = selectors.current_version(bot=bot)
+        known = self.context.get("current_versions")  # a list's, read for its page at once
+        version = known.get(bot.pk) if known is not None else selectors.current_version(bot=bot)
         return version.number if version else None
 
 
@@ -135,11 +136,21 @@ class BotUpdateSerializer(serializers.Serializer):
 
 
 class BotListCreateApi(generics.ListAPIView):
+    """Bots by name, a page at a time (keyset on the name: arena.pagination)."""
+
     serializer_class = BotSerializer
     filterset_class = BotFilter  # applied and validated by DjangoFilterBackend
+    keyset_ordering = ("name",)
 
     def get_queryset(self):
         return selectors.bot_list()
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        context = self.get_serializer_context()
+        context["current_versions"] = selectors.current_versions_of(bots=page)
+        data = BotSerializer(page, many=True, context=context).data
+        return self.get_paginated_response(data)
 
     @extend_schema(request=BotSerializer, responses={201: BotSerializer})
     def post(self, request):

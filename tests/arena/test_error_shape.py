@@ -84,7 +84,7 @@ def test_not_found_and_method_not_allowed(alice, client_for):
     anon = client_for(None)
     assert_shape(anon.get("/api/bots/999999/"), 404, "not_found")
     assert_shape(anon.get("/api/games/nope/"), 404, "not_found")
-    assert_shape(anon.get("/api/bots/?page=999"), 404, "not_found")
+    assert_shape(anon.get("/api/bots/?cursor=999"), 400, "invalid")
     signed_in = client_for(alice)
     assert_shape(signed_in.put("/api/games/", {}, format="json"), 405, "method_not_allowed")
 

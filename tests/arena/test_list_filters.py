@@ -1,4 +1,4 @@
-"""List filters and page numbers are validated: a bad value is a 400 in the error shape."""
+"""List filters, cursors and page sizes are validated: a bad value is a 400 in the error shape."""
 
 import pytest
 from django.utils import timezone
@@ -60,9 +60,11 @@ def test_filters_select(client_for, listed):
         ("/api/tournaments/", {"game": "\x00"}, "game"),
         ("/api/tournaments/", {"status": "\x00"}, "status"),
         ("/api/tournaments/", {"status": "paused"}, "status"),
-        ("/api/bots/", {"page": "\x00"}, "page"),
-        ("/api/tournaments/", {"page": "0"}, "page"),
-        ("/api/tournaments/", {"page": "²"}, "page"),
+        ("/api/bots/", {"cursor": "\x00"}, "cursor"),
+        ("/api/bots/", {"page_size": "0"}, "page_size"),
+        ("/api/tournaments/", {"page_size": "²"}, "page_size"),
+        ("/api/tournaments/", {"page_size": "201"}, "page_size"),
+        ("/api/tournaments/", {"cursor": "bm9wZQ"}, "cursor"),
     ],
 )
 def test_bad_filters_are_a_400(client_for, listed, path, params, field):
@@ -72,9 +74,14 @@ def test_bad_filters_are_a_400(client_for, listed, path, params, field):
     assert body["code"] == "invalid" and field in body["errors"], body
 
 
-def test_a_page_past_the_end_is_a_404(client_for, listed):
-    response = client_for(None).get("/api/bots/", {"page": "2"})
-    assert response.status_code == 404 and response.json()["code"] == "not_found"
+def test_the_last_page_has_no_next(client_for, listed):
+    ordered = list(Bot.objects.order_by("name").values_list("name", flat=True))  # collation's
+    body = client_for(None).get("/api/bots/", {"page_size": "2"}).json()
+    assert [row["name"] for row in body["results"]] == ordered[:2]
+    assert body["previous"] is None
+    last = client_for(None).get(body["next"]).json()
+    assert [row["name"] for row in last["results"]] == ordered[2:]
+    assert last["next"] is None and last["previous"] is not None
 
 
 def test_schema_documents_the_filters(client_for, db):
@@ -82,7 +89,8 @@ def test_schema_documents_the_filters(client_for, db):
     bots = {p["name"]: p["schema"] for p in schema["paths"]["/api/bots/"]["get"]["parameters"]}
     assert "pairs" in bots["game"]["enum"]
     assert bots["owner"]["type"] == "integer" and bots["owner"]["minimum"] == 1
-    assert bots["page"]["minimum"] == 1
+    assert bots["page_size"]["minimum"] == 1 and bots["page_size"]["maximum"] == 200
+    assert bots["cursor"]["type"] == "string"
     tournaments = schema["paths"]["/api/tournaments/"]["get"]["parameters"]
     status = next(p["schema"] for p in tournaments if p["name"] == "status")
     assert set(status["enum"]) == set(Tournament.Status.values)

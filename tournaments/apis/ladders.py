@@ -52,12 +52,13 @@ class LadderMatchesApi(generics.ListAPIView):
     """The matches the ladder scheduled, newest first."""
 
     serializer_class = MatchSerializer
+    keyset_ordering = ("-id",)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Match.objects.none()
         ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
-        return selectors.match_list(ladder=ladder).order_by("-id")
+        return selectors.match_list(ladder=ladder)
 
 
 class LadderPauseApi(APIView):
