@@ -39,8 +39,8 @@ def _pool_or_404(slug: str, raw: str | None) -> str:
 def leaderboard(request, slug):
     game = _game_or_404(slug)
     pool = _pool_or_404(slug, request.GET.get("pool"))
-    rows = selectors.leaderboard(game=slug, pool=pool)
-    query = request.GET.get("q", "")[:40]
+    query = request.GET.get("q", "")[:40].strip()
+    page = leaderboards.board_page(pool=pool, query=query, cursor=request.GET.get("cursor"))
     return render(
         request,
         "arena/leaderboard.html",
@@ -51,9 +51,8 @@ def leaderboard(request, slug):
             "pools": selectors.pools_of_game(game=slug),
             "fit": selectors.pool_fit_info(pool=pool),
             "query": query,
-            "page": leaderboards.leaderboard_page(rows, query=query, page=request.GET.get("page")),
-            "two_sided": any(row["wins"] is not None for row in rows)
-            or pools.parse(pool).players == 2,
+            "page": page,
+            "two_sided": pools.parse(pool).players == 2,
             "info": describe_game(slug),
         },
     )

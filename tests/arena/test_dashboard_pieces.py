@@ -4,13 +4,14 @@ words, the chart's data (one series per version)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from urllib.parse import parse_qs
 
 import pytest
 from django.template.loader import render_to_string
 
 from arena.botpage import result_text
 from arena.charts import rating_series
-from arena.leaderboards import ROWS_PER_PAGE, leaderboard_page, matching, with_whiskers
+from arena.leaderboards import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
 from games import registry
 
 
@@ -27,20 +28,27 @@ def row(n: int, elo: float = 1500.0, **extra) -> dict:
     }
 
 
-def test_search_matches_bot_or_owner_in_any_case():
-    rows = [row(1), row(2), row(12)]
-    assert [r["bot"] for r in matching(rows, "BOT-1")] == ["bot-1", "bot-12"]
-    assert [r["bot"] for r in matching(rows, " bob ")] == ["bot-2", "bot-12"]
-    assert matching(rows, "") == rows
+@pytest.mark.django_db
+def test_pages_of_the_leaderboard_and_search_in_any_case():
+    from tests.tournaments.rating_support import bot_with_version, owner
 
-
-def test_pages_of_the_leaderboard():
-    rows = [row(n) for n in range(1, ROWS_PER_PAGE + 6)]
-    first = leaderboard_page(rows, query="", page=None)
-    assert len(first.object_list) == ROWS_PER_PAGE and first.has_next()
-    last = leaderboard_page(rows, query="", page="2")
-    assert len(last.object_list) == 5 and not last.has_next()
-    assert leaderboard_page(rows, query="", page="junk").number == 1
+    for n in range(1, ROWS_PER_PAGE + 6):
+        bot_with_version(f"bot-{n:02d}")
+    owner("Bob")
+    first = board_page(pool="pairs:2", query="", cursor=None)
+    assert len(first.object_list) == ROWS_PER_PAGE and first.next_url and not first.previous_url
+    assert first.summary == f"1–{ROWS_PER_PAGE} of {ROWS_PER_PAGE + 5} bots"
+    cursor = parse_qs(first.next_url[1:])["cursor"][0]
+    last = board_page(pool="pairs:2", query="", cursor=cursor)
+    assert len(last.object_list) == 5 and not last.next_url and last.previous_url
+    final = board_page(pool="pairs:2", query="", cursor="last")  # the board's last 25 rows
+    assert len(final.object_list) == ROWS_PER_PAGE and not final.next_url
+    assert final.object_list[-5:] == last.object_list and final.summary.startswith("6–30 of")
+    assert board_page(pool="pairs:2", query="", cursor="junk").object_list == first.object_list
+    found = board_page(pool="pairs:2", query="BOT-1", cursor=None)
+    assert [r["bot"] for r in found.object_list] == [f"bot-{n}" for n in range(10, 20)]
+    assert found.summary == "10 bots found"
+    assert [r["position"] for r in found.object_list] == list(range(10, 20))  # the board's
 
 
 def test_whiskers_only_for_rows_with_an_interval():
@@ -59,7 +67,7 @@ def test_whiskers_only_for_rows_with_an_interval():
 @pytest.mark.parametrize("with_interval", [True, False])
 def test_leaderboard_template_draws_whiskers_only_when_rows_carry_them(rf, with_interval):
     extra = {"elo_low": 1450.0, "elo_high": 1550.0} if with_interval else {}
-    page = leaderboard_page([row(1, 1500, **extra), row(2, 1490)], query="", page=None)
+    page = BoardPage(object_list=with_whiskers([row(1, 1500, **extra), row(2, 1490)]), count=2)
     html = render_to_string(
         "arena/leaderboard.html",
         {"game": registry.get("pairs"), "page": page, "query": "", "info": {"options": {}}},

@@ -8,6 +8,7 @@ import hashlib
 
 import pytest
 
+from bots import hooks
 from bots.models import Bot, BotVersion
 from tests.browser.support import NARROW, WIDE, check_page
 from tests.rated_history import FIRST_LEGAL, bots_with_history
@@ -131,6 +132,7 @@ def _stored_bot(owner, name: str) -> Bot:
         size=1,
         status=BotVersion.Status.ACTIVE,
     )
+    hooks.bot_changed(bot.pk)  # what activation does: the leaderboard rows follow
     return bot
 
 
@@ -142,9 +144,13 @@ def test_leaderboard_search_and_pages(page_at, live_server, author, django_user_
     page = page_at(NARROW)
     page.goto(f"{live_server.url}/games/stax/")
     assert page.locator("#leaderboard tr").count() == 26  # header and 25 rows
-    assert "Page 1 of 2 (31 bots)" in page.locator(".pager").inner_text()
+    assert "1–25 of 31 bots" in page.locator(".pager").inner_text()
     page.click(".pager a[rel=next]")
     assert page.locator("#leaderboard tr").count() == 7
+    assert "26–31 of 31 bots" in page.locator(".pager").inner_text()
+    check_page(page, "leaderboard-last-page")
+    page.click(".pager a[rel=prev]")
+    assert page.locator("#leaderboard tr").count() == 26
     page.fill("#board-search", "ZELD")  # owners are searched too, in any case
     page.click("form.search button")
     rows = page.locator("#leaderboard").inner_text()

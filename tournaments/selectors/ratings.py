@@ -569,7 +569,9 @@ def leaderboard_page(
         reverse = [f"-{name}" for name in BOARD_ORDER]
         chunk = list(matching.filter(_before(cursor)).order_by(*reverse)[: page_size + 1])
         more, rows = len(chunk) > page_size, chunk[:page_size][::-1]
-        has_next, has_previous = True, more
+        # Read backwards from the end (the page's "last" link), nothing follows.
+        has_next = bool(rows) and matching.filter(_after(_cursor_of(rows[-1]))).exists()
+        has_previous = more
     if not rows:
         has_next = has_previous = False
     shown = []
