@@ -67,6 +67,9 @@ def bot_detail(request, pk):
             "versions": bot_selectors.version_list(bot=bot),
             "current": bot_selectors.current_version(bot=bot),
             "history": history,
+            "rated_total": (
+                selectors.rated_matches_of_bot(bot=bot, pool=history[0]["pool"]) if history else 0
+            ),
             "chart": rating_series(history),
             "matches": matches,
             "hidden_cancelled": hidden,

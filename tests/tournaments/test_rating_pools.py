@@ -219,6 +219,12 @@ def test_history_api_gives_a_version_per_point_and_one_series_per_version():
     other = Client().get(f"/api/bots/{bot_b.pk}/ratings/?pool=pairs:2:continuous=true").json()
     assert [p["version"] for p in other["history"]] == [2]
     assert Client().get(f"/api/bots/{bot_b.pk}/ratings/?pool=punk:2").status_code == 400
+    # The latest points only, across versions, oldest first; the count says how many exist.
+    latest = Client().get(f"/api/bots/{bot_b.pk}/ratings/?limit=2").json()
+    assert latest["rated_matches"] == 3
+    assert [p["seq"] for p in latest["history"]] == [p["seq"] for p in answer["history"][-2:]]
+    for bad in ("0", "5001", "x"):
+        assert Client().get(f"/api/bots/{bot_b.pk}/ratings/?limit={bad}").status_code == 400
 
 
 def test_refit_stale_pools_asks_for_pools_behind_their_ledger():

@@ -116,8 +116,23 @@ class RatingHistorySerializer(serializers.Serializer):
     pool = serializers.CharField()
     pool_label = serializers.CharField()
     pools = serializers.ListField(child=serializers.CharField(), help_text="pools it played in")
-    history = RatingPointSerializer(many=True)
+    rated_matches = serializers.IntegerField(
+        help_text="the bot's rated matches in the pool; history holds the latest `limit`"
+    )
+    history = RatingPointSerializer(many=True, help_text="the latest points, oldest first")
     series = RatingSeriesSerializer(many=True)
+
+
+class RatingHistoryQuery(serializers.Serializer):
+    pool = serializers.CharField(
+        required=False, help_text="a rating pool's key; omit for the bot's most played pool"
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=selectors.MAX_HISTORY_POINTS,
+        help_text=f"the latest points to give, default {selectors.HISTORY_POINTS}",
+    )
 
 
 POOL_PARAMETER = OpenApiParameter(
@@ -178,20 +193,24 @@ class LeaderboardApi(APIView):
 
 
 class BotRatingsApi(APIView):
-    @extend_schema(parameters=[POOL_PARAMETER], responses=RatingHistorySerializer)
+    @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
         bot = get_object_or_404(Bot, pk=pk)
+        query = RatingHistoryQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         played = selectors.rating_pools_of_bot(bot=bot)
-        raw = request.query_params.get("pool")
+        raw = query.validated_data.get("pool")
         pool = _pool_or_400(bot.game, raw) if raw else None
-        history = selectors.rating_history(bot=bot, pool=pool)
         pool = pool or (played[0] if played else pools.default_pool(bot.game))
+        limit = query.validated_data.get("limit", selectors.HISTORY_POINTS)
+        history = selectors.rating_history(bot=bot, pool=pool, limit=limit)
         return Response(
             {
                 "bot": bot.name,
                 "pool": pool,
                 "pool_label": pools.label(pool),
                 "pools": played,
+                "rated_matches": selectors.rated_matches_of_bot(bot=bot, pool=pool),
                 "history": history,
                 "series": selectors.rating_series(history),
             }

@@ -15,8 +15,10 @@ from tournaments.selectors.matches import (  # noqa: F401
     seat_logs,
 )
 from tournaments.selectors.ratings import (  # noqa: F401
+    HISTORY_POINTS,
     LEADERBOARD_MAX_PAGE_SIZE,
     LEADERBOARD_PAGE_SIZE,
+    MAX_HISTORY_POINTS,
     BoardCursor,
     InvalidCursor,
     gates_of_bot,
@@ -27,6 +29,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
     opponents_met,
     pool_fit_info,
     pools_of_game,
+    rated_matches_of_bot,
     rating_history,
     rating_pools_of_bot,
     rating_series,

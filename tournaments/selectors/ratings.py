@@ -214,19 +214,32 @@ def rating_pools_of_bot(*, bot: Bot) -> list[str]:
     return sorted(counts, key=lambda key: (-counts[key], key))
 
 
-def rating_history(*, bot: Bot, pool: str | None = None) -> list[dict]:
-    """The bot's rating changes in ``pool`` (its most played by default), oldest first.
+HISTORY_POINTS = 500
+MAX_HISTORY_POINTS = 5000
+
+
+def rating_history(*, bot: Bot, pool: str | None = None, limit: int = HISTORY_POINTS) -> list[dict]:
+    """The bot's latest ``limit`` rating changes in ``pool`` (its most played by default),
+    oldest first.
 
     Every point names its version: a chart draws one series per version, so a new
-    version (which starts from its parent's rating) never reads as a crash.
+    version (which starts from its parent's rating) never reads as a crash. Each version's
+    latest points come from its own index range (``rating_change_history``), so a bot with
+    a long past costs ``limit`` rows per version, not its whole history.
     """
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
-    changes = RatingChange.objects.filter(version__bot=bot, pool=pool).select_related("version")
+    numbers = dict(BotVersion.objects.filter(bot=bot).values_list("pk", "number"))
+    changes = []
+    for version_id in numbers:
+        changes += RatingChange.objects.filter(version_id=version_id, pool=pool).order_by("-seq")[
+            :limit
+        ]
+    changes.sort(key=lambda change: change.seq)
     return [
         {
-            "version": change.version.number,
+            "version": numbers[change.version_id],
             "version_id": change.version_id,
             "pool": change.pool,
             "match": change.match_id,
@@ -235,8 +248,13 @@ def rating_history(*, bot: Bot, pool: str | None = None) -> list[dict]:
             "after": round(change.after, 1),
             "at": change.created_at,
         }
-        for change in changes.order_by("seq")
+        for change in changes[-limit:]
     ]
+
+
+def rated_matches_of_bot(*, bot: Bot, pool: str) -> int:
+    """How many rated matches the bot's versions played in ``pool`` (the stored records)."""
+    return sum(Rating.objects.filter(version__bot=bot, pool=pool).values_list("matches", flat=True))
 
 
 def rating_series(history: list[dict]) -> list[dict]:
