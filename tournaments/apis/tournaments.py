@@ -115,7 +115,7 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "seed_number": e.seed_number,
                 "challenger": e.challenger,
             }
-            for e in tournament.entries.select_related("bot", "version")
+            for e in tournament.entries.select_related("bot", "version").defer("version__upload")
         ]
 
     def to_representation(self, tournament):

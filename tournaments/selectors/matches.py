@@ -20,8 +20,10 @@ from tournaments.models import (
 
 
 def public_seats() -> Prefetch:
-    """A match's seats without their logs: what every page and list may load."""
-    return Prefetch("seats", queryset=MatchSeat.objects.defer("log").select_related("version__bot"))
+    """A match's seats without their logs (nor their versions' uploads): what every page and
+    list may load."""
+    seats = MatchSeat.objects.defer("log", "version__upload").select_related("version__bot")
+    return Prefetch("seats", queryset=seats)
 
 
 def match_detail(*, pk: int) -> Match:
