@@ -201,6 +201,9 @@ def rebuild_leaderboards(*, game: str | None = None) -> dict[str, int]:
             counts[pool] = rebuild_pool(pool=pool)
         stale = LeaderboardRow.objects.filter(pool__startswith=f"{slug}:").exclude(pool__in=keep)
         stale.delete()
+    if connection.vendor == "postgresql":  # every row is new: let the planner know
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {LeaderboardRow._meta.db_table}")
     return counts
 
 

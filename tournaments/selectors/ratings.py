@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Q
+from django.db.models import Count, F, OuterRef, Q, Subquery
 
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
@@ -508,7 +508,14 @@ def _shown(row: LeaderboardRow, position: int, following) -> dict:
 
 
 def _board(pool: str):
-    return LeaderboardRow.objects.filter(pool=pool).annotate(owner_name=F("bot__owner__username"))
+    return LeaderboardRow.objects.filter(pool=pool)
+
+
+def _with_owner(rows):
+    """The owner's name of each row read, as a subquery per returned row: the board's own
+    query never joins, so it stays one range of the ``leaderboard_order`` index."""
+    owner = Bot.objects.filter(pk=OuterRef("bot_id")).order_by().values("owner__username")[:1]
+    return rows.annotate(owner_name=Subquery(owner))
 
 
 def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
@@ -521,7 +528,7 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
     from the read model (``tournaments.read_models``); lists use ``leaderboard_page``.
     """
     pool = resolve_pool(game=game, pool=pool)
-    rows = list(_board(pool).order_by(*BOARD_ORDER))
+    rows = list(_board(pool).annotate(owner_name=F("bot__owner__username")).order_by(*BOARD_ORDER))
     return [
         _shown(row, position, rows[position] if position < len(rows) else None)
         for position, row in enumerate(rows, start=1)
@@ -529,7 +536,8 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
 
 
 def _search(query: str) -> Q:
-    return Q(bot_name__icontains=query) | Q(bot__owner__username__icontains=query)
+    owned = Bot.objects.filter(owner__username__icontains=query).values("pk")
+    return Q(bot_name__icontains=query) | Q(bot_id__in=owned)
 
 
 def _positions_and_next(pool: str, ids: list[int]) -> dict[int, tuple]:
@@ -576,22 +584,30 @@ def leaderboard_page(
     search = search.strip()
     matching = board.filter(_search(search)) if search else board
     if cursor is None:
-        chunk = list(matching.order_by(*BOARD_ORDER)[: page_size + 1])
+        chunk = list(_with_owner(matching).order_by(*BOARD_ORDER)[: page_size + 1])
         more, rows = len(chunk) > page_size, chunk[:page_size]
         has_next, has_previous = more, False
     elif not cursor.backwards:
-        chunk = list(matching.filter(_after(cursor)).order_by(*BOARD_ORDER)[: page_size + 1])
+        after = _with_owner(matching).filter(_after(cursor)).order_by(*BOARD_ORDER)
+        chunk = list(after[: page_size + 1])
         more, rows = len(chunk) > page_size, chunk[:page_size]
         has_next, has_previous = more, True
     else:
         reverse = [f"-{name}" for name in BOARD_ORDER]
-        chunk = list(matching.filter(_before(cursor)).order_by(*reverse)[: page_size + 1])
+        before = _with_owner(matching).filter(_before(cursor)).order_by(*reverse)
+        chunk = list(before[: page_size + 1])
         more, rows = len(chunk) > page_size, chunk[:page_size][::-1]
-        # Read backwards from the end (the page's "last" link), nothing follows.
-        has_next = bool(rows) and matching.filter(_after(_cursor_of(rows[-1]))).exists()
         has_previous = more
+        # Read backwards from the end (the page's "last" link), nothing follows.
+        if rows:
+            after_last = board.filter(_after(_cursor_of(rows[-1]))).order_by(*BOARD_ORDER)
+            after_last = after_last.first()
+            has_next = after_last is not None
+            if search and has_next:
+                has_next = matching.filter(_after(_cursor_of(rows[-1]))).exists()
     if not rows:
         has_next = has_previous = False
+    count = None
     shown = []
     if search and rows:
         placed = _positions_and_next(pool, [row.pk for row in rows])
@@ -600,17 +616,23 @@ def leaderboard_page(
             shown.append(_shown(row, position, following))
     elif rows:
         first = rows[0]
-        ahead = board.filter(_before(_cursor_of(first))).count()
-        if len(chunk) > page_size and not (cursor and cursor.backwards):
-            last_next = chunk[page_size]
+        if cursor is None:
+            ahead, count = 0, None
+        else:  # one pass over the pool's index for both counts
+            counted = board.aggregate(
+                ahead=Count("pk", filter=_before(_cursor_of(first))), total=Count("pk")
+            )
+            ahead, count = counted["ahead"], counted["total"]
+        if cursor is not None and cursor.backwards:
+            last_next = after_last
         else:
-            last_next = board.filter(_after(_cursor_of(rows[-1]))).order_by(*BOARD_ORDER).first()
+            last_next = chunk[page_size] if len(chunk) > page_size else None
         for index, row in enumerate(rows):
             following = rows[index + 1] if index + 1 < len(rows) else last_next
             shown.append(_shown(row, ahead + index + 1, following))
     return {
         "rows": shown,
-        "count": matching.count(),
+        "count": count if count is not None else matching.count(),
         "next": _cursor_of(rows[-1]) if rows and has_next else None,
         "previous": _cursor_of(rows[0], backwards=True) if rows and has_previous else None,
     }
