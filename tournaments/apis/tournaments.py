@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import django_filters
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     extend_schema,
@@ -15,7 +16,16 @@ from rest_framework.views import APIView
 from games import registry
 from tournaments import selectors, services
 from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Match, Tournament
+from tournaments.models import Entry, Match, Tournament
+
+ENTRIES = Entry.objects.select_related("bot", "version").defer("version__upload")
+
+
+def _entries(tournament: Tournament):
+    """The entries with bots and versions: prefetched by a list, else read here."""
+    if "entries" in getattr(tournament, "_prefetched_objects_cache", {}):
+        return tournament.entries.all()
+    return ENTRIES.filter(tournament=tournament)
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -115,7 +125,7 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "seed_number": e.seed_number,
                 "challenger": e.challenger,
             }
-            for e in tournament.entries.select_related("bot", "version").defer("version__upload")
+            for e in _entries(tournament)
         ]
 
     def to_representation(self, tournament):
@@ -206,7 +216,8 @@ class TournamentListCreateApi(generics.ListAPIView):
         return super().get_throttles() if self.request.method == "POST" else []
 
     def get_queryset(self):
-        return selectors.tournament_list()
+        # A page's entries (bots, pinned versions) in one query, not two per tournament.
+        return selectors.tournament_list().prefetch_related(Prefetch("entries", queryset=ENTRIES))
 
     @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request):
@@ -240,6 +251,7 @@ class TournamentCancelApi(APIView):
 
 class TournamentMatchesApi(generics.ListAPIView):
     serializer_class = MatchSerializer
+    keyset_ordering = ("round", "number", "id")  # index match_tournament_order
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation: no tournament
