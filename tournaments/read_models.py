@@ -150,10 +150,10 @@ def _write(pool: str, bot_ids: set[int], rows: dict[int, LeaderboardRow]) -> Non
 def refresh_bots(*, pool: str, bot_ids: Iterable[int]) -> None:
     """Recompute the rows of ``bot_ids`` in ``pool`` (the caller's transaction)."""
     bot_ids = set(bot_ids)
+    # Everything read for the rows is read after the lock: a bot's current version read
+    # before it could be one another writer has replaced meanwhile.
+    lock_game(pools.parse(pool).game)
     bots = list(Bot.objects.filter(pk__in=bot_ids))
-    if not bots:
-        return
-    lock_game(bots[0].game)
     _write(pool, bot_ids, compute_rows(pool=pool, bots=bots))
 
 
