@@ -17,7 +17,7 @@ from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from games import registry
 from tests.tournaments.rating_support import bot_with_version, finished_match, owner, version
-from tournaments import read_models, selectors, services
+from tournaments import leaderboards, selectors, services
 from tournaments.models import LeaderboardRow, Match
 from tournaments.services.requeue import requeue_failed_match
 
@@ -132,9 +132,9 @@ def test_incremental_leaderboards_equal_a_rebuild_and_the_direct_board(seed, set
     assert incremental == direct()
     assert any(row["estimate"] == "fit" for rows in incremental.values() for row in rows)
     assert any(row["estimate"] == "parent" for rows in incremental.values() for row in rows)
-    stored = {pool: read_models.stored_rows(pool=pool) for pool in incremental}
+    stored = {pool: leaderboards.stored_rows(pool=pool) for pool in incremental}
     call_command("rebuild_read_models", "--only", "leaderboards")
-    assert {pool: read_models.stored_rows(pool=pool) for pool in incremental} == stored
+    assert {pool: leaderboards.stored_rows(pool=pool) for pool in incremental} == stored
     assert boards() == incremental
 
 

@@ -525,7 +525,7 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
     the figure comes from (``estimate``), the live Elo, games, W-D-L (two sides) or
     the average rank (more), the likelihood of superiority over the next row, and
     whether the row is provisional (fewer than ARENA_PROVISIONAL_GAMES games). Read
-    from the read model (``tournaments.read_models``); lists use ``leaderboard_page``.
+    from the read model (``tournaments.leaderboards``); lists use ``leaderboard_page``.
     """
     pool = resolve_pool(game=game, pool=pool)
     rows = list(_board(pool).annotate(owner_name=F("bot__owner__username")).order_by(*BOARD_ORDER))

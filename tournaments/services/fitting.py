@@ -22,7 +22,7 @@ from django.db.models import Avg
 from django.utils import timezone
 
 from bots.models import BotVersion
-from tournaments import read_models
+from tournaments import leaderboards
 from tournaments.models import PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt
 from tournaments.services.queueing import publish_fit
@@ -107,7 +107,7 @@ def fit_pool(*, pool: str) -> PoolFit | None:
         record.seconds = seconds
         record.fitted_at = timezone.now()
         record.save()
-        read_models.rebuild_pool(pool=pool)
+        leaderboards.rebuild_pool(pool=pool)
     log.info("refit %s: %d versions, %d pairs, %.2f s", pool, len(players), len(rows), seconds)
     return record
 

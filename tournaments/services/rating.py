@@ -18,7 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
-from tournaments import elo, pools, read_models
+from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, Rating, RatingChange, RatingLedger, RatingPair
 from tournaments.services.queueing import request_fit_after_commit
 
@@ -101,7 +101,7 @@ def rate_match(*, match: Match) -> None:
         request_fit_after_commit(pool)
     ledger.save(update_fields=fields)
     Match.objects.filter(pk=match.pk).update(rated_seq=seq, pool=pool)
-    read_models.after_rating(pool=pool, version_ids=keys)
+    leaderboards.after_rating(pool=pool, version_ids=keys)
     match.rated_seq = seq
     match.pool = pool
 

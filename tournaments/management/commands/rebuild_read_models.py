@@ -11,10 +11,10 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from tournaments import read_models
+from tournaments import leaderboards
 
 READ_MODELS = {
-    "leaderboards": read_models.rebuild_leaderboards,
+    "leaderboards": leaderboards.rebuild_leaderboards,
 }
 
 

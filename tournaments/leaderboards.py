@@ -1,4 +1,4 @@
-"""Read models kept up to date as results are recorded: the leaderboard rows of every pool.
+"""The leaderboard read model, kept up to date as results are recorded: rows of every pool.
 
 A ``LeaderboardRow`` holds what the board shows of a bot in a pool (its current version,
 the shown Elo and its spread, where the figure comes from, live Elo, record). Every
