@@ -51,6 +51,7 @@ TIMED = 25
 POOL = "pairs:2"
 LONG_MOVES = 800  # the long match has at least this many moves
 BUILD_MARK = "bench_reads_build"  # a table holding what was built, for --reuse
+BUILD_VERSION = 1  # bump when build() changes what it writes: --reuse then rebuilds
 
 
 def parse_args() -> argparse.Namespace:
@@ -77,6 +78,12 @@ def parse_args() -> argparse.Namespace:
         default=60.0,
         help="seconds of timed requests per endpoint at most (fewer than 25 if slower); "
         "0 = always 25",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="after the build, compare the loaded ratings with the product's own "
+        "recompute_ratings and recompute_pairs (ORM over every match: small scales only)",
     )
     parser.add_argument("--only", default="", help="time only endpoints whose label has this")
     return parser.parse_args()
@@ -111,10 +118,13 @@ def database_built(url: str, scale: float) -> bool:
             return False
     with psycopg.connect(url) as conn:
         try:
-            row = conn.execute(f"select scale from {BUILD_MARK}").fetchone()
+            row = conn.execute(f"select scale, info from {BUILD_MARK}").fetchone()
         except psycopg.errors.UndefinedTable:
             return False
-    return row is not None and abs(row[0] - scale) < 1e-9
+    if row is None or abs(row[0] - scale) > 1e-9:
+        return False
+    info = row[1] if isinstance(row[1], dict) else json.loads(row[1])
+    return info.get("version") == BUILD_VERSION
 
 
 def recreate_database(url: str) -> None:
@@ -794,10 +804,37 @@ def finish_build(built: Built) -> None:
     )
 
 
+def check_ratings() -> None:
+    """The loaded ratings against what tournaments.services.rating computes from the matches."""
+    from tournaments.models import Rating, RatingPair
+    from tournaments.services.rating import recompute_pairs, recompute_ratings
+
+    stored = dict(Rating.objects.filter(pool=POOL).values_list("version_id", "elo"))
+    again = recompute_ratings(pool=POOL)
+    worst = max(abs(stored[v] - again[v]) for v in again) if set(again) == set(stored) else None
+    pairs = {
+        (first, second): (wins, draws, losses)
+        for first, second, wins, draws, losses in RatingPair.objects.filter(pool=POOL).values_list(
+            "first_id", "second_id", "wins", "draws", "losses"
+        )
+    }
+    same_pairs = pairs == recompute_pairs(pool=POOL)
+    print(
+        f"check: live Elo of {len(stored)} versions vs recompute_ratings: "
+        + ("different versions" if worst is None else f"largest difference {worst:.2e}")
+        + f"; pair sums {'equal' if same_pairs else 'DIFFERENT'} to recompute_pairs"
+    )
+
+
 def mark_built(scale: float, built: Built) -> None:
     sql(f"create table if not exists {BUILD_MARK} (scale double precision, info jsonb)")
     sql(f"delete from {BUILD_MARK}")
-    info = {"counts": built.counts, "seconds": built.seconds, "ids": built.ids}
+    info = {
+        "version": BUILD_VERSION,
+        "counts": built.counts,
+        "seconds": built.seconds,
+        "ids": built.ids,
+    }
     sql(f"insert into {BUILD_MARK} values (%s, %s)", [scale, json.dumps(info)])
 
 
@@ -1019,12 +1056,15 @@ def main() -> None:
     call_command("migrate", verbosity=0, interactive=False)
     if reuse:
         built = read_mark()
+        finish_build(built)  # read models of code newer than the build, and a fresh fit
     else:
         began = time.perf_counter()
         built = build(sizes, args.scale)
         finish_build(built)
         built.seconds["build"] = time.perf_counter() - began
         mark_built(args.scale, built)
+    if args.check:
+        check_ratings()
         print(f"build: {built.seconds['build']:.0f} s in all; {built.counts}")
 
     cache.clear()
