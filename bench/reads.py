@@ -335,7 +335,7 @@ def iso(moment: datetime) -> str:
     return moment.isoformat()
 
 
-def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one straight script
+def build(sizes: Sizes) -> Built:  # noqa: C901, PLR0915 - one straight script
     from django.conf import settings
     from django.contrib.auth.hashers import make_password
 
@@ -399,6 +399,15 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
     upload = "\\\\x" + source.hex()  # bytea in COPY text format
     names = [f"bench-{i:05d}" for i in range(n)]
     current = np.where(has_v2, v2_of, bot_id)
+    # The ladder's history: 360 days; a second version takes over 30% to 90% of the way in.
+    tables = sizes.matches // 2
+    span = timedelta(days=360).total_seconds()
+    ladder_end = now - timedelta(days=2)
+    switch = np.where(has_v2, rng.uniform(0.3, 0.9, n) * tables, np.inf)
+
+    def table_time(index: float) -> datetime:
+        return ladder_end - timedelta(seconds=span * (1 - index / tables))
+
     copy_lines(
         "bots_bot",
         ["id", "name", "game", "description", "created_at", "owner_id", "accepts_entries"]
@@ -421,7 +430,7 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
                 f"\t{iso(created)}\t{iso(created)}\t{bot_id[i]}\tpy\t\t\\N"
             )
         for i in np.flatnonzero(has_v2):
-            at = iso(now - timedelta(days=200))
+            at = iso(table_time(math.floor(switch[i])) - timedelta(hours=1))
             yield (
                 f"{v2_of[i]}\t2\tbot.py\t{upload}\t{sha}\t{len(source)}\tactive\t\t1"
                 f"\t{at}\t{at}\t{bot_id[i]}\tpy\t\t{bot_id[i]}"
@@ -432,7 +441,6 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
     t = lap(f"{len(users)} users, {n} bots, {versions} versions", t)
 
     # The ladder: duplicate tables (one deal, seats swapped) between bots near in strength.
-    tables = sizes.matches // 2
     order = np.argsort(truth)
     rank_of = np.empty(n, dtype=np.int64)
     rank_of[order] = np.arange(n)
@@ -440,7 +448,6 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
     offset = rng.integers(1, 21, tables) * rng.choice([-1, 1], tables)
     b = order[np.clip(rank_of[a] + offset, 0, n - 1)]
     b = np.where(b == a, order[np.clip(rank_of[a] - offset, 0, n - 1)], b)
-    switch = np.where(has_v2, rng.uniform(0.3, 0.9, n) * tables, np.inf)
     table_index = np.arange(tables)
     va = np.where(table_index >= switch[a], v2_of[a], bot_id[a])
     vb = np.where(table_index >= switch[b], v2_of[b], bot_id[b])
@@ -465,8 +472,6 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
             pool = by_pattern.get((0 if o0 == 1 else o0) * 3 + (0 if o1 == 1 else o1))
             pool = pool or by_pattern[next(iter(by_pattern))]
         chosen[where] = np.asarray(pool)[rng.integers(0, len(pool), len(where))]
-    span = timedelta(days=360).total_seconds()
-    ladder_end = now - timedelta(days=2)
     ladder_id = 1
     ladder_options = json.dumps(pairs.resolve_options({}), separators=(",", ":"))
     copy_rows(
@@ -515,9 +520,8 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
             next_seat[0] += 1
         return mid
 
-    step = span / tables
     for i in range(tables):
-        at = ladder_end - timedelta(seconds=span - i * step)
+        at = table_time(i)
         g0, g1 = table_templates[chosen[i]]
         x, y = int(va[i]), int(vb[i])
         common = dict(at=at, rnd=i + 1, tournament=None, key="", series="", ladder=ladder_id)
@@ -774,7 +778,6 @@ def build(sizes: Sizes, scale: float) -> Built:  # noqa: C901, PLR0915 - one str
     }
     built.seconds["raw rows"] = time.perf_counter() - started
     built.ids["long_match"] = long_match
-    del scale
     return built
 
 
@@ -1075,7 +1078,7 @@ def main() -> None:
         finish_build(built)  # read models of code newer than the build, and a fresh fit
     else:
         began = time.perf_counter()
-        built = build(sizes, args.scale)
+        built = build(sizes)
         finish_build(built)
         built.seconds["build"] = time.perf_counter() - began
         mark_built(args.scale, built)
