@@ -175,17 +175,51 @@ def copy_rows(table: str, columns: list[str], rows, *, chunk: int = 50_000) -> i
     return copy_lines(table, columns, ("\t".join(map(_text, row)) for row in rows), chunk=chunk)
 
 
+_EXTRA: dict[tuple[str, tuple[str, ...]], tuple[list[str], str]] = {}
+
+
+def extra_columns(table: str, columns: list[str]) -> tuple[list[str], str]:
+    """Columns a newer migration added that the bench does not write, with their model
+    default: NOT NULL columns without a database default would refuse the COPY otherwise."""
+    key = (table, tuple(columns))
+    if key in _EXTRA:
+        return _EXTRA[key]
+    from django.apps import apps
+    from django.utils import timezone
+
+    missing = sql(
+        "select column_name from information_schema.columns where table_name = %s"
+        " and is_nullable = 'NO' and column_default is null and is_identity = 'NO'"
+        " and not (column_name = any(%s))",
+        [table, list(columns)],
+    )
+    names, values = [], []
+    model = next((m for m in apps.get_models() if m._meta.db_table == table), None)
+    for (name,) in missing or []:
+        field_ = next((f for f in model._meta.concrete_fields if f.column == name), None)
+        if field_ is None or not (field_.has_default() or getattr(field_, "auto_now", False)):
+            raise SystemExit(
+                f"{table}.{name} is NOT NULL without a default: bench/reads.py must write it"
+            )
+        value = field_.get_default() if field_.has_default() else timezone.now()
+        names.append(name)
+        values.append(_text(value))
+    _EXTRA[key] = (names, "".join("\t" + v for v in values))
+    return _EXTRA[key]
+
+
 def copy_lines(table: str, columns: list[str], lines, *, chunk: int = 50_000) -> int:
     """COPY an iterable of ready text-format lines (no newline) into ``table``."""
     from django.db import connection
 
+    extra, suffix = extra_columns(table, columns)
     count = 0
-    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+    sql_ = f"COPY {table} ({', '.join(columns + extra)}) FROM STDIN"
     with connection.cursor() as cursor:
-        with cursor.cursor.copy(sql) as copy:
+        with cursor.cursor.copy(sql_) as copy:
             buffer = []
             for line in lines:
-                buffer.append(line)
+                buffer.append(line + suffix if suffix else line)
                 if len(buffer) >= chunk:
                     copy.write("\n".join(buffer) + "\n")
                     count += len(buffer)
