@@ -1089,6 +1089,7 @@ def time_endpoint(client, label: str, url: str, budget: float) -> Timing:
 
 def main() -> None:
     args = ARGS
+    sys.stdout.reconfigure(line_buffering=True)  # progress in order, also into a file
     sizes = Sizes.of(args.scale)
     total_began = time.perf_counter()
     reuse = args.reuse and database_built(args.database, args.scale)
