@@ -1117,9 +1117,9 @@ def main() -> None:
         finish_build(built)
         built.seconds["build"] = time.perf_counter() - began
         mark_built(args.scale, built)
+        print(f"build: {built.seconds['build']:.0f} s in all; {built.counts}")
     if args.check:
         check_ratings()
-        print(f"build: {built.seconds['build']:.0f} s in all; {built.counts}")
 
     cache.clear()
     client = Client()
