@@ -12,7 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bots.sandbox import cgroups, slots
+from bots.sandbox import cgroups, slots, spawn
 
 log = logging.getLogger("arena.sandbox")
 
@@ -21,8 +21,9 @@ class BotProcess:
     """One launched program: pipes, pause/resume, CPU time, limit verdicts, kill-all."""
 
     def __init__(self, proc: subprocess.Popen, slot: slots.Slot, group: cgroups.Cgroup | None,
-                 staged: Path | None, sandboxed: bool):  # fmt: skip
+                 staged: Path | None, sandboxed: bool, gate: int | None = None):  # fmt: skip
         self.proc = proc
+        self._gate = gate  # a prepared sandbox's program waits for a byte here (release())
         self.slot = slot
         self.slot_uid = slot.uid  # kept after close, for checks that nothing of it is left
         self.group = group
@@ -30,9 +31,21 @@ class BotProcess:
         self.sandboxed = sandboxed
         self.paused = False
         self._frozen = False
+        self._stopped: int | None = None  # the pid pause() sent SIGSTOP, for resume()
         self._bot: int | None = None if sandboxed else proc.pid
         self._stat_fd: int | None = None
         self._closed = False
+
+    @property
+    def held(self) -> bool:
+        """Prepared (``sandbox.prepare``) and not released yet: the program has not started."""
+        return self._gate is not None
+
+    def release(self) -> None:
+        """Let a prepared sandbox's program start; nothing to do for a launched one."""
+        if self._gate is not None and not self._closed:
+            gate, self._gate = self._gate, None
+            spawn.release(self.proc, gate)
 
     @property
     def pid(self) -> int:
@@ -102,17 +115,25 @@ class BotProcess:
     def pause(self) -> None:
         """Stop the bot between its turns so it cannot think on another seat's time.
 
-        Cheap path (~5 us): SIGSTOP the program, which stops all its threads; a fork racing
-        the signal is restarted by the kernel after the stop, so if the group then holds no
-        other process, nothing can run. Otherwise the cgroup freezer stops the whole tree.
+        With cgroup v2's freezer (a v2 or a hybrid machine), one write freezes the whole
+        tree: every thread and process, and any child forked meanwhile (a fork into a
+        freezing group is born frozen). With v1's freezer (~100 us a write): SIGSTOP the
+        program, which stops all its threads; a fork racing the signal is restarted by the
+        kernel after the stop, so if the group then holds no other process, nothing can run;
+        otherwise the freezer stops the whole tree.
         """
         if self.paused or self._closed:
             return
         self.paused = True
+        if self.group is not None and self.group.whole_tree_freeze:
+            self.group.freeze()
+            self._frozen = True
+            return
         bot = self._bot_pid()
         if self.group is not None:
             if bot is not None:
                 _signal(bot, signal.SIGSTOP)
+                self._stopped = bot
                 monitor = 1 if self.sandboxed else 0
                 if self.group.tasks() <= self._threads(bot) + monitor:
                     return  # nothing in the group but the (stopping) bot and bwrap's monitor
@@ -130,8 +151,9 @@ class BotProcess:
             if self._frozen:
                 self.group.thaw()
                 self._frozen = False
-            if self._bot is not None:
-                _signal(self._bot, signal.SIGCONT)
+            if self._stopped is not None:
+                _signal(self._stopped, signal.SIGCONT)
+                self._stopped = None
         else:
             for pid in self._tree():
                 _signal(pid, signal.SIGCONT)
@@ -208,6 +230,9 @@ class BotProcess:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 log.error("sandbox monitor %s did not die", monitor)
+        if self._gate is not None:  # never released: closed only once nothing waits on it
+            os.close(self._gate)
+            self._gate = None
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 try:

@@ -6,6 +6,11 @@ Two backends, chosen once per process by :func:`backend`:
   a directory we may write whose ``cgroup.subtree_control`` enables ``memory`` and ``pids``);
 - cgroup v1, when the v1 ``memory``, ``pids``, ``freezer`` and ``cpuacct`` hierarchies are
   mounted and writable (a root worker in a container, as on the development machines).
+  Where the machine also mounts the unified (v2) hierarchy beside them ("hybrid"), each
+  sandbox gets a v2 group too, for its freezer and CPU time only: ``cgroup.freeze`` stops
+  the whole tree without notifying bwrap's monitor (SIGSTOP wakes it with a SIGCHLD at every
+  pause and every resume) and without counting the tree's tasks first, and ``cpu.stat`` is
+  cheaper to read than ``cpuacct.usage``. Memory and pids stay with the v1 controllers.
 
 Each sandbox gets a fresh group, created under the worker's own group of each hierarchy so
 the container's limits still apply above it. The group is removed when the sandbox ends.
@@ -24,6 +29,7 @@ from pathlib import Path
 from bots.sandbox.slots import owner_gone
 
 V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
+UNIFIED = "unified"  # a hybrid machine's v2 group, beside the v1 ones
 
 
 def _read(path: Path) -> str:
@@ -38,6 +44,14 @@ def _write(path: Path, value: str) -> None:
         handle.write(value)
 
 
+def _usage_ns(cpu_stat: str) -> int:
+    """CPU time from a v2 ``cpu.stat`` (``usage_usec``, its first line)."""
+    for line in cpu_stat.splitlines():
+        if line.startswith("usage_usec "):
+            return int(line.split()[1]) * 1000
+    return 0
+
+
 class Cgroup:
     """One sandbox's group. Subclasses know where the files are.
 
@@ -46,6 +60,10 @@ class Cgroup:
     """
 
     kind = "none"
+    # Whether freeze() alone stops the whole tree at once, forks included (cgroup v2's
+    # cgroup.freeze). v1's freezer is slow (~100 us a write), so BotProcess.pause tries a
+    # SIGSTOP of the bot first and uses it only when the bot has other processes.
+    whole_tree_freeze = False
     _fds: dict[Path, int]
 
     def _fd(self, path: Path, flags: int) -> int:
@@ -136,7 +154,9 @@ class CgroupV1(Cgroup):
 
     def __init__(self, bases: dict[str, Path], memory_bytes: int, max_pids: int):
         name = f"bot-{os.getpid()}-{secrets.token_hex(4)}"
-        self.dirs = {c: bases[c] / name for c in V1_CONTROLLERS}
+        # "unified": the v2 group of a hybrid machine (freezer and CPU time), when there is one.
+        self.dirs = {c: bases[c] / name for c in (*V1_CONTROLLERS, UNIFIED) if c in bases}
+        self.whole_tree_freeze = UNIFIED in self.dirs
         for path in self.dirs.values():
             path.mkdir()
         self._hold(self.dirs["pids"])
@@ -152,13 +172,29 @@ class CgroupV1(Cgroup):
     def attach_paths(self) -> list[str]:
         return [str(path / "cgroup.procs") for path in self.dirs.values()]
 
+    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+        if spare is None and UNIFIED in self.dirs:
+            try:
+                _write(self.dirs[UNIFIED] / "cgroup.kill", "1")
+            except OSError:  # no cgroup.kill before Linux 5.14: the sweep below does it
+                pass
+        return super().kill_all(timeout, spare)
+
     def freeze(self) -> None:
-        self._put(self.dirs["freezer"] / "freezer.state", "FROZEN")
+        if UNIFIED in self.dirs:
+            self._put(self.dirs[UNIFIED] / "cgroup.freeze", "1")
+        else:
+            self._put(self.dirs["freezer"] / "freezer.state", "FROZEN")
 
     def thaw(self) -> None:
-        self._put(self.dirs["freezer"] / "freezer.state", "THAWED")
+        if UNIFIED in self.dirs:
+            self._put(self.dirs[UNIFIED] / "cgroup.freeze", "0")
+        else:
+            self._put(self.dirs["freezer"] / "freezer.state", "THAWED")
 
     def cpu_ns(self) -> int:
+        if UNIFIED in self.dirs:
+            return _usage_ns(self._get(self.dirs[UNIFIED] / "cpu.stat"))
         text = self._get(self.dirs["cpuacct"] / "cpuacct.usage").strip()
         return int(text) if text else 0
 
@@ -203,6 +239,7 @@ class CgroupV1(Cgroup):
 
 class CgroupV2(Cgroup):
     kind = "cgroup v2"
+    whole_tree_freeze = True
 
     def __init__(self, base: Path, memory_bytes: int, max_pids: int):
         self.dir = base / f"bot-{os.getpid()}-{secrets.token_hex(4)}"
@@ -223,10 +260,7 @@ class CgroupV2(Cgroup):
         self._put(self.dir / "cgroup.freeze", "0")
 
     def cpu_ns(self) -> int:
-        for line in self._get(self.dir / "cpu.stat").splitlines():
-            if line.startswith("usage_usec "):
-                return int(line.split()[1]) * 1000
-        return 0
+        return _usage_ns(self._get(self.dir / "cpu.stat"))
 
     def _event(self, filename: str, key: str) -> int:
         for line in _read(self.dir / filename).splitlines():
@@ -296,7 +330,38 @@ def _v1_bases() -> dict[str, Path] | None:
         except OSError:
             return None
         bases[controller] = base
+    unified = _unified_base(own.get("", "/"))
+    if unified is not None:
+        bases[UNIFIED] = unified
     return bases
+
+
+def _unified_base(own: str) -> Path | None:
+    """``<cgroup2 mount>/<our group>/arena`` on a hybrid machine, when a group made there has
+    ``cgroup.freeze`` and we may move processes into it; else None (the v1 freezer serves).
+    ``ARENA_CGROUP_HYBRID=0`` turns it off."""
+    if os.environ.get("ARENA_CGROUP_HYBRID", "1") == "0":
+        return None
+    mount = next(
+        (Path(f[1]) for line in _read(Path("/proc/self/mounts")).splitlines()
+         if len(f := line.split()) >= 3 and f[2] == "cgroup2"),
+        None,
+    )  # fmt: skip
+    if mount is None:
+        return None
+    nested = mount / own.lstrip("/")
+    base = (nested if nested.is_dir() else mount) / "arena"
+    probe = base / f"probe-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        base.mkdir(exist_ok=True)
+        probe.mkdir()
+    except OSError:
+        return None
+    try:
+        usable = (probe / "cgroup.freeze").exists() and os.access(probe / "cgroup.procs", os.W_OK)
+    finally:
+        probe.rmdir()
+    return base if usable else None
 
 
 def _v2_base() -> Path | None:
