@@ -195,6 +195,37 @@ def attach_and_release(
     info_fd: int | None = None,
     nproc: int | None = None,
 ) -> None:
+    """:func:`attach_held`, then let the program start at once."""
+    attach_held(proc, group, gate, info_fd, nproc)
+    release(proc, gate)
+
+
+def release(proc: subprocess.Popen, gate: int) -> None:
+    """Let a held sandbox's program start (one byte on bwrap's ``--block-fd``). Should bwrap
+    be gone (EPIPE), it is reaped and the error raised: the host's failure, not the bot's."""
+    try:
+        os.write(gate, b"\n")
+    except BaseException:
+        _abort(proc)
+        raise
+    finally:
+        os.close(gate)
+
+
+def _abort(proc: subprocess.Popen) -> None:
+    proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        stream.close()
+
+
+def attach_held(
+    proc: subprocess.Popen,
+    group: cgroups.Cgroup | None,
+    gate: int,
+    info_fd: int | None = None,
+    nproc: int | None = None,
+) -> None:
     """Before the program starts: move bwrap's monitor, then the sandbox's first process if
     it was already cloned, into ``group``; give that first process its RLIMIT_NPROC of
     ``nproc``; then let the program start.
@@ -207,7 +238,10 @@ def attach_and_release(
     would also count the worker's processes, since a user namespace's creator's limit
     applies to the whole uid outside.) Should the worker die before the release, bwrap
     reads EOF and goes on, but its monitor is killed by PR_SET_PDEATHSIG and the sandbox
-    with it (--die-with-parent), long before the program gets past interpreter start-up."""
+    with it (--die-with-parent), long before the program gets past interpreter start-up.
+
+    ``gate`` stays open (the caller releases it, see :func:`release`) unless this fails:
+    then bwrap is killed and the gate closed."""
     try:
         if group is not None:
             group.attach(proc.pid)
@@ -220,14 +254,10 @@ def attach_and_release(
                 group.attach(pid)
         if nproc is not None and info_fd is not None:
             resource.prlimit(_first_pid(info_fd), resource.RLIMIT_NPROC, (nproc, nproc))
-        os.write(gate, b"\n")
     except BaseException:
-        proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
+        _abort(proc)
+        os.close(gate)
         raise
     finally:
-        os.close(gate)
         if info_fd is not None:
             os.close(info_fd)
