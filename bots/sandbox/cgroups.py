@@ -89,17 +89,25 @@ class Cgroup:
         """Mark the group in use for as long as this process lives (see sweep_stale)."""
         fcntl.flock(self._fd(path, os.O_RDONLY | os.O_DIRECTORY), fcntl.LOCK_EX)
 
-    def attach_paths(self) -> list[str]:
-        """Files to write the child's pid into (from ``preexec_fn``, before exec)."""
+    def attach_paths(self, monitor: bool = False) -> list[str]:
+        """Files to write the child's pid into (from ``preexec_fn``, before exec);
+        ``monitor``: only those bwrap's monitor joins (see ``bot_only``)."""
         raise NotImplementedError
 
-    def attach(self, pid: int) -> None:
+    @property
+    def bot_only(self) -> bool:
+        """Whether part of the group (a hybrid machine's v2 freezer group) is for the bot's
+        own tree only, not bwrap's monitor: freezing and thawing the monitor with the bot
+        costs two more wake-ups a move, and it never runs bot code."""
+        return self.attach_paths(monitor=True) != self.attach_paths()
+
+    def attach(self, pid: int, monitor: bool = False) -> None:
         """Move process ``pid`` (all its threads) into the group, from outside.
 
         On cgroup v1 the first move after an idle spell waits for an RCU grace period
         (cgroup_threadgroup_rwsem; 6-18 ms measured on the development machines), so the
         sandbox does this while bwrap builds the sandbox, not before it starts."""
-        for path in self.attach_paths():
+        for path in self.attach_paths(monitor):
             with open(path, "w") as handle:
                 handle.write(str(pid))
 
@@ -171,8 +179,12 @@ class CgroupV1(Cgroup):
                 pass
         _write(self.dirs["pids"] / "pids.max", str(max_pids))
 
-    def attach_paths(self) -> list[str]:
-        return [str(path / "cgroup.procs") for path in self.dirs.values()]
+    def attach_paths(self, monitor: bool = False) -> list[str]:
+        return [
+            str(path / "cgroup.procs")
+            for controller, path in self.dirs.items()
+            if not (monitor and controller == UNIFIED)
+        ]
 
     def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
         if spare is None and UNIFIED in self.dirs:
@@ -252,7 +264,7 @@ class CgroupV2(Cgroup):
             _write(self.dir / "memory.swap.max", "0")
         _write(self.dir / "pids.max", str(max_pids))
 
-    def attach_paths(self) -> list[str]:
+    def attach_paths(self, monitor: bool = False) -> list[str]:
         return [str(self.dir / "cgroup.procs")]
 
     def freeze(self) -> None:

@@ -264,7 +264,8 @@ def _launch(
         per_userns_nproc = sandboxed and slot.uid is None and nproc_per_userns()
         gated = sandboxed and (hold or (group is not None and _GATED) or per_userns_nproc)
         gate = os.pipe() if gated else None
-        info = os.pipe() if per_userns_nproc else None
+        bot_only = gated and group is not None and group.bot_only  # see attach_held
+        info = os.pipe() if (per_userns_nproc or bot_only) else None
         scratch_dir = scratch_mountpoint() if (sandboxed and _SCRATCH_BOUNDED) else None
         scratch = (bytes(scratch_dir), scratch_options(limits)) if scratch_dir else None
         if sandboxed:

@@ -265,7 +265,11 @@ def attach_held(
     ``nproc``; then let the program start.
 
     A clone after the monitor's move lands in the group by itself (the move excludes
-    concurrent forks), so nothing escapes it. The process limit is set from outside, on the
+    concurrent forks), so nothing escapes it. A group whose freezer the monitor stays out of
+    (``Cgroup.bot_only``: a hybrid machine's v2 group, so that a pause freezes and thaws the
+    bot alone, not bwrap's monitor too) gets the first process by the pid bwrap reports on
+    ``info_fd``, which it then needs: the program waits on the gate, so nothing of it runs,
+    let alone forks, before it is in. The process limit is set from outside, on the
     sandbox's first process only: since Linux 5.14 RLIMIT_NPROC counts the processes of a
     uid *in a user namespace*, so inside the sandbox it counts the bot's own processes and
     threads, even when every sandbox and the worker share one uid. (Set on bwrap itself, it
@@ -277,17 +281,22 @@ def attach_held(
     ``gate`` stays open (the caller releases it, see :func:`release`) unless this fails:
     then bwrap is killed and the gate closed."""
     try:
+        first = None
         if group is not None:
-            group.attach(proc.pid)
+            group.attach(proc.pid, monitor=True)
+            if info_fd is not None:
+                first = _first_pid(info_fd)
             try:
                 with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as handle:
                     children = [int(p) for p in handle.read().split()]
             except OSError:
                 children = []
-            for pid in children:
+            for pid in {*children, *([first] if first is not None else [])}:
                 group.attach(pid)
-        if nproc is not None and info_fd is not None:
-            resource.prlimit(_first_pid(info_fd), resource.RLIMIT_NPROC, (nproc, nproc))
+        elif info_fd is not None:
+            first = _first_pid(info_fd)
+        if nproc is not None and first is not None:
+            resource.prlimit(first, resource.RLIMIT_NPROC, (nproc, nproc))
     except BaseException:
         _abort(proc)
         os.close(gate)

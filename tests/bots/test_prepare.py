@@ -46,6 +46,10 @@ def test_a_prepared_sandbox_runs_nothing_of_the_bot_before_its_release(make_bot)
         assert os.readlink(f"/proc/{child}/exe") == os.path.realpath(sandbox.bwrap_path())
         if box.group is not None:
             assert sorted(box.group.procs()) == sorted([box.pid, child])
+            if isinstance(box.group, cgroups.CgroupV1) and cgroups.UNIFIED in box.group.dirs:
+                # the freezer's group holds the bot alone: bwrap's monitor stays out of a pause
+                freezer = box.group.dirs[cgroups.UNIFIED] / "cgroup.procs"
+                assert freezer.read_text().split() == [str(child)]
         if slots.can_switch_uid():
             assert os.stat(f"/proc/{child}").st_uid == box.slot_uid
         os.set_blocking(box.proc.stdout.fileno(), False)
