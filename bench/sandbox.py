@@ -171,7 +171,7 @@ def trip(channel: Channel) -> float:
 
 
 def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
-    """Median us of each variant; they alternate in blocks of 100 moves."""
+    """Median us of each variant; they alternate in blocks of 25 moves."""
     python = sandbox.bot_python()
     proc = subprocess.Popen([python, "-I", str(folder / "main.py")], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)  # fmt: skip
@@ -219,8 +219,8 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     if old_pair:
         variants["act two seats, v1 freezer"] = lambda i: two_seats(old_pair, i)
     samples: dict[str, list[float]] = {k: [] for k in variants}
-    block = 100
-    for _ in range(2):  # warm up
+    block = 25
+    for _ in range(4):  # warm up
         for run in variants.values():
             for i in range(block):
                 run(i)

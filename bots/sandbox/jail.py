@@ -176,8 +176,16 @@ def _enforcement_parts() -> list[str]:
         f"memory: {memory}",
         scratch,
         "CPU, file size, open files: rlimits",
-        "pause: " + ("cgroup freezer" if kind != "none" else "SIGSTOP"),
+        "pause: " + _pause_mechanism(kind, _where),
     ]
+
+
+def _pause_mechanism(kind: str, where: object) -> str:
+    if kind == "cgroup v2" or (kind == "cgroup v1" and cgroups.UNIFIED in where):  # type: ignore[operator]
+        return "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor)"
+    if kind == "cgroup v1":
+        return "SIGSTOP, cgroup v1 freezer when the bot has other processes"
+    return "SIGSTOP of every process of the bot"
 
 
 _SDK_STAGED: Path | None = None
