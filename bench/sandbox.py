@@ -12,9 +12,10 @@
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act alone (CPU reading, fault checks) and
    with two program seats, where each move pauses the other seat and wakes this one: with the
-   pause in force (cgroup v2's freezer on a v2 or hybrid machine) and with the v1 freezer /
-   SIGSTOP path used before (on a hybrid machine only). Variants alternate in blocks, so each
-   sees the same machine load.
+   pause in force (SIGSTOP, the freezer only for a bot with other processes) and, on a hybrid
+   machine, with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
+   so each sees the same machine load. Then one pause + resume, median and p99, while another
+   process launches sandboxes: why the v2 freezer is not the default.
 3. Start per language (issue 20): each example bot of examples/bots/ (built first, as at
    validation, for those with a build step) from launch to its "ready", in the sandbox; and
    the build itself, once.
@@ -159,6 +160,79 @@ def bench_cgroup_move(count: int) -> tuple[float, float] | None:
     return median_ms(first), median_ms(warm)
 
 
+def hybrid_players(folder: Path) -> list[ProgramPlayer]:
+    """Two started echo seats paused by the opt-in hybrid v2 freezer, where the machine
+    offers one (cgroup v1 with the unified hierarchy mounted beside it); else []."""
+    kind, where = backend = cgroups.backend()
+    if kind != "cgroup v1" or cgroups.UNIFIED in where:  # type: ignore[operator]
+        return []
+    previous = os.environ.get("ARENA_CGROUP_HYBRID")
+    os.environ["ARENA_CGROUP_HYBRID"] = "1"
+    try:
+        bases = cgroups._v1_bases()
+        if bases is None or cgroups.UNIFIED not in bases:
+            return []
+        cgroups._BACKEND = (kind, bases)
+        seats = [ProgramPlayer(folder, sandbox.Limits(), label=f"v2-{i}") for i in range(2)]
+        for seat in seats:
+            seat.start({"game": "bench"})
+        return seats
+    finally:
+        cgroups._BACKEND = backend
+        if previous is None:
+            del os.environ["ARENA_CGROUP_HYBRID"]
+        else:
+            os.environ["ARENA_CGROUP_HYBRID"] = previous
+
+
+LAUNCHER = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from bots import sandbox
+sandbox.sandbox_available()
+while True:
+    box = sandbox.launch(None, sandbox.Limits(), argv=["/usr/bin/true"])
+    box.wait(5)
+    box.close()
+    time.sleep(0.03)
+"""
+
+
+def bench_pause_under_launches(folder: Path) -> dict[str, tuple[float, float]]:
+    """Median and p99 us of one pause + resume of a seat while another process launches a
+    sandbox every ~30 ms (as concurrent workers, or a prepare for the next match, do): the
+    default SIGSTOP path against the opt-in v2 freezer, whose writes wait for the kernel's
+    cgroup_mutex that a launch holds across an RCU grace period."""
+    seats = {"SIGSTOP": ProgramPlayer(folder, sandbox.Limits(), label="stop")}
+    hybrid = hybrid_players(folder)
+    if hybrid:
+        seats["v2 freezer"] = hybrid[0]
+        hybrid[1].close()
+    seats["SIGSTOP"].start({"game": "bench"})
+    root = str(Path(__file__).resolve().parents[1])
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, root])
+    out = {}
+    try:
+        time.sleep(1)
+        for name, seat in seats.items():
+            samples = []
+            stop = time.monotonic() + 3
+            while time.monotonic() < stop:
+                began = time.perf_counter()
+                seat.pause()
+                seat.box.resume()  # type: ignore[union-attr]
+                samples.append(time.perf_counter() - began)
+                time.sleep(0.0005)
+            samples.sort()
+            out[name] = (samples[len(samples) // 2] * 1e6, samples[int(len(samples) * 0.99)] * 1e6)
+    finally:
+        launcher.kill()
+        launcher.wait()
+        for seat in seats.values():
+            seat.close()
+    return out
+
+
 MESSAGE = {"type": "act", "observation": {"hand": [1, 2, 3]}, "legal": [0, 1, 2]}
 CLOCK = {"move_ms": 1000, "bank_ms": 0}
 
@@ -184,17 +258,8 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     # paused; with two program seats, each move pauses the other one and wakes this one.
     alone = ProgramPlayer(folder, sandbox.Limits(), label="echo")
     pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"echo{i}") for i in range(2)]
-    # The pause as it was before: v1's freezer, SIGSTOP first (only on a hybrid machine).
-    kind, where = backend = cgroups.backend()
-    old_pair: list[ProgramPlayer] = []
-    if kind == "cgroup v1" and cgroups.UNIFIED in where:  # type: ignore[operator]
-        cgroups._BACKEND = (kind, {k: v for k, v in where.items() if k != cgroups.UNIFIED})  # type: ignore[union-attr]
-        try:
-            old_pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"v1-{i}") for i in range(2)]
-            for seat in old_pair:
-                seat.start({"game": "bench"})
-        finally:
-            cgroups._BACKEND = backend
+    # The opt-in pause (ARENA_CGROUP_HYBRID=1): cgroup v2's freezer beside the v1 groups.
+    hybrid_pair = hybrid_players(folder)
     for seat in (alone, *pair):
         seat.start({"game": "bench"})
 
@@ -216,8 +281,8 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
         "act alone": one_seat,
         "act two seats": lambda i: two_seats(pair, i),
     }
-    if old_pair:
-        variants["act two seats, v1 freezer"] = lambda i: two_seats(old_pair, i)
+    if hybrid_pair:
+        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i)
     samples: dict[str, list[float]] = {k: [] for k in variants}
     block = 25
     for _ in range(4):  # warm up
@@ -232,7 +297,7 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         stream.close()
     box.close()
-    for seat in (alone, *pair, *old_pair):
+    for seat in (alone, *pair, *hybrid_pair):
         seat.close()
     return {k: median_ms(v) * 1000 for k, v in samples.items()}
 
@@ -309,10 +374,16 @@ def main() -> None:
           f"x{trips['act alone'] / raw:.2f}")  # fmt: skip
     print(f"  ProgramPlayer.act, two seats (pause + wake)  {trips['act two seats']:8.1f} us   "
           + verdict(trips["act two seats"] / raw, MOVE_AIM))  # fmt: skip
-    old = trips.get("act two seats, v1 freezer")
-    if old is not None:
-        print(f"    the same with v1's freezer / SIGSTOP (before) {old:8.1f} us   "
-              f"x{old / raw:.2f}")  # fmt: skip
+    hybrid = trips.get("act two seats, v2 freezer")
+    if hybrid is not None:
+        print(f"    the same with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
+              f"x{hybrid / raw:.2f}")  # fmt: skip
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "main.py").write_text(ECHO)
+            for name, (median, p99) in bench_pause_under_launches(folder).items():
+                print(f"  pause + resume while another process launches sandboxes, {name:<10} "
+                      f"median {median:7.1f} us, p99 {p99:8.1f} us")  # fmt: skip
     limit = sandbox.Limits().start_ms
     if args.language_starts <= 0:
         return

@@ -115,12 +115,12 @@ class BotProcess:
     def pause(self) -> None:
         """Stop the bot between its turns so it cannot think on another seat's time.
 
-        With cgroup v2's freezer (a v2 or a hybrid machine), one write freezes the whole
-        tree: every thread and process, and any child forked meanwhile (a fork into a
-        freezing group is born frozen). With v1's freezer (~100 us a write): SIGSTOP the
-        program, which stops all its threads; a fork racing the signal is restarted by the
-        kernel after the stop, so if the group then holds no other process, nothing can run;
-        otherwise the freezer stops the whole tree.
+        SIGSTOP the program, which stops all its threads; a fork racing the signal is
+        restarted by the kernel after the stop, so if the group then holds no other process,
+        nothing can run; otherwise the freezer (~100 us a write on v1) stops the whole tree.
+        With the opt-in hybrid v2 freezer (``ARENA_CGROUP_HYBRID=1``, see cgroups.py), one
+        write freezes the whole tree at once: every thread and process, and any child forked
+        meanwhile (a fork into a freezing group is born frozen).
         """
         if self.paused or self._closed:
             return
@@ -135,7 +135,9 @@ class BotProcess:
                 _signal(bot, signal.SIGSTOP)
                 self._stopped = bot
                 monitor = 1 if self.sandboxed else 0
-                if self.group.tasks() <= self._threads(bot) + monitor:
+                tasks = self.group.tasks()
+                # A single-threaded bot (most Python bots) needs no thread count from /proc.
+                if tasks <= 1 + monitor or tasks <= self._threads(bot) + monitor:
                     return  # nothing in the group but the (stopping) bot and bwrap's monitor
             self.group.freeze()
             self._frozen = True

@@ -6,11 +6,15 @@ Two backends, chosen once per process by :func:`backend`:
   a directory we may write whose ``cgroup.subtree_control`` enables ``memory`` and ``pids``);
 - cgroup v1, when the v1 ``memory``, ``pids``, ``freezer`` and ``cpuacct`` hierarchies are
   mounted and writable (a root worker in a container, as on the development machines).
-  Where the machine also mounts the unified (v2) hierarchy beside them ("hybrid"), each
-  sandbox gets a v2 group too, for its freezer and CPU time only: ``cgroup.freeze`` stops
-  the whole tree without notifying bwrap's monitor (SIGSTOP wakes it with a SIGCHLD at every
-  pause and every resume) and without counting the tree's tasks first, and ``cpu.stat`` is
-  cheaper to read than ``cpuacct.usage``. Memory and pids stay with the v1 controllers.
+  With ``ARENA_CGROUP_HYBRID=1``, where the machine also mounts the unified (v2) hierarchy
+  beside them ("hybrid"), each sandbox gets a v2 group too, holding the bot's tree but not
+  bwrap's monitor, for its freezer and CPU time only: ``cgroup.freeze`` stops the whole tree
+  without waking the monitor (SIGSTOP and SIGCONT each send it a SIGCHLD) and without
+  counting the tree's tasks first. Memory and pids stay with the v1 controllers. It is off
+  by default: every write to ``cgroup.freeze`` takes the kernel's cgroup_mutex, which any
+  sandbox launch on the machine holds while its first cgroup move waits for an RCU grace
+  period, so under concurrent launches a pause or resume stalls for up to ~10-20 ms (p99
+  11 ms measured, against 0.6 ms for SIGSTOP/SIGCONT; see bench/README.md).
 
 Each sandbox gets a fresh group, created under the worker's own group of each hierarchy so
 the container's limits still apply above it. The group is removed when the sandbox ends.
@@ -60,9 +64,9 @@ class Cgroup:
     """
 
     kind = "none"
-    # Whether freeze() alone stops the whole tree at once, forks included (cgroup v2's
-    # cgroup.freeze). v1's freezer is slow (~100 us a write), so BotProcess.pause tries a
-    # SIGSTOP of the bot first and uses it only when the bot has other processes.
+    # Whether BotProcess.pause freezes the group at once (the opt-in hybrid v2 freezer,
+    # see the module's docstring) instead of a SIGSTOP of the bot first, with the freezer
+    # (~100 us a write on v1) only when the bot has other processes.
     whole_tree_freeze = False
     _fds: dict[Path, int]
 
@@ -253,7 +257,6 @@ class CgroupV1(Cgroup):
 
 class CgroupV2(Cgroup):
     kind = "cgroup v2"
-    whole_tree_freeze = True
 
     def __init__(self, base: Path, memory_bytes: int, max_pids: int):
         self.dir = base / f"bot-{os.getpid()}-{secrets.token_hex(4)}"
@@ -351,10 +354,10 @@ def _v1_bases() -> dict[str, Path] | None:
 
 
 def _unified_base(own: str) -> Path | None:
-    """``<cgroup2 mount>/<our group>/arena`` on a hybrid machine, when a group made there has
-    ``cgroup.freeze`` and we may move processes into it; else None (the v1 freezer serves).
-    ``ARENA_CGROUP_HYBRID=0`` turns it off."""
-    if os.environ.get("ARENA_CGROUP_HYBRID", "1") == "0":
+    """``<cgroup2 mount>/<our group>/arena`` on a hybrid machine with ``ARENA_CGROUP_HYBRID=1``,
+    when a group made there has ``cgroup.freeze`` and we may move processes into it; else
+    None (SIGSTOP and the v1 freezer serve)."""
+    if os.environ.get("ARENA_CGROUP_HYBRID", "0") != "1":
         return None
     mount = next(
         (Path(f[1]) for line in _read(Path("/proc/self/mounts")).splitlines()

@@ -181,10 +181,10 @@ def _enforcement_parts() -> list[str]:
 
 
 def _pause_mechanism(kind: str, where: object) -> str:
-    if kind == "cgroup v2" or (kind == "cgroup v1" and cgroups.UNIFIED in where):  # type: ignore[operator]
-        return "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor)"
-    if kind == "cgroup v1":
-        return "SIGSTOP, cgroup v1 freezer when the bot has other processes"
+    if kind == "cgroup v1" and cgroups.UNIFIED in where:  # type: ignore[operator]
+        return "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor; hybrid opt-in)"
+    if kind != "none":
+        return f"SIGSTOP, the {kind} freezer when the bot has other processes"
     return "SIGSTOP of every process of the bot"
 
 
