@@ -31,7 +31,6 @@ class BotProcess:
         self.sandboxed = sandboxed
         self.paused = False
         self._frozen = False
-        self._stopped: int | None = None  # the pid pause() sent SIGSTOP, for resume()
         self._bot: int | None = None if sandboxed else proc.pid
         self._stat_fd: int | None = None
         self._closed = False
@@ -133,7 +132,6 @@ class BotProcess:
         if self.group is not None:
             if bot is not None:
                 _signal(bot, signal.SIGSTOP)
-                self._stopped = bot
                 monitor = 1 if self.sandboxed else 0
                 tasks = self.group.tasks()
                 # A single-threaded bot (most Python bots) needs no thread count from /proc.
@@ -153,9 +151,8 @@ class BotProcess:
             if self._frozen:
                 self.group.thaw()
                 self._frozen = False
-            if self._stopped is not None:
-                _signal(self._stopped, signal.SIGCONT)
-                self._stopped = None
+            if self._bot is not None:
+                _signal(self._bot, signal.SIGCONT)
         else:
             for pid in self._tree():
                 _signal(pid, signal.SIGCONT)

@@ -262,7 +262,7 @@ def attach_held(
 ) -> None:
     """Before the program starts: move bwrap's monitor, then the sandbox's first process if
     it was already cloned, into ``group``; give that first process its RLIMIT_NPROC of
-    ``nproc``; then let the program start.
+    ``nproc``. The program starts only once released (:func:`release`).
 
     A clone after the monitor's move lands in the group by itself (the move excludes
     concurrent forks), so nothing escapes it. A group whose freezer the monitor stays out of
