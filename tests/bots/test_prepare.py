@@ -1,4 +1,5 @@
-"""Sandboxes built ahead of their start (sandbox.prepare), and the pause of a whole tree."""
+"""Sandboxes built ahead of their start (sandbox.prepare), the pause of a whole tree, and a
+seat's end."""
 
 from __future__ import annotations
 
@@ -157,3 +158,27 @@ def test_a_paused_tree_gets_no_cpu(make_bot):
         assert running >= 100, running
     finally:
         box.close()
+
+
+READS_TO_EOF = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
+print("stdin closed", file=sys.stderr, flush=True)
+"""
+
+
+def test_a_bot_reading_until_end_of_input_sees_it_once_the_match_ended(make_bot):
+    """After "end" the arena closes the bot's stdin before its moment to log and exit, so a
+    bot that reads until end of input (and ignores "end") finishes instead of being killed
+    at the end of that moment; what it logs then is kept."""
+    bot = make_bot(READS_TO_EOF)
+    players = [ProgramPlayer(bot, Limits()), BuiltinPlayer(toygame.GAME, "random", 1)]
+    outcome = play_match(game_slug="toy", players=players, options={"rounds": 1}, seed=5)
+    assert outcome.result["seats"][0]["fault"] is None
+    assert "stdin closed" in outcome.logs[0]
+    assert players[0].box is not None and players[0].box.returncode == 0  # exited by itself
