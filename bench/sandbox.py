@@ -136,6 +136,21 @@ def bench_match_start(folder: Path, count: int) -> tuple[float, float]:
     return median_ms(before), median_ms(now)
 
 
+def bench_end(folder: Path, count: int) -> float:
+    """Median ms of a seat's end + close (the echo bot reads until end of input and ignores
+    "end"): its moment to log and exit, the kill, the cleanup."""
+    samples = []
+    for _ in range(count):
+        seat = ProgramPlayer(folder, sandbox.Limits(), label="echo")
+        seat.start({"game": "bench"})
+        seat.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        began = time.perf_counter()
+        seat.end({"seats": []})
+        seat.close()
+        samples.append(time.perf_counter() - began)
+    return median_ms(samples)
+
+
 def bench_cgroup_move(count: int) -> tuple[float, float] | None:
     """Moving a process into a fresh group: the first move after an idle spell (the lock's
     RCU grace period) and one right after it."""
@@ -366,6 +381,8 @@ def main() -> None:
         before, now = bench_match_start(folder, max(3, args.starts // 4))
         print(f"two-seat match start-up (echo bots to ready): one after the other {before:7.1f}"
               f" ms, prepared first {now:7.1f} ms   x{now / before:.2f}")  # fmt: skip
+        ended = bench_end(folder, max(3, args.starts // 4))
+        print(f"a seat's end and close (a bot reading until end of input) {ended:7.1f} ms")
         trips = bench_round_trip(folder, args.trips)
     raw = trips["plain"]
     print(f"round trip  plain {raw:8.1f} us   sandbox {trips['sandbox']:8.1f} us   "
