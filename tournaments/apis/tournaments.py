@@ -107,16 +107,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         }
 
     def get_entrants(self, tournament) -> list[dict]:
-        return [
-            {
-                "bot_id": e.bot_id,
-                "bot": e.bot.name,
-                "version": e.version.number if e.version else None,
-                "seed_number": e.seed_number,
-                "challenger": e.challenger,
-            }
-            for e in tournament.entries.select_related("bot", "version")
-        ]
+        return selectors.entrants(tournament=tournament)
 
     def to_representation(self, tournament):
         data = super().to_representation(tournament)

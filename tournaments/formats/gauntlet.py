@@ -17,6 +17,7 @@ from tournaments.formats.common import (
     Finished,
     Pairing,
     Result,
+    Standing,
     by_key,
     faults_of,
     game_scores,
@@ -84,12 +85,22 @@ def standings(event: Event, results: Sequence[Result]) -> Finished:
             points[e] += s
         for pair, s in pairwise_scores(result).items():
             scored_against[pair] += s
-    table = rank(
-        entrants=event.entrants,
+    table = standings_of(event.entrants, points, scored_against, faults_of(results, event.entrants))
+    return Finished(order=tuple(s.entrant for s in table), standings=table)
+
+
+def standings_of(
+    entrants: int,
+    points: Sequence[Fraction],
+    scored_against: dict[tuple[int, int], Fraction],
+    faults: Sequence[int],
+) -> tuple[Standing, ...]:
+    """The order from running totals (points, what each scored against each, faults)."""
+    return rank(
+        entrants=entrants,
         points=points,
         numeric={},
         order=TIEBREAKS,
         scored_against=scored_against,
-        faults=faults_of(results, event.entrants),
+        faults=faults,
     )
-    return Finished(order=tuple(s.entrant for s in table), standings=table)

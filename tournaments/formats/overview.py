@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from tournaments.formats import bracket, double_elimination, gauntlet, single_elimination, swiss
 from tournaments.formats.common import Event, Finished, Result, Standing
 from tournaments.formats.round_robin import TIEBREAKS as ROUND_ROBIN_TIEBREAKS
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.formats.round_robin import next_matches as round_robin_due
+from tournaments.formats.round_robin import standings_of as round_robin_standings
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,41 @@ def describe(format: str, event: Event, results: Sequence[Result]) -> Overview:
         specs = double_elimination.specs(event.entrants, event.grand_final_reset)
         return _bracket(event, results, specs, double_elimination.next_matches)
     raise ValueError(f"unknown format {format!r}")
+
+
+# Formats whose table follows from running totals alone (points, what each entrant
+# scored against each other, faults): the read models keep those totals per result.
+TOTALS_FORMATS = ("round_robin", "gauntlet")
+
+
+def describe_totals(
+    format: str,
+    event: Event,
+    *,
+    points: Sequence[Fraction],
+    scored_against: dict[tuple[int, int], Fraction],
+    faults: Sequence[int],
+    finished: bool,
+) -> Overview:
+    """:func:`describe` for a format of ``TOTALS_FORMATS``, from the running totals.
+
+    Gives the same tiebreaks, standings and rounds as :func:`describe` given the games
+    those totals sum; ``finished`` is the caller's (totals do not say what is left).
+    """
+    if format == "round_robin":
+        return Overview(
+            finished=finished,
+            tiebreaks=ROUND_ROBIN_TIEBREAKS,
+            standings=round_robin_standings(event.entrants, points, scored_against, faults),
+        )
+    if format == "gauntlet":
+        return Overview(
+            finished=finished,
+            tiebreaks=gauntlet.TIEBREAKS,
+            standings=gauntlet.standings_of(event.entrants, points, scored_against, faults),
+            rounds=_rounds_of(gauntlet.plan(event)),
+        )
+    raise ValueError(f"{format!r} is not drawn from totals")
 
 
 def _rounds_of(pairings) -> tuple[RoundView, ...]:

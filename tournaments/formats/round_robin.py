@@ -13,6 +13,7 @@ from tournaments.formats.common import (
     Finished,
     Pairing,
     Result,
+    Standing,
     by_key,
     faults_of,
     game_scores,
@@ -124,20 +125,31 @@ def finish(entrants: int, results: Sequence[Result]) -> Finished:
             points[a] += score
         for pair, score in pairwise_scores(result).items():
             scored_against[pair] += score
+    standings = standings_of(entrants, points, scored_against, faults_of(results, entrants))
+    return Finished(order=tuple(s.entrant for s in standings), standings=standings)
+
+
+def standings_of(
+    entrants: int,
+    points: Sequence[Fraction],
+    scored_against: dict[tuple[int, int], Fraction],
+    faults: Sequence[int],
+) -> tuple[Standing, ...]:
+    """The table from running totals: points, what each scored against each, faults.
+
+    The same totals the read models keep per entrant and pair, so a table can be drawn
+    without the games themselves.
+    """
     # Sonneborn-Berger: what you scored against each opponent times that opponent's points.
-    sonneborn = [
-        sum(
-            (s * points[b] for (a2, b), s in scored_against.items() if a2 == a),
-            Fraction(0),
-        )
-        for a in range(entrants)
-    ]
-    standings = rank(
+    sonneborn = [Fraction(0)] * entrants
+    for (a, b), s in scored_against.items():
+        if s:
+            sonneborn[a] += s * points[b]
+    return rank(
         entrants=entrants,
         points=points,
         numeric={"sonneborn_berger": sonneborn},
         order=TIEBREAKS,
         scored_against=scored_against,
-        faults=faults_of(results, entrants),
+        faults=faults,
     )
-    return Finished(order=tuple(s.entrant for s in standings), standings=standings)

@@ -13,6 +13,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
+from tournaments.read_models import overview_data
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -29,8 +30,7 @@ def progress(*, tournament: Tournament) -> dict:
     """Match counts by status. ``done`` counts matches played to an end (finished or
     failed), never cancelled ones, so a cancelled event shows how far it got."""
     counts = defaultdict(int)
-    for status in tournament.matches.values_list("status", flat=True):
-        counts[status] += 1
+    counts.update(tournament.matches.values_list("status").annotate(n=Count("*")).order_by())
     total = sum(counts.values())
     done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
@@ -41,18 +41,73 @@ def ladder_progress(*, ladder: Ladder) -> dict:
     return {status: counts.get(status, 0) for status in Match.Status.values}
 
 
+def entrants(*, tournament: Tournament) -> list[dict]:
+    """Every entry in entry order: bot id and name, pinned version number, seed number and
+    whether a challenger; one query, kept on the instance for the rest of the request."""
+    cached = getattr(tournament, "_entrants", None)
+    if cached is None:
+        rows = tournament.entries.values_list(
+            "bot_id", "bot__name", "version__number", "seed_number", "challenger"
+        )
+        cached = tournament._entrants = [
+            {
+                "bot_id": bot_id,
+                "bot": name,
+                "version": number,
+                "seed_number": seed_number,
+                "challenger": challenger,
+            }
+            for bot_id, name, number, seed_number, challenger in rows
+        ]
+    return cached
+
+
 def overview(*, tournament: Tournament) -> dict:
     """Standings with the format's tie-breaks, and its rounds or bracket, by bot.
 
-    Before the start nobody is seeded: every entrant gets an empty row.
+    Before the start nobody is seeded: every entrant gets an empty row. After it, the
+    snapshot of the tournament's current results (tournaments.read_models), with the
+    entrants' names and versions as they are now.
     """
+    rows = entrants(tournament=tournament)
+    if all(row["seed_number"] is None for row in rows):
+        return _unseeded(rows)
+    data = overview_data(tournament=tournament)
+    entry_of = {row["bot_id"]: row for row in rows}
+    standings = []
+    for row in data["standings"]:
+        entry = entry_of[row["bot_id"]]
+        standings.append(
+            {
+                "position": row["position"],
+                "bot_id": row["bot_id"],
+                "bot": entry["bot"],
+                "version": entry["version"],
+                "points": row["points"],
+                "tiebreaks": row["tiebreaks"],
+                "played": row["played"],
+                "wins": row["wins"],
+                "faults": row["faults"],
+                "score": row["score"],
+            }
+        )
+    return {**data, "standings": standings}
+
+
+def _unseeded(rows: list[dict]) -> dict:
+    standings = [
+        _row(row["bot_id"], row["bot"], row["version"], place=None, points=0.0, tiebreaks={})
+        for row in rows
+    ]
+    return {"tiebreaks": [], "standings": standings, "rounds": [], "bracket": []}
+
+
+def overview_from_matches(*, tournament: Tournament) -> dict:
+    """:func:`overview` computed from every decided match, as it was before the read
+    models: what the tests hold the snapshot to, and the bench's before."""
     entries = seeded_entries(tournament)
     if not entries:
-        rows = [
-            _row(entry, place=None, points=0.0, tiebreaks={})
-            for entry in tournament.entries.select_related("bot", "version")
-        ]
-        return {"tiebreaks": [], "standings": rows, "rounds": [], "bracket": []}
+        return _unseeded(entrants(tournament=tournament))
     results = results_of(tournament, entries)
     view = describe(tournament.format, tournament_event(tournament, entries), results)
     counts = _seat_counts(tournament)
@@ -64,7 +119,14 @@ def overview(*, tournament: Tournament) -> dict:
     standings = []
     for standing in view.standings:
         entry = entries[standing.entrant]
-        row = _row(entry, standing.place, standing.points, standing.tiebreaks)
+        row = _row(
+            entry.bot_id,
+            entry.bot.name,
+            entry.version.number if entry.version else None,
+            standing.place,
+            standing.points,
+            standing.tiebreaks,
+        )
         row.update(counts.get(entry.version_id, {}))
         standings.append(row)
     return {
@@ -97,12 +159,12 @@ def overview(*, tournament: Tournament) -> dict:
     }
 
 
-def _row(entry, place, points, tiebreaks) -> dict:
+def _row(bot_id, bot, version, place, points, tiebreaks) -> dict:
     return {
         "position": place,
-        "bot_id": entry.bot_id,
-        "bot": entry.bot.name,
-        "version": entry.version.number if entry.version else None,
+        "bot_id": bot_id,
+        "bot": bot,
+        "version": version,
         "points": round(points, 3),
         "tiebreaks": {name: round(value, 3) for name, value in tiebreaks.items()},
         "played": 0,
