@@ -58,7 +58,7 @@ class Tournament(models.Model):
     # Bumped in the transaction of every change to what the standings are drawn from (the
     # seeding at the start, each result recorded, failed or taken back): the standings
     # snapshot of another version is stale.
-    results_version = models.PositiveBigIntegerField(default=0)
+    results_version = models.PositiveBigIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["-start_at", "-id"]
@@ -213,6 +213,10 @@ class Match(models.Model):
     rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
     # The rating pool (tournaments.pools.pool_key of game, seats and options), set when rated.
     pool = models.CharField(max_length=200, blank=True, default="")
+    # What the tournament's standings totals count this match as: "finished", "failed" or
+    # "" (not counted); follows ``status`` in the same transaction (tournaments.read_models).
+    # (A database default too, so rows bulk-loaded without it read as not counted.)
+    standings_counted = models.CharField(max_length=12, blank=True, default="", db_default="")
     # A version gate's match (tournament None): new version against its parent.
     gate = models.ForeignKey(
         "Gate", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"

@@ -210,62 +210,90 @@ def rebuild_totals(*, tournament_id: int) -> None:
             ],
             batch_size=5000,
         )
+        matches = Match.objects.filter(tournament_id=tournament_id)
+        for status in DECIDED:
+            matches.filter(status=status).exclude(standings_counted=status).update(
+                standings_counted=status
+            )
+        matches.exclude(status__in=DECIDED).exclude(standings_counted="").update(
+            standings_counted=""
+        )
         StandingsSnapshot.objects.filter(tournament_id=tournament_id).delete()
         _bump(tournament_id)
 
 
-def count_result(*, match_id: int, status: str, sign: int = 1) -> None:
-    """Add (``sign`` 1) or take back (-1) what a match decided as ``status`` (finished or
-    failed) gives its tournament's totals, and bump the tournament's results version.
+def count_result(*, match_id: int) -> None:
+    """Make the tournament's totals count the match as it now stands, and bump the
+    tournament's results version if that changed anything.
 
-    Call it in the transaction that moves the match into (or out of) that status, with
-    the tournament's row locked, after the match and its seats are written. A tournament
-    without totals yet gets them from its matches instead (the match as it now stands).
+    Call it in the transaction that changes the match's status (recorded, failed, queued
+    again after a failure), with the tournament's row locked, after the match and its
+    seats are written. The match remembers what the totals count it as
+    (``standings_counted``): a game is never counted twice, a failure taken back is
+    taken back once, and a change the totals never saw is found (see
+    :func:`totals_drifted`). A tournament without totals yet gets them from its matches.
     """
-    assert status in DECIDED and sign in (1, -1)
-    tournament_id, players = Match.objects.values_list(
-        "tournament_id", "tournament__players_per_match"
+    tournament_id, players, status, counted = Match.objects.values_list(
+        "tournament_id", "tournament__players_per_match", "status", "standings_counted"
     ).get(pk=match_id)
-    if tournament_id is None:
+    target = status if status in DECIDED else ""
+    if tournament_id is None or counted == target:
         return
     if not EntryTally.objects.filter(tournament_id=tournament_id).exists():
         rebuild_totals(tournament_id=tournament_id)
         return
     scale = points_scale(players)
-    for _, _, result, seats in _decided_games(tournament_id, [match_id]):
-        # As the format saw it in ``status`` (a failure taken back is queued by now).
+    ((_, _, seen, seats),) = _decided_games(tournament_id, [match_id])
+    changes = [(counted, -1), (target, 1)] if counted else [(target, 1)]
+    for as_status, sign in changes:
+        if not as_status:
+            continue
+        # As the format sees (or saw) it in that status: a failed game is a draw.
         result = decided_result(
-            key=result.pairing.key,
-            round=result.pairing.round,
-            series=result.pairing.series or "",
-            failed=status == Match.Status.FAILED,
+            key=seen.pairing.key,
+            round=seen.pairing.round,
+            series=seen.pairing.series or "",
+            failed=as_status == Match.Status.FAILED,
             seats=[(entrant, rank, fault) for entrant, rank, fault, _ in seats],
         )
         entries, pairs = _contribution(
-            result, seats, finished=status == Match.Status.FINISHED, scale=scale
+            result, seats, finished=as_status == Match.Status.FINISHED, scale=scale
         )
-        for entrant, values in entries.items():
-            changes = {name: F(name) + sign * v for name, v in zip(ENTRY_FIELDS, values) if v}
-            if changes:
-                EntryTally.objects.filter(tournament_id=tournament_id, entrant=entrant).update(
-                    **changes
-                )
-        for (first, second), values in pairs.items():
-            row = PairTally.objects.filter(tournament_id=tournament_id, first=first, second=second)
-            changed = row.update(
-                **{name: F(name) + sign * v for name, v in zip(PAIR_FIELDS, values)}
-            )
-            if not changed:
-                assert sign == 1, "taking back a game its pair never counted"
-                PairTally.objects.create(
-                    tournament_id=tournament_id,
-                    first=first,
-                    second=second,
-                    **dict(zip(PAIR_FIELDS, values)),
-                )
-            elif sign < 0:
-                row.filter(games=0).delete()
+        _add(tournament_id, entries, pairs, sign)
+    Match.objects.filter(pk=match_id).update(standings_counted=target)
     _bump(tournament_id)
+
+
+def _add(tournament_id: int, entries: dict, pairs: dict, sign: int) -> None:
+    for entrant, values in entries.items():
+        changes = {name: F(name) + sign * v for name, v in zip(ENTRY_FIELDS, values) if v}
+        if changes:
+            EntryTally.objects.filter(tournament_id=tournament_id, entrant=entrant).update(
+                **changes
+            )
+    for (first, second), values in pairs.items():
+        row = PairTally.objects.filter(tournament_id=tournament_id, first=first, second=second)
+        if row.update(**{name: F(name) + sign * v for name, v in zip(PAIR_FIELDS, values)}):
+            if sign < 0:
+                row.filter(games=0).delete()
+        else:
+            assert sign > 0, "taking back a game its pair never counted"
+            PairTally.objects.create(
+                tournament_id=tournament_id,
+                first=first,
+                second=second,
+                **dict(zip(PAIR_FIELDS, values)),
+            )
+
+
+def totals_drifted(tournament_id: int) -> bool:
+    """Whether some match's status changed without its tournament's totals following it
+    (a write that bypassed the services): then they are rebuilt from the matches."""
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    return (
+        matches.filter(status__in=DECIDED).exclude(standings_counted=F("status")).exists()
+        or matches.exclude(status__in=DECIDED).exclude(standings_counted="").exists()
+    )
 
 
 def reset_totals(*, tournament_id: int) -> None:
@@ -375,8 +403,12 @@ def refresh_snapshot(*, tournament_id: int) -> dict:
         if snapshot is not None and snapshot.version == tournament.results_version:
             return json.loads(snapshot.data)
         entries = seeded_entries(tournament)
-        if entries and not EntryTally.objects.filter(tournament_id=tournament_id).exists():
-            rebuild_totals(tournament_id=tournament_id)  # bulk-loaded, or older than the tables
+        if entries and (
+            not EntryTally.objects.filter(tournament_id=tournament_id).exists()
+            or totals_drifted(tournament_id)
+        ):
+            # Bulk-loaded, older than the tables, or written around the services.
+            rebuild_totals(tournament_id=tournament_id)
             tournament.refresh_from_db()
         text = json.dumps(_overview_data(tournament, entries), separators=(",", ":"))
         StandingsSnapshot.objects.update_or_create(

@@ -48,7 +48,7 @@ def requeue_failed_match(*, match: Match) -> Match:
         raise ValidationError(f"only a failed match can be queued again, not a {match.status} one")
     if tournament is not None:
         # The failure counted as a draw: its tournament's totals take it back.
-        count_result(match_id=match.pk, status=Match.Status.FAILED, sign=-1)
+        count_result(match_id=match.pk)
     if tournament is not None and tournament.status == Tournament.Status.FINISHED:
         Tournament.objects.filter(pk=tournament.pk).update(
             status=Tournament.Status.RUNNING, finished_at=None
