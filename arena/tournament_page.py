@@ -148,9 +148,25 @@ def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
     expected = selectors.expected_games(tournament=tournament, bracket=overview["bracket"])
     seconds = selectors.time_left(tournament=tournament, progress=progress, expected=expected)
     names = _names(tournament)
+    # Only what this page shows: a round robin's crosstable (when it is narrow enough to
+    # show), the rounds' tables, the bracket's series.
+    crosstable_shown = (
+        tournament.format == Tournament.Format.ROUND_ROBIN
+        and overview["tiebreaks"]
+        and len(overview["standings"]) <= CROSSTABLE_LIMIT
+    )
+    parts = tuple(
+        part
+        for part, shown in (
+            ("pairwise", crosstable_shown),
+            ("tables", overview["rounds"]),
+            ("series", overview["bracket"]),
+        )
+        if shown
+    )
     points = (
-        selectors.game_points(tournament=tournament)
-        if overview["tiebreaks"] or overview["bracket"]
+        selectors.game_points(tournament=tournament, parts=parts)
+        if parts
         else {"pairwise": {}, "tables": {}, "series": {}}
     )
     crosstable = None

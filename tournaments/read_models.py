@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from math import lcm
 
@@ -429,3 +430,44 @@ def refresh_after_commit(tournament_id: int) -> None:
             log.exception("tournament %s: standings snapshot not refreshed", tournament_id)
 
     transaction.on_commit(refresh)
+
+
+def pair_points(*, tournament: Tournament, bot_of_entrant: list[int]) -> dict:
+    """``{(bot a, bot b): [points a took from b, games they shared]}`` for every pair
+    that met in a decided game, both ways, from the pair totals."""
+    scale = points_scale(tournament.players_per_match)
+    if not EntryTally.objects.filter(tournament_id=tournament.pk).exists() or totals_drifted(
+        tournament.pk
+    ):
+        rebuild_totals(tournament_id=tournament.pk)
+    points = {}
+    rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+        "first", "second", *PAIR_FIELDS
+    )
+    for first, second, first_points, second_points, games in rows:
+        a, b = bot_of_entrant[first], bot_of_entrant[second]
+        points[(a, b)] = [float(Fraction(first_points, scale)), games]
+        points[(b, a)] = [float(Fraction(second_points, scale)), games]
+    return points
+
+
+def rebuild_standings(
+    *, tournament_ids: Iterable[int] | None = None, progress: Callable[[str], None] | None = None
+) -> int:
+    """Rebuild the totals and the snapshot of every tournament (or of those ids) from its
+    matches, one tournament at a time under its lock; returns how many were rebuilt."""
+    tournaments = Tournament.objects.order_by("pk")
+    if tournament_ids is not None:
+        tournaments = tournaments.filter(pk__in=list(tournament_ids))
+    ids = list(tournaments.values_list("pk", flat=True))
+    for number, tournament_id in enumerate(ids, start=1):
+        began = time.monotonic()
+        rebuild_totals(tournament_id=tournament_id)
+        refresh_snapshot(tournament_id=tournament_id)
+        if progress is not None:
+            decided = Match.objects.filter(tournament_id=tournament_id, status__in=DECIDED)
+            progress(
+                f"standings: {number}/{len(ids)} tournament {tournament_id}: "
+                f"{decided.count()} decided matches in {time.monotonic() - began:.2f} s"
+            )
+    return len(ids)

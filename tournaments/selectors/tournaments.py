@@ -13,7 +13,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
-from tournaments.read_models import overview_data
+from tournaments.read_models import overview_data, pair_points
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -197,39 +197,46 @@ def standings(*, tournament: Tournament) -> list[dict]:
 # --- The tournament page's live parts: points between entrants and the time left. ---
 
 
-def game_points(*, tournament: Tournament) -> dict:
+GAME_POINT_PARTS = ("pairwise", "tables", "series")
+
+
+def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_PARTS) -> dict:
     """Game points of every decided game, by bot, three ways (failed games are draws):
 
     - ``pairwise[(a, b)]``: ``[points a took from b, games they shared]``, ranks compared
-      two by two (the crosstable; with two seats, the game's own points);
+      two by two (the crosstable; with two seats, the game's own points), from the
+      standings' pair totals;
     - ``tables[(round, bots sorted)]``: each bot's points at that round's table (Swiss);
     - ``series[name]``: each bot's points in that series (elimination).
+
+    ``parts`` picks which to compute (the others come back empty): tables and series
+    read every decided game, pairwise one row per pair that met.
     """
     from tournaments.formats.common import game_scores
 
     entries = seeded_entries(tournament)
     bot = [e.bot_id for e in entries]
-    pairwise: dict[tuple[int, int], list] = defaultdict(lambda: [0.0, 0])
+    pairwise: dict[tuple[int, int], list] = {}
     tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
         lambda: defaultdict(float)
     )
     series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    for result in results_of(tournament, entries) if entries else []:
+    if entries and "pairwise" in parts:
+        pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
+    wanted = {"tables", "series"} & set(parts)
+    for result in results_of(tournament, entries) if entries and wanted else []:
         seats = [bot[e] for e in result.pairing.seats]
-        for i, a in enumerate(seats):
-            for j, b in enumerate(seats):
-                if i != j:
-                    mine, theirs = result.ranks[i], result.ranks[j]
-                    cell = pairwise[(a, b)]
-                    cell[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-                    cell[1] += 1
         shares = {bot[e]: float(s) for e, s in game_scores(result).items()}
         table = tables[(result.pairing.round, tuple(sorted(seats)))]
         for b, share in shares.items():
             table[b] += share
             if result.pairing.series:
                 series[result.pairing.series][b] += share
-    return {"pairwise": dict(pairwise), "tables": dict(tables), "series": dict(series)}
+    return {
+        "pairwise": pairwise,
+        "tables": dict(tables) if "tables" in parts else {},
+        "series": dict(series) if "series" in parts else {},
+    }
 
 
 def expected_games(*, tournament: Tournament, bracket: list[dict] | None = None) -> int | None:
