@@ -157,22 +157,24 @@ def totals_from_matches(
 
 
 def stored_totals(
-    tournament_id: int,
+    tournament_id: int, *, pairs: bool = True
 ) -> tuple[dict[int, list[int]], dict[tuple[int, int], list[int]]]:
-    """The totals as the tables hold them, in the shape of :func:`totals_from_matches`."""
+    """The totals as the tables hold them, in the shape of :func:`totals_from_matches`
+    (the pairs' left empty unless ``pairs``)."""
     entries = {
         row[0]: list(row[1:])
         for row in EntryTally.objects.filter(tournament_id=tournament_id).values_list(
             "entrant", *ENTRY_FIELDS
         )
     }
-    pairs = {
+    if not pairs:
+        return entries, {}
+    return entries, {
         (row[0], row[1]): list(row[2:])
         for row in PairTally.objects.filter(tournament_id=tournament_id).values_list(
             "first", "second", *PAIR_FIELDS
         )
     }
-    return entries, pairs
 
 
 def _bump(tournament_id: int) -> None:
@@ -313,20 +315,23 @@ def _seat_counts(totals: list[int] | None) -> dict:
 def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
     """The overview by bot id, names and version numbers left out (they are read fresh)."""
     event = tournament_event(tournament, entries)
-    totals, pairs = stored_totals(tournament.pk)
+    totals = stored_totals(tournament.pk, pairs=False)[0]
     if tournament.format in TOTALS_FORMATS:
-        scale = points_scale(tournament.players_per_match)
         blank = [0] * len(ENTRY_FIELDS)
-        scored_against: dict[tuple[int, int], Fraction] = {}
-        for (first, second), (first_points, second_points, _) in pairs.items():
-            scored_against[(first, second)] = Fraction(first_points, scale)
-            scored_against[(second, first)] = Fraction(second_points, scale)
+        scored_against: dict[tuple[int, int], int] = {}
+        rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+            "first", "second", "first_points", "second_points"
+        )
+        for first, second, first_points, second_points in rows:
+            scored_against[(first, second)] = first_points
+            scored_against[(second, first)] = second_points
         view = describe_totals(
             tournament.format,
             event,
-            points=[Fraction(totals.get(e, blank)[0], scale) for e in range(len(entries))],
+            points=[totals.get(e, blank)[0] for e in range(len(entries))],
             scored_against=scored_against,
             faults=[totals.get(e, blank)[1] for e in range(len(entries))],
+            scale=points_scale(tournament.players_per_match),
             finished=tournament.status == Tournament.Status.FINISHED,
         )
     else:

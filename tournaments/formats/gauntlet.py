@@ -9,7 +9,7 @@ fewer faults, seed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from tournaments.formats.common import (
@@ -24,6 +24,7 @@ from tournaments.formats.common import (
     pairwise_scores,
     rotation,
 )
+from tournaments.formats.round_robin import Scaled
 from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
 
 TIEBREAKS = (HEAD_TO_HEAD, FAULTS)
@@ -102,5 +103,23 @@ def standings_of(
         numeric={},
         order=TIEBREAKS,
         scored_against=scored_against,
+        faults=faults,
+    )
+
+
+def standings_in_units(
+    entrants: int,
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
+    faults: Sequence[int],
+    scale: int,
+) -> tuple[Standing, ...]:
+    """:func:`standings_of` from totals counted in whole units of 1/``scale`` point."""
+    return rank(
+        entrants=entrants,
+        points=[Fraction(p, scale) for p in points],
+        numeric={},
+        order=TIEBREAKS,
+        scored_against=Scaled(scored_against, scale),
         faults=faults,
     )

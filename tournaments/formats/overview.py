@@ -10,16 +10,15 @@ order comes from the format once it finishes.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 from tournaments.formats import bracket, double_elimination, gauntlet, single_elimination, swiss
 from tournaments.formats.common import Event, Finished, Result, Standing
 from tournaments.formats.round_robin import TIEBREAKS as ROUND_ROBIN_TIEBREAKS
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.formats.round_robin import next_matches as round_robin_due
-from tournaments.formats.round_robin import standings_of as round_robin_standings
+from tournaments.formats.round_robin import standings_in_units as round_robin_in_units
 
 
 @dataclass(frozen=True)
@@ -83,27 +82,31 @@ def describe_totals(
     format: str,
     event: Event,
     *,
-    points: Sequence[Fraction],
-    scored_against: dict[tuple[int, int], Fraction],
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
     faults: Sequence[int],
+    scale: int,
     finished: bool,
 ) -> Overview:
     """:func:`describe` for a format of ``TOTALS_FORMATS``, from the running totals.
 
-    Gives the same tiebreaks, standings and rounds as :func:`describe` given the games
-    those totals sum; ``finished`` is the caller's (totals do not say what is left).
+    ``points[a]`` and ``scored_against[(a, b)]`` (what a scored in games against b) count
+    whole units of 1/``scale`` game point. Gives the same tiebreaks, standings and rounds
+    as :func:`describe` given the games those totals sum; ``finished`` is the caller's
+    (totals do not say what is left to play).
     """
+    n = event.entrants
     if format == "round_robin":
         return Overview(
             finished=finished,
             tiebreaks=ROUND_ROBIN_TIEBREAKS,
-            standings=round_robin_standings(event.entrants, points, scored_against, faults),
+            standings=round_robin_in_units(n, points, scored_against, faults, scale),
         )
     if format == "gauntlet":
         return Overview(
             finished=finished,
             tiebreaks=gauntlet.TIEBREAKS,
-            standings=gauntlet.standings_of(event.entrants, points, scored_against, faults),
+            standings=gauntlet.standings_in_units(n, points, scored_against, faults, scale),
             rounds=_rounds_of(gauntlet.plan(event)),
         )
     raise ValueError(f"{format!r} is not drawn from totals")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
@@ -151,5 +151,45 @@ def standings_of(
         numeric={"sonneborn_berger": sonneborn},
         order=TIEBREAKS,
         scored_against=scored_against,
+        faults=faults,
+    )
+
+
+class Scaled(Mapping):
+    """``values[key] / scale`` as a Fraction, made only when asked for (head-to-head asks
+    for the pairs of a tied group, not for all of them)."""
+
+    def __init__(self, values: Mapping, scale: int):
+        self.values, self.scale = values, scale
+
+    def __getitem__(self, key) -> Fraction:
+        return Fraction(self.values[key], self.scale)
+
+    def __iter__(self) -> Iterator:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def standings_in_units(
+    entrants: int,
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
+    faults: Sequence[int],
+    scale: int,
+) -> tuple[Standing, ...]:
+    """:func:`standings_of` from totals counted in whole units of 1/``scale`` point: the
+    same table, with whole-number sums over the pairs (Sonneborn-Berger in 1/scale^2)."""
+    sonneborn = [0] * entrants
+    for (a, b), s in scored_against.items():
+        if s:
+            sonneborn[a] += s * points[b]
+    return rank(
+        entrants=entrants,
+        points=[Fraction(p, scale) for p in points],
+        numeric={"sonneborn_berger": [Fraction(x, scale * scale) for x in sonneborn]},
+        order=TIEBREAKS,
+        scored_against=Scaled(scored_against, scale),
         faults=faults,
     )
