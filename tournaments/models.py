@@ -69,6 +69,9 @@ class Tournament(models.Model):
     @property
     def challenger_ids(self) -> list[int]:
         """Gauntlet: the bots who play every other entrant."""
+        rows = getattr(self, "_entrants", None)  # selectors.entrants, read in this request
+        if rows is not None:
+            return [row["bot_id"] for row in rows if row["challenger"]]
         return list(self.entries.filter(challenger=True).values_list("bot_id", flat=True))
 
 

@@ -30,7 +30,7 @@ from fractions import Fraction
 from math import lcm
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F
 
 from tournaments.formats.common import Result, game_scores, pairwise_scores
 from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
@@ -175,6 +175,11 @@ def stored_totals(
             "first", "second", *PAIR_FIELDS
         )
     }
+
+
+def bump_results_version(*, tournament_id: int) -> None:
+    """Make the tournament's snapshot stale (inside the transaction of the change)."""
+    _bump(tournament_id)
 
 
 def _bump(tournament_id: int) -> None:
@@ -336,6 +341,10 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
         )
     else:
         view = describe(tournament.format, event, results_of(tournament, entries))
+    # A finished event's matches are all final: their counts hold until a result changes
+    # (a failure queued again bumps the version, and runs the event again).
+    finished = tournament.status == Tournament.Status.FINISHED
+    progress = {"progress": match_counts(tournament.pk)} if finished else {}
     bot = [e.bot_id for e in entries]
 
     def bots(entrants) -> list[int | None]:
@@ -379,6 +388,7 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
             }
             for s in view.series
         ],
+        **progress,
     }
 
 
@@ -392,9 +402,20 @@ def overview_data(*, tournament: Tournament) -> dict:
         .values_list("data", flat=True)
         .first()
     )
-    if data is None:
-        return refresh_snapshot(tournament_id=tournament.pk)
-    return json.loads(data)
+    data = refresh_snapshot(tournament_id=tournament.pk) if data is None else json.loads(data)
+    tournament._standings_snapshot = data  # progress() of this request may read it
+    return data
+
+
+def match_counts(tournament_id: int) -> dict[str, int]:
+    """The tournament's matches by status (from the (tournament, status) index alone)."""
+    rows = (
+        Match.objects.filter(tournament_id=tournament_id)
+        .values_list("status")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    return dict(rows)
 
 
 def refresh_snapshot(*, tournament_id: int) -> dict:

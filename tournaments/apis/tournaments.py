@@ -110,6 +110,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         return selectors.entrants(tournament=tournament)
 
     def to_representation(self, tournament):
+        selectors.entrants(tournament=tournament)  # one read for challengers and entrants
         data = super().to_representation(tournament)
         # Every deal follows from the seed, and entrants' versions are pinned only
         # at the start: until then, a seed anyone could read lets an entrant upload

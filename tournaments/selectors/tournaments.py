@@ -13,7 +13,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
-from tournaments.read_models import overview_data, pair_points
+from tournaments.read_models import match_counts, overview_data, pair_points
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -29,8 +29,10 @@ def tournament_list(*, game: str | None = None, status: str | None = None) -> Qu
 def progress(*, tournament: Tournament) -> dict:
     """Match counts by status. ``done`` counts matches played to an end (finished or
     failed), never cancelled ones, so a cancelled event shows how far it got."""
+    snapshot = getattr(tournament, "_standings_snapshot", None) or {}
     counts = defaultdict(int)
-    counts.update(tournament.matches.values_list("status").annotate(n=Count("*")).order_by())
+    # A finished event's snapshot (read by overview() in this request) holds its counts.
+    counts.update(snapshot.get("progress") or match_counts(tournament.pk))
     total = sum(counts.values())
     done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
@@ -91,7 +93,12 @@ def overview(*, tournament: Tournament) -> dict:
                 "score": row["score"],
             }
         )
-    return {**data, "standings": standings}
+    return {
+        "tiebreaks": data["tiebreaks"],
+        "standings": standings,
+        "rounds": data["rounds"],
+        "bracket": data["bracket"],
+    }
 
 
 def _unseeded(rows: list[dict]) -> dict:
