@@ -66,6 +66,12 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def refresh_from_db(self, *args, **kwargs) -> None:
+        # Reads kept on the instance for one request (selectors, read models) go too.
+        for name in ("_entrants", "_standings_snapshot", "_overview"):
+            self.__dict__.pop(name, None)
+        super().refresh_from_db(*args, **kwargs)
+
     @property
     def challenger_ids(self) -> list[int]:
         """Gauntlet: the bots who play every other entrant."""

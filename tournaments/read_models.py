@@ -394,14 +394,26 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
 
 def overview_data(*, tournament: Tournament) -> dict:
     """The overview of the tournament's current results version, by bot id: the stored
-    snapshot when it is of that version, else built afresh (and stored)."""
-    data = (
-        StandingsSnapshot.objects.filter(
-            tournament_id=tournament.pk, version=tournament.results_version
+    snapshot when it is of that version, else built afresh (and stored).
+
+    A tournament read with ``select_related("snapshot")`` brings its snapshot along in
+    the same row (one round trip fewer); else it is one query by primary key.
+    """
+    if Tournament.snapshot.is_cached(tournament):
+        try:
+            snapshot = tournament.snapshot
+        except StandingsSnapshot.DoesNotExist:
+            snapshot = None
+        current = snapshot is not None and snapshot.version == tournament.results_version
+        data = snapshot.data if current else None
+    else:
+        data = (
+            StandingsSnapshot.objects.filter(
+                tournament_id=tournament.pk, version=tournament.results_version
+            )
+            .values_list("data", flat=True)
+            .first()
         )
-        .values_list("data", flat=True)
-        .first()
-    )
     data = refresh_snapshot(tournament_id=tournament.pk) if data is None else json.loads(data)
     tournament._standings_snapshot = data  # progress() of this request may read it
     return data

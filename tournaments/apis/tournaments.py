@@ -217,7 +217,8 @@ class TournamentListCreateApi(generics.ListAPIView):
 
 class TournamentDetailApi(generics.RetrieveAPIView):
     serializer_class = TournamentDetailSerializer
-    queryset = Tournament.objects.select_related("organiser")
+    # The standings snapshot comes in the tournament's row (tournaments.read_models).
+    queryset = Tournament.objects.select_related("organiser", "snapshot")
 
 
 class TournamentCancelApi(APIView):

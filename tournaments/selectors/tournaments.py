@@ -246,19 +246,26 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     }
 
 
-def expected_games(*, tournament: Tournament, bracket: list[dict] | None = None) -> int | None:
+def expected_games(
+    *, tournament: Tournament, bracket: list[dict] | None = None, progress: dict | None = None
+) -> int | None:
     """About how many games the event plays in all (deciders not counted); None before the
-    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due)."""
+    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due);
+    ``progress``, :func:`progress`'s if the caller has it (its counts are not read again)."""
     from tournaments.formats import swiss
 
-    entrants = tournament.entries.filter(seed_number__isnull=False).count()
-    if not entrants:
+    seeded = entrants(tournament=tournament)
+    entrants_count = sum(1 for row in seeded if row["seed_number"] is not None)
+    if not entrants_count:
         return None
     games, seats = tournament.games_per_pairing, tournament.players_per_match
-    known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
+    if progress is not None:
+        known = progress["total"] - progress[Match.Status.CANCELLED]
+    else:
+        known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
     if tournament.format == Tournament.Format.SWISS:
-        rounds = tournament.rounds or swiss.default_rounds(entrants)
-        return max(known, rounds * (entrants // seats) * games)
+        rounds = tournament.rounds or swiss.default_rounds(entrants_count)
+        return max(known, rounds * (entrants_count // seats) * games)
     if bracket:
         pending = sum(1 for s in bracket if not s["complete"] and not s["skipped"])
         started = set(
