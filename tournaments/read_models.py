@@ -100,16 +100,16 @@ def _contribution(
 def _decided_games(tournament_id: int, match_ids: Iterable[int] | None = None):
     """(result, seats, finished) of every decided match of the tournament (or of those
     ``match_ids``), from two value queries."""
-    entrant_of_version = dict(
-        Entry.objects.filter(tournament_id=tournament_id, seed_number__isnull=False).values_list(
-            "version_id", "seed_number"
-        )
-    )
+    entries = Entry.objects.filter(tournament_id=tournament_id, seed_number__isnull=False)
     matches = Match.objects.filter(tournament_id=tournament_id)
     if match_ids is not None:
         matches = matches.filter(pk__in=list(match_ids))
+        # Only the entrants who sat in them (a result's path: not the whole field).
+        played = MatchSeat.objects.filter(match__in=matches.values("pk")).values("version_id")
+        entries = entries.filter(version_id__in=played)
     else:
         matches = matches.filter(status__in=DECIDED)
+    entrant_of_version = dict(entries.values_list("version_id", "seed_number"))
     seats_of: dict[int, list[tuple]] = defaultdict(list)
     rows = MatchSeat.objects.filter(match__in=matches.values("pk")).values_list(
         "match_id", "seat", "version_id", "rank", "fault", "score"
