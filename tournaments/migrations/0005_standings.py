@@ -5,77 +5,107 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0004_ratings_pools'),
+        ("tournaments", "0004_ratings_pools"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='EntryTally',
+            name="EntryTally",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('entrant', models.PositiveSmallIntegerField()),
-                ('points', models.BigIntegerField(default=0)),
-                ('faults', models.PositiveIntegerField(default=0)),
-                ('played', models.PositiveIntegerField(default=0)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('score', models.BigIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("entrant", models.PositiveSmallIntegerField()),
+                ("points", models.BigIntegerField(default=0)),
+                ("faults", models.PositiveIntegerField(default=0)),
+                ("played", models.PositiveIntegerField(default=0)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("score", models.BigIntegerField(default=0)),
             ],
             options={
-                'ordering': ['tournament', 'entrant'],
+                "ordering": ["tournament", "entrant"],
             },
         ),
         migrations.CreateModel(
-            name='PairTally',
+            name="PairTally",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('first', models.PositiveSmallIntegerField()),
-                ('second', models.PositiveSmallIntegerField()),
-                ('first_points', models.BigIntegerField(default=0)),
-                ('second_points', models.BigIntegerField(default=0)),
-                ('games', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("first", models.PositiveSmallIntegerField()),
+                ("second", models.PositiveSmallIntegerField()),
+                ("first_points", models.BigIntegerField(default=0)),
+                ("second_points", models.BigIntegerField(default=0)),
+                ("games", models.PositiveIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='StandingsSnapshot',
+            name="StandingsSnapshot",
             fields=[
-                ('tournament', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='snapshot', serialize=False, to='tournaments.tournament')),
-                ('version', models.PositiveBigIntegerField()),
-                ('data', models.TextField()),
-                ('built_at', models.DateTimeField(auto_now=True)),
+                (
+                    "tournament",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="snapshot",
+                        serialize=False,
+                        to="tournaments.tournament",
+                    ),
+                ),
+                ("version", models.PositiveBigIntegerField()),
+                ("data", models.TextField()),
+                ("built_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.AddField(
-            model_name='match',
-            name='standings_counted',
-            field=models.CharField(blank=True, db_default='', default='', max_length=12),
+            model_name="match",
+            name="standings_counted",
+            field=models.CharField(blank=True, db_default="", default="", max_length=12),
         ),
         migrations.AddField(
-            model_name='tournament',
-            name='results_version',
+            model_name="tournament",
+            name="results_version",
             field=models.PositiveBigIntegerField(db_default=0, default=0),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['tournament', 'status'], name='match_tournament_status'),
+            model_name="match",
+            index=models.Index(fields=["tournament", "status"], name="match_tournament_status"),
         ),
         migrations.AddField(
-            model_name='entrytally',
-            name='tournament',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tallies', to='tournaments.tournament'),
+            model_name="entrytally",
+            name="tournament",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="tallies",
+                to="tournaments.tournament",
+            ),
         ),
         migrations.AddField(
-            model_name='pairtally',
-            name='tournament',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='tournaments.tournament'),
+            model_name="pairtally",
+            name="tournament",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="tournaments.tournament",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='entrytally',
-            constraint=models.UniqueConstraint(fields=('tournament', 'entrant'), name='unique_tally_entrant'),
+            model_name="entrytally",
+            constraint=models.UniqueConstraint(
+                fields=("tournament", "entrant"), name="unique_tally_entrant"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pairtally',
-            constraint=models.UniqueConstraint(fields=('tournament', 'first', 'second'), name='unique_tally_pair'),
+            model_name="pairtally",
+            constraint=models.UniqueConstraint(
+                fields=("tournament", "first", "second"), name="unique_tally_pair"
+            ),
         ),
     ]
