@@ -98,8 +98,9 @@ def _contribution(
 
 
 def _decided_games(tournament_id: int, match_ids: Iterable[int] | None = None):
-    """(result, seats, finished) of every decided match of the tournament (or of those
-    ``match_ids``), from two value queries."""
+    """(match id, status, result as the format sees it, seats) of every decided match of
+    the tournament, or of those ``match_ids`` whatever their status, from three value
+    queries; seats are (entrant, rank, faulted, score) in seat order."""
     entries = Entry.objects.filter(tournament_id=tournament_id, seed_number__isnull=False)
     matches = Match.objects.filter(tournament_id=tournament_id)
     if match_ids is not None:
