@@ -107,18 +107,10 @@ class TournamentSerializer(serializers.ModelSerializer):
         }
 
     def get_entrants(self, tournament) -> list[dict]:
-        return [
-            {
-                "bot_id": e.bot_id,
-                "bot": e.bot.name,
-                "version": e.version.number if e.version else None,
-                "seed_number": e.seed_number,
-                "challenger": e.challenger,
-            }
-            for e in tournament.entries.select_related("bot", "version")
-        ]
+        return selectors.entrants(tournament=tournament)
 
     def to_representation(self, tournament):
+        selectors.entrants(tournament=tournament)  # one read for challengers and entrants
         data = super().to_representation(tournament)
         # Every deal follows from the seed, and entrants' versions are pinned only
         # at the start: until then, a seed anyone could read lets an entrant upload
@@ -225,7 +217,8 @@ class TournamentListCreateApi(generics.ListAPIView):
 
 class TournamentDetailApi(generics.RetrieveAPIView):
     serializer_class = TournamentDetailSerializer
-    queryset = Tournament.objects.select_related("organiser")
+    # The standings snapshot comes in the tournament's row (tournaments.read_models).
+    queryset = Tournament.objects.select_related("organiser", "snapshot")
 
 
 class TournamentCancelApi(APIView):

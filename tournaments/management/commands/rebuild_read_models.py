@@ -1,0 +1,54 @@
+"""``manage.py rebuild_read_models``: rebuild the tables kept up to date as results arrive.
+
+Each read model is rebuilt from the matches by one call; ``--only`` picks some. Safe while
+workers record results: each tournament is rebuilt under its lock, so a result waits for
+it and is then counted on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.management.base import BaseCommand
+
+from tournaments.read_models import rebuild_standings
+
+
+def _standings(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    return rebuild_standings(tournament_ids=tournament_ids, progress=progress)
+
+
+# Read model name -> its rebuild: (tournament ids or None for all, progress) -> count.
+READ_MODELS: dict[str, Callable[..., int]] = {
+    "standings": _standings,
+}
+
+
+class Command(BaseCommand):
+    help = "Rebuild read models (tournament standings totals and snapshots) from the matches."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--only",
+            action="append",
+            choices=sorted(READ_MODELS),
+            help="rebuild only this read model (may be repeated); default: all",
+        )
+        parser.add_argument(
+            "--tournament",
+            action="append",
+            type=int,
+            dest="tournaments",
+            help="standings: only this tournament id (may be repeated)",
+        )
+
+    def handle(self, *args, only=None, tournaments=None, **options):
+        verbose = options["verbosity"] > 0
+
+        def progress(line: str) -> None:
+            if verbose:
+                self.stdout.write(line)
+
+        for name in only or list(READ_MODELS):
+            count = READ_MODELS[name](tournament_ids=tournaments, progress=progress)
+            self.stdout.write(self.style.SUCCESS(f"{name}: rebuilt {count}"))
