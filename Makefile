@@ -11,7 +11,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 # Test processes for the tests that may run side by side (one per core).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test setup system venv extras migrate demo worker web lint format bench services test-fast clean
+.PHONY: run test setup system venv extras migrate demo worker web lint format bench bench-reads services test-fast clean
 
 run: setup migrate demo
 	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
@@ -95,6 +95,11 @@ format:
 bench: venv
 	$(BIN)/python bench/games.py
 	$(BIN)/python bench/sandbox.py
+
+# Read latency at scale (bench/README.md): builds its own database (arena_benchreads, dropped
+# at the end) and times every read endpoint and page. BENCH_ARGS="--scale 0.1" for a quick run.
+bench-reads: venv services
+	$(BIN)/python bench/reads.py $(BENCH_ARGS)
 
 clean:
 	rm -rf var

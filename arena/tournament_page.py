@@ -60,7 +60,7 @@ def progress_bar(progress: dict, expected: int | None) -> dict:
 
 
 def _names(tournament: Tournament) -> dict[int, str]:
-    return dict(tournament.entries.values_list("bot_id", "bot__name"))
+    return {row["bot_id"]: row["bot"] for row in selectors.entrants(tournament=tournament)}
 
 
 def _crosstable(standings: list[dict], pairwise: dict) -> dict | None:
@@ -145,12 +145,30 @@ def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
     """Everything the live part of the tournament page shows."""
     overview = selectors.overview(tournament=tournament)
     progress = selectors.progress(tournament=tournament)
-    expected = selectors.expected_games(tournament=tournament, bracket=overview["bracket"])
+    expected = selectors.expected_games(
+        tournament=tournament, bracket=overview["bracket"], progress=progress
+    )
     seconds = selectors.time_left(tournament=tournament, progress=progress, expected=expected)
     names = _names(tournament)
+    # Only what this page shows: a round robin's crosstable (when it is narrow enough to
+    # show), the rounds' tables, the bracket's series.
+    crosstable_shown = (
+        tournament.format == Tournament.Format.ROUND_ROBIN
+        and overview["tiebreaks"]
+        and len(overview["standings"]) <= CROSSTABLE_LIMIT
+    )
+    parts = tuple(
+        part
+        for part, shown in (
+            ("pairwise", crosstable_shown),
+            ("tables", overview["rounds"]),
+            ("series", overview["bracket"]),
+        )
+        if shown
+    )
     points = (
-        selectors.game_points(tournament=tournament)
-        if overview["tiebreaks"] or overview["bracket"]
+        selectors.game_points(tournament=tournament, parts=parts)
+        if parts
         else {"pairwise": {}, "tables": {}, "series": {}}
     )
     crosstable = None

@@ -219,7 +219,9 @@ def _may_cancel(request, tournament: Tournament) -> bool:
 
 
 def tournament_detail(request, pk):
-    tournament = get_object_or_404(Tournament.objects.select_related("organiser"), pk=pk)
+    tournament = get_object_or_404(
+        Tournament.objects.select_related("organiser", "snapshot"), pk=pk
+    )  # the standings snapshot comes in the same row
     context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
     context["may_cancel"] = _may_cancel(request, tournament)
     return render(request, "arena/tournament_detail.html", context)
@@ -228,7 +230,9 @@ def tournament_detail(request, pk):
 def tournament_live(request, pk):
     """The part of the tournament page that its polling replaces (progress, standings,
     bracket or rounds, the page of matches asked for)."""
-    tournament = get_object_or_404(Tournament.objects.select_related("organiser"), pk=pk)
+    tournament = get_object_or_404(
+        Tournament.objects.select_related("organiser", "snapshot"), pk=pk
+    )  # the standings snapshot comes in the same row
     context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
     context["may_cancel"] = _may_cancel(request, tournament)
     context["fragment"] = True

@@ -3,16 +3,24 @@
     .venv/bin/python bench/sandbox.py [--starts 40] [--trips 3000]
 
 1. Bot start: ``python3 -I -c pass`` as a plain subprocess vs the same command launched in the
-   sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up;
-   then the parts: bwrap alone, the launch without a cgroup, and one cgroup move.
+   sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up:
+   cold (``sandbox.launch``), and from a sandbox prepared ahead (``sandbox.prepare``, as the
+   runner does for every seat before the first start, and as a worker can for its next match:
+   timed from ``release``). Then the parts: what a prepare costs, bwrap alone, the launch
+   without a cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
+   "ready") seat by seat as before against prepared first, as ``play_match`` now does.
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
-   the sandboxed child, then a full ProgramPlayer.act (adds pause/resume between turns and the
-   per-move CPU reading).
+   the sandboxed child, then a full ProgramPlayer.act alone (CPU reading, fault checks) and
+   with two program seats, where each move pauses the other seat and wakes this one: with the
+   pause in force (SIGSTOP, the freezer only for a bot with other processes) and, on a hybrid
+   machine, with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
+   so each sees the same machine load. Then one pause + resume, median and p99, while another
+   process launches sandboxes: why the v2 freezer is not the default.
 3. Start per language (issue 20): each example bot of examples/bots/ (built first, as at
    validation, for those with a build step) from launch to its "ready", in the sandbox; and
    the build itself, once.
-Aims (issue 3): start <= 1.6x, round trip <= 2x; per language: ready well within the start
-limit (Limits.start_ms, 5 s).
+Aims (issue 18): start <= 1.6x plain, a two-seat move <= 2x a raw pipe; per language: ready
+well within the start limit (Limits.start_ms, 5 s).
 """
 
 from __future__ import annotations
@@ -42,56 +50,110 @@ for line in sys.stdin:
         sys.stdout.write('{"type":"action","action":0}\\n')
     sys.stdout.flush()
 """
+START_AIM, MOVE_AIM = 1.6, 2.0
 
 
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def bench_start(count: int) -> tuple[float, float, float, float]:
+def verdict(ratio: float, aim: float) -> str:
+    return f"x{ratio:.2f}   (aim <= {aim}x: {'met' if ratio <= aim else 'NOT met'})"
+
+
+def bench_start(count: int) -> dict[str, float]:
     python = sandbox.bot_python()
-    plain, boxed, bare, no_group = [], [], [], []
+    samples: dict[str, list[float]] = {
+        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "no_group")
+    }
     backend = cgroups.backend()
+    argv = [python, "-I", "-c", "pass"]
 
     def as_slot() -> None:
         os.setgroups([])
         os.setresgid(slots.SLOT_UID_BASE, slots.SLOT_UID_BASE, slots.SLOT_UID_BASE)
         os.setresuid(slots.SLOT_UID_BASE, slots.SLOT_UID_BASE, slots.SLOT_UID_BASE)
 
-    for _ in range(count):  # interleaved, so both see the same machine load
+    def timed(key: str, run) -> None:
         began = time.perf_counter()
-        subprocess.run([python, "-I", "-c", "pass"], check=True)
-        plain.append(time.perf_counter() - began)
-        began = time.perf_counter()
-        box = sandbox.launch(None, sandbox.Limits(), argv=[python, "-I", "-c", "pass"])
+        run()
+        samples[key].append(time.perf_counter() - began)
+
+    def cold() -> None:
+        box = sandbox.launch(None, sandbox.Limits(), argv=argv)
         box.wait(10)
         box.close()
-        boxed.append(time.perf_counter() - began)
-        began = time.perf_counter()
+
+    def bare() -> None:
         fd = seccomp.program_fd()
-        argv = jail.bwrap_argv(None, jail._staged_sdk(), sandbox.Limits(), fd)
+        cmd = jail.bwrap_argv(None, jail._staged_sdk(), sandbox.Limits(), fd)
         subprocess.run(
-            argv + [python, "-I", "-c", "pass"], env={}, pass_fds=(fd,) if fd is not None else (),
+            cmd + argv, env={}, pass_fds=(fd,) if fd is not None else (),
             preexec_fn=as_slot if slots.can_switch_uid() else None,
         )  # fmt: skip
         if fd is not None:
             os.close(fd)
-        bare.append(time.perf_counter() - began)
-        cgroups._BACKEND = ("none", None)  # the whole launch, rlimits standing in
-        try:
-            began = time.perf_counter()
-            box = sandbox.launch(None, sandbox.Limits(), argv=[python, "-I", "-c", "pass"])
+
+    for _ in range(count):  # interleaved, so every variant sees the same machine load
+        timed("plain", lambda: subprocess.run(argv, check=True))
+        timed("cold", cold)
+        began = time.perf_counter()
+        box = sandbox.prepare(None, sandbox.Limits(), argv=argv)
+        samples["prepare"].append(time.perf_counter() - began)
+        time.sleep(0.02)  # a match plays meanwhile; bwrap finishes building the sandbox
+
+        def prepared(box=box) -> None:
+            box.release()
             box.wait(10)
             box.close()
-            no_group.append(time.perf_counter() - began)
+
+        timed("prepared", prepared)
+        timed("bare", bare)
+        cgroups._BACKEND = ("none", None)  # the whole launch, rlimits standing in
+        try:
+            timed("no_group", cold)
         finally:
             cgroups._BACKEND = backend
-    return median_ms(plain), median_ms(boxed), median_ms(bare), median_ms(no_group)
+    return {k: median_ms(v) for k, v in samples.items()}
+
+
+def bench_match_start(folder: Path, count: int) -> tuple[float, float]:
+    """Two echo seats up to "ready": one after the other from scratch (as before), and
+    prepared both first, then started (as play_match does now). Median ms of each."""
+    before, now = [], []
+    for _ in range(count):
+        for prepare, samples in ((False, before), (True, now)):
+            seats = [ProgramPlayer(folder, sandbox.Limits(), label=f"s{i}") for i in range(2)]
+            began = time.perf_counter()
+            if prepare:
+                for seat in seats:
+                    seat.prepare()
+            for seat in seats:
+                assert seat.start({"game": "bench"}) is None
+            samples.append(time.perf_counter() - began)
+            for seat in seats:
+                seat.close()
+    return median_ms(before), median_ms(now)
+
+
+def bench_end(folder: Path, count: int) -> float:
+    """Median ms of a seat's end + close (the echo bot reads until end of input and ignores
+    "end"): its moment to log and exit, the kill, the cleanup."""
+    samples = []
+    for _ in range(count):
+        seat = ProgramPlayer(folder, sandbox.Limits(), label="echo")
+        seat.start({"game": "bench"})
+        seat.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        began = time.perf_counter()
+        seat.end({"seats": []})
+        seat.close()
+        samples.append(time.perf_counter() - began)
+    return median_ms(samples)
 
 
 def bench_cgroup_move(count: int) -> tuple[float, float] | None:
     """Moving a process into a fresh group: the first move after an idle spell (the lock's
-    RCU grace period, on cgroup v1) and one right after it."""
+    RCU grace period) and one right after it."""
     if cgroups.backend()[0] == "none":
         return None
     first, warm = [], []
@@ -113,56 +175,146 @@ def bench_cgroup_move(count: int) -> tuple[float, float] | None:
     return median_ms(first), median_ms(warm)
 
 
-def trips(channel: Channel, count: int) -> list[float]:
-    message = {"type": "act", "observation": {"hand": [1, 2, 3]}, "legal": [0, 1, 2]}
-    out = []
-    for _ in range(count):
-        began = time.perf_counter()
-        channel.send(message, time.monotonic() + 5)
-        channel.recv(time.monotonic() + 5)
-        out.append(time.perf_counter() - began)
+def hybrid_players(folder: Path) -> list[ProgramPlayer]:
+    """Two started echo seats paused by the opt-in hybrid v2 freezer, where the machine
+    offers one (cgroup v1 with the unified hierarchy mounted beside it); else []."""
+    kind, where = backend = cgroups.backend()
+    if kind != "cgroup v1" or cgroups.UNIFIED in where:  # type: ignore[operator]
+        return []
+    previous = os.environ.get("ARENA_CGROUP_HYBRID")
+    os.environ["ARENA_CGROUP_HYBRID"] = "1"
+    try:
+        bases = cgroups._v1_bases()
+        if bases is None or cgroups.UNIFIED not in bases:
+            return []
+        cgroups._BACKEND = (kind, bases)
+        seats = [ProgramPlayer(folder, sandbox.Limits(), label=f"v2-{i}") for i in range(2)]
+        for seat in seats:
+            seat.start({"game": "bench"})
+        return seats
+    finally:
+        cgroups._BACKEND = backend
+        if previous is None:
+            del os.environ["ARENA_CGROUP_HYBRID"]
+        else:
+            os.environ["ARENA_CGROUP_HYBRID"] = previous
+
+
+LAUNCHER = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from bots import sandbox
+sandbox.sandbox_available()
+while True:
+    box = sandbox.launch(None, sandbox.Limits(), argv=["/usr/bin/true"])
+    box.wait(5)
+    box.close()
+    time.sleep(0.03)
+"""
+
+
+def bench_pause_under_launches(folder: Path) -> dict[str, tuple[float, float]]:
+    """Median and p99 us of one pause + resume of a seat while another process launches a
+    sandbox every ~30 ms (as concurrent workers, or a prepare for the next match, do): the
+    default SIGSTOP path against the opt-in v2 freezer, whose writes wait for the kernel's
+    cgroup_mutex that a launch holds across an RCU grace period."""
+    seats = {"SIGSTOP": ProgramPlayer(folder, sandbox.Limits(), label="stop")}
+    hybrid = hybrid_players(folder)
+    if hybrid:
+        seats["v2 freezer"] = hybrid[0]
+        hybrid[1].close()
+    seats["SIGSTOP"].start({"game": "bench"})
+    root = str(Path(__file__).resolve().parents[1])
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, root])
+    out = {}
+    try:
+        time.sleep(1)
+        for name, seat in seats.items():
+            samples = []
+            stop = time.monotonic() + 3
+            while time.monotonic() < stop:
+                began = time.perf_counter()
+                seat.pause()
+                seat.box.resume()  # type: ignore[union-attr]
+                samples.append(time.perf_counter() - began)
+                time.sleep(0.0005)
+            samples.sort()
+            out[name] = (samples[len(samples) // 2] * 1e6, samples[int(len(samples) * 0.99)] * 1e6)
+    finally:
+        launcher.kill()
+        launcher.wait()
+        for seat in seats.values():
+            seat.close()
     return out
 
 
-def bench_round_trip(folder: Path, count: int) -> tuple[float, float, float, float]:
+MESSAGE = {"type": "act", "observation": {"hand": [1, 2, 3]}, "legal": [0, 1, 2]}
+CLOCK = {"move_ms": 1000, "bank_ms": 0}
+
+
+def trip(channel: Channel) -> float:
+    began = time.perf_counter()
+    channel.send(MESSAGE, time.monotonic() + 5)
+    channel.recv(time.monotonic() + 5)
+    return time.perf_counter() - began
+
+
+def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
+    """Median us of each variant; they alternate in blocks of 25 moves."""
     python = sandbox.bot_python()
     proc = subprocess.Popen([python, "-I", str(folder / "main.py")], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)  # fmt: skip
-    plain_channel = Channel(proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
-                            1 << 20, 1 << 40)  # fmt: skip
+    plain = Channel(proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
+                    1 << 20, 1 << 40)  # fmt: skip
     box = sandbox.launch(folder, sandbox.Limits())
-    boxed_channel = Channel(box.proc.stdin.fileno(), box.proc.stdout.fileno(),
-                            box.proc.stderr.fileno(), 1 << 20, 1 << 40)  # fmt: skip
-    trips(plain_channel, 100), trips(boxed_channel, 100)  # warm up
-    plain = trips(plain_channel, count)
-    boxed = trips(boxed_channel, count)
+    boxed = Channel(box.proc.stdin.fileno(), box.proc.stdout.fileno(),
+                    box.proc.stderr.fileno(), 1 << 20, 1 << 40)  # fmt: skip
+    # A real seat: ProgramPlayer.act (CPU reading, fault checks). Alone, a bot is never
+    # paused; with two program seats, each move pauses the other one and wakes this one.
+    alone = ProgramPlayer(folder, sandbox.Limits(), label="echo")
+    pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"echo{i}") for i in range(2)]
+    # The opt-in pause (ARENA_CGROUP_HYBRID=1): cgroup v2's freezer beside the v1 groups.
+    hybrid_pair = hybrid_players(folder)
+    for seat in (alone, *pair):
+        seat.start({"game": "bench"})
+
+    def two_seats(seats: list[ProgramPlayer], i: int) -> float:
+        me, other = seats[i % 2], seats[1 - i % 2]
+        began = time.perf_counter()
+        other.pause()
+        me.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        return time.perf_counter() - began
+
+    def one_seat(_i: int) -> float:
+        began = time.perf_counter()
+        alone.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        return time.perf_counter() - began
+
+    variants = {
+        "plain": lambda _i: trip(plain),
+        "sandbox": lambda _i: trip(boxed),
+        "act alone": one_seat,
+        "act two seats": lambda i: two_seats(pair, i),
+    }
+    if hybrid_pair:
+        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i)
+    samples: dict[str, list[float]] = {k: [] for k in variants}
+    block = 25
+    for _ in range(4):  # warm up
+        for run in variants.values():
+            for i in range(block):
+                run(i)
+    for _ in range(max(1, count // block)):
+        for name, run in variants.items():
+            samples[name] += [run(i) for i in range(block)]
     proc.kill()
     proc.wait()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         stream.close()
     box.close()
-
-    # A real seat: ProgramPlayer.act (CPU reading, fault checks). Alone, a bot is never
-    # paused; with two program seats, each move pauses the other one and wakes this one.
-    one = ProgramPlayer(folder, sandbox.Limits(), label="echo")
-    two = ProgramPlayer(folder, sandbox.Limits(), label="echo2")
-    one.start({"game": "bench"})
-    two.start({"game": "bench"})
-    alone, paired = [], []
-    clock = {"move_ms": 1000, "bank_ms": 0}
-    for _ in range(count):
-        began = time.perf_counter()
-        one.act({"hand": [1, 2, 3]}, [0, 1, 2], clock)
-        alone.append(time.perf_counter() - began)
-    for i in range(count):
-        me, other = (one, two) if i % 2 else (two, one)
-        began = time.perf_counter()
-        other.pause()
-        me.act({"hand": [1, 2, 3]}, [0, 1, 2], clock)
-        paired.append(time.perf_counter() - began)
-    one.close()
-    two.close()
-    return median_ms(plain), median_ms(boxed), median_ms(alone), median_ms(paired)
+    for seat in (alone, *pair, *hybrid_pair):
+        seat.close()
+    return {k: median_ms(v) * 1000 for k, v in samples.items()}
 
 
 LANGUAGE_EXAMPLES = {"python": "pairs_cautious.py", "c": "c_pairs", "cpp": "cpp_pairs",
@@ -205,13 +357,19 @@ def main() -> None:
         sys.exit("bubblewrap is not usable here: nothing to measure")
     print(sandbox.describe_enforcement())
     print(f"machine: {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}")
-    plain, boxed, bare, no_group = bench_start(args.starts)
-    print(f"start       plain {plain:8.2f} ms   sandbox {boxed:8.2f} ms   x{boxed / plain:.2f}"
-          "   (aim <= 1.6x)")  # fmt: skip
-    print(f"  bwrap alone (namespaces, mounts, seccomp, slot uid)  {bare:8.2f} ms   "
-          f"x{bare / plain:.2f}")  # fmt: skip
-    print(f"  the whole launch without a cgroup (rlimits only)     {no_group:8.2f} ms   "
-          f"x{no_group / plain:.2f}")  # fmt: skip
+    start = bench_start(args.starts)
+    plain = start["plain"]
+    print(f"start       plain {plain:8.2f} ms   sandbox, cold      {start['cold']:8.2f} ms   "
+          + verdict(start["cold"] / plain, START_AIM))  # fmt: skip
+    print(f"            plain {plain:8.2f} ms   sandbox, prepared  {start['prepared']:8.2f} ms   "
+          + verdict(start["prepared"] / plain, START_AIM)
+          + "  (from release; prepared ahead)")  # fmt: skip
+    print(f"  the prepare itself (staging, uid, cgroup and its move, bwrap)  "
+          f"{start['prepare']:8.2f} ms")  # fmt: skip
+    print(f"  bwrap alone (namespaces, mounts, seccomp, slot uid)           "
+          f"{start['bare']:8.2f} ms   x{start['bare'] / plain:.2f}")  # fmt: skip
+    print(f"  the whole cold launch without a cgroup (rlimits only)         "
+          f"{start['no_group']:8.2f} ms   x{start['no_group'] / plain:.2f}")  # fmt: skip
     moves = bench_cgroup_move(10)
     if moves is not None:
         print(f"  {cgroups.backend()[0]} move of a process: first after 100 ms idle "
@@ -220,14 +378,32 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "main.py").write_text(ECHO)
-        plain, boxed, alone, paired = bench_round_trip(folder, args.trips)
-    print(f"round trip  plain {plain * 1000:8.1f} us   sandbox {boxed * 1000:8.1f} us   "
-          f"x{boxed / plain:.2f}   (aim <= 2x)")  # fmt: skip
-    print(f"  ProgramPlayer.act, one program seat          {alone * 1000:8.1f} us   "
-          f"x{alone / plain:.2f}")  # fmt: skip
-    print(f"  ProgramPlayer.act, two seats (pause + wake)  {paired * 1000:8.1f} us   "
-          f"x{paired / plain:.2f}")  # fmt: skip
+        before, now = bench_match_start(folder, max(3, args.starts // 4))
+        print(f"two-seat match start-up (echo bots to ready): one after the other {before:7.1f}"
+              f" ms, prepared first {now:7.1f} ms   x{now / before:.2f}")  # fmt: skip
+        ended = bench_end(folder, max(3, args.starts // 4))
+        print(f"a seat's end and close (a bot reading until end of input) {ended:7.1f} ms")
+        trips = bench_round_trip(folder, args.trips)
+    raw = trips["plain"]
+    print(f"round trip  plain {raw:8.1f} us   sandbox {trips['sandbox']:8.1f} us   "
+          f"x{trips['sandbox'] / raw:.2f}")  # fmt: skip
+    print(f"  ProgramPlayer.act, one program seat          {trips['act alone']:8.1f} us   "
+          f"x{trips['act alone'] / raw:.2f}")  # fmt: skip
+    print(f"  ProgramPlayer.act, two seats (pause + wake)  {trips['act two seats']:8.1f} us   "
+          + verdict(trips["act two seats"] / raw, MOVE_AIM))  # fmt: skip
+    hybrid = trips.get("act two seats, v2 freezer")
+    if hybrid is not None:
+        print(f"    the same with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
+              f"x{hybrid / raw:.2f}")  # fmt: skip
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            (folder / "main.py").write_text(ECHO)
+            for name, (median, p99) in bench_pause_under_launches(folder).items():
+                print(f"  pause + resume while another process launches sandboxes, {name:<10} "
+                      f"median {median:7.1f} us, p99 {p99:8.1f} us")  # fmt: skip
     limit = sandbox.Limits().start_ms
+    if args.language_starts <= 0:
+        return
     for language, built, ready in bench_languages(args.language_starts):
         build = f"build {built:5.1f} s" if built else "no build   "
         print(f"start to ready  {language:<10} {ready:8.1f} ms   {build}   (aim: well under "

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from bots import sandbox
 from bots.sandbox import Limits, slots
+from bots.sandbox.slots import BotTooLarge
 from bots.wire import STDERR_TAIL, Channel, WireError, short
 from games.protocol import Game
 from games.rng import Rng, derive_seed
@@ -101,6 +102,7 @@ class ProgramPlayer:
         self.log: str | None = None  # its stderr (bounded), kept when it is closed
         self._ended = False
         self._cleanup: list = []
+        self._prepare_error: BotTooLarge | None = None
 
     def _fault(self, error: WireError, during: str, waited_ms: int) -> Fault:
         """Turn a wire error into a fault, asking the sandbox which limit (if any) was hit."""
@@ -141,8 +143,29 @@ class ProgramPlayer:
                 return Fault("timeout", f"timed out {during} after {waited_ms} ms")
         return Fault(kind, f"{reason} {during}")
 
+    def prepare(self) -> None:
+        """Build this seat's sandbox now and hold its program back until ``start``
+        (``sandbox.prepare``): a runner prepares every seat of a match, or the next match's
+        seats while one plays, and each ``start`` then costs little more than the program's
+        own start-up. Nothing of the bot runs before ``start``; ``close`` disposes of an
+        unused one. A no-op where bots are not sandboxed (the program would start at once).
+        A bot too large to stage is reported by ``start``, as without a prepare."""
+        if self.box is not None or self._prepare_error is not None:
+            return
+        if not sandbox.sandbox_available():
+            return
+        try:
+            self.box = sandbox.prepare(self.bot_dir, self.limits)
+        except BotTooLarge as exc:
+            self._prepare_error = exc
+
     def start(self, info: dict) -> Fault | None:
-        self.box = sandbox.launch(self.bot_dir, self.limits)
+        if self._prepare_error is not None:
+            raise self._prepare_error
+        if self.box is None:
+            self.box = sandbox.launch(self.bot_dir, self.limits)
+        else:
+            self.box.release()  # the start-up allowance runs from here
         proc = self.box.proc
         self.channel = Channel(
             proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
@@ -220,6 +243,13 @@ class ProgramPlayer:
     def close(self) -> None:
         if self.box is not None and self.channel is not None and self.log is None:
             # A bot told the match ended usually logs a last line and exits: a moment for it.
+            # Its stdin is closed first, so one that reads until end of input (``for line in
+            # sys.stdin``) exits now instead of using up the moment (50 ms a seat).
+            if self._ended and self.box.proc.stdin is not None:
+                try:
+                    self.box.proc.stdin.close()
+                except OSError:
+                    pass
             self.log = self.channel.log_text(wait=0.05 if self._ended else 0.0)
         if self.box is not None:
             self.box.close()

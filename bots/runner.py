@@ -95,6 +95,13 @@ def play_match(
     programs = [seat for seat, p in enumerate(players) if hasattr(p, "pause")]
 
     try:
+        # Every program seat's sandbox is built first (ProgramPlayer.prepare): their cgroup
+        # moves and bubblewrap set-ups overlap, and each start below costs little more than
+        # the program's own start-up. Programs still start one at a time, each in its own
+        # start-up allowance, and pause once ready.
+        for player in players:
+            if hasattr(player, "prepare"):
+                player.prepare()
         for seat, player in enumerate(players):
             info = {
                 "game": game.slug, "version": game.version, "seat": seat, "players": count,

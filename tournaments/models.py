@@ -55,6 +55,10 @@ class Tournament(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Bumped in the transaction of every change to what the standings are drawn from (the
+    # seeding at the start, each result recorded, failed or taken back): the standings
+    # snapshot of another version is stale.
+    results_version = models.PositiveBigIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["-start_at", "-id"]
@@ -63,10 +67,19 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def refresh_from_db(self, *args, **kwargs) -> None:
+        # Reads kept on the instance for one request (selectors, read models) go too.
+        for name in ("_entrants", "_standings_snapshot", "_overview"):
+            self.__dict__.pop(name, None)
+        super().refresh_from_db(*args, **kwargs)
+
     @property
     def challenger_ids(self) -> list[int]:
         """Gauntlet: the bots who play every other entrant."""
-        return [e.bot_id for e in self.entries.all() if e.challenger]
+        rows = getattr(self, "_entrants", None)  # selectors.entrants, read in this request
+        if rows is not None:
+            return [row["bot_id"] for row in rows if row["challenger"]]
+        return list(self.entries.filter(challenger=True).values_list("bot_id", flat=True))
 
 
 class Entry(models.Model):
@@ -90,6 +103,62 @@ class Entry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tournament", "bot"], name="unique_entry_per_bot")
         ]
+
+
+class EntryTally(models.Model):
+    """An entrant's running totals in its tournament, kept in each result's transaction.
+
+    ``points`` counts in units of 1 / ``points_scale`` of a game (game points are
+    fractions: 1/2 a draw, 1/(2(n-1)) steps at n seats). Decided games count for the
+    format (failed ones as draws, their faults not counted); ``played``, ``wins`` and
+    ``score`` count the games played to an end only, as the standings rows show them.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tallies")
+    entrant = models.PositiveSmallIntegerField()  # the entry's seed number
+    points = models.BigIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+    played = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    score = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["tournament", "entrant"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "entrant"], name="unique_tally_entrant")
+        ]
+
+
+class PairTally(models.Model):
+    """What two entrants (``first`` the lower seed number) scored against each other in
+    their decided games, in the units of :class:`EntryTally`; rows exist while games > 0."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    first = models.PositiveSmallIntegerField()
+    second = models.PositiveSmallIntegerField()
+    first_points = models.BigIntegerField(default=0)
+    second_points = models.BigIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "first", "second"], name="unique_tally_pair"
+            )
+        ]
+
+
+class StandingsSnapshot(models.Model):
+    """The tournament's overview (standings, rounds, bracket by bot id, names left out) as
+    of ``version``; current while it equals the tournament's ``results_version``."""
+
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
+    )
+    version = models.PositiveBigIntegerField()
+    # JSON text, not a JSONField: jsonb would reorder the keys the API shows in order.
+    data = models.TextField()
+    built_at = models.DateTimeField(auto_now=True)
 
 
 class Ladder(models.Model):
@@ -154,6 +223,10 @@ class Match(models.Model):
     rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
     # The rating pool (tournaments.pools.pool_key of game, seats and options), set when rated.
     pool = models.CharField(max_length=200, blank=True, default="")
+    # What the tournament's standings totals count this match as: "finished", "failed" or
+    # "" (not counted); follows ``status`` in the same transaction (tournaments.read_models).
+    # (A database default too, so rows bulk-loaded without it read as not counted.)
+    standings_counted = models.CharField(max_length=12, blank=True, default="", db_default="")
     # A version gate's match (tournament None): new version against its parent.
     gate = models.ForeignKey(
         "Gate", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
@@ -163,6 +236,8 @@ class Match(models.Model):
         ordering = ["round", "number", "id"]
         indexes = [
             models.Index(fields=["status", "heartbeat_at"]),
+            # A tournament's progress counts its matches by status from this index alone.
+            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
             # The lists' keyset orders: a tournament's matches, a ladder's newest first.
             models.Index(
                 fields=["tournament", "round", "number", "id"], name="match_tournament_order"

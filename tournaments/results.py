@@ -52,17 +52,27 @@ def results_of(tournament: Tournament, entries: list[Entry]) -> list[Result]:
     matches = Match.objects.filter(pk__in=seats_of).values_list(
         "pk", "pairing_key", "round", "series", "status"
     )
-    results = []
-    for match_id, key, round_, series, status in matches:
-        seats = sorted(seats_of[match_id])
-        entrants = tuple(entrant_of_version[version] for _, version, _, _ in seats)
-        failed = status == Match.Status.FAILED
-        ranks = tuple(1 if failed or rank is None else rank for _, _, rank, _ in seats)
-        faults = tuple(
-            entrant_of_version[version] for _, version, _, fault in seats if fault and not failed
+    return [
+        decided_result(
+            key=key,
+            round=round_,
+            series=series,
+            failed=status == Match.Status.FAILED,
+            seats=[
+                (entrant_of_version[v], rank, fault) for _, v, rank, fault in sorted(seats_of[pk])
+            ],
         )
-        pairing = Pairing(
-            key=key, round=round_, seats=entrants, deal=0, group=0, series=series or None
-        )
-        results.append(Result(pairing=pairing, ranks=ranks, faults=faults))
-    return results
+        for pk, key, round_, series, status in matches
+    ]
+
+
+def decided_result(
+    *, key: str, round: int, series: str, failed: bool, seats: list[tuple[int, int | None, bool]]
+) -> Result:
+    """One decided game as the format sees it, from its (entrant, rank, faulted) seats in
+    seat order: a failed one is a draw with no fault, a missing rank counts as first."""
+    entrants = tuple(entrant for entrant, _, _ in seats)
+    ranks = tuple(1 if failed or rank is None else rank for _, rank, _ in seats)
+    faults = tuple(entrant for entrant, _, fault in seats if fault and not failed)
+    pairing = Pairing(key=key, round=round, seats=entrants, deal=0, group=0, series=series or None)
+    return Result(pairing=pairing, ranks=ranks, faults=faults)

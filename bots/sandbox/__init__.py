@@ -1,6 +1,7 @@
 """Containment for uploaded bots: the half of ``bots`` that imports no Django.
 
-- ``jail``: decides what containment is in force and launches a program (``launch``);
+- ``jail``: decides what containment is in force and launches a program (``launch``), or
+  builds its sandbox ahead of time and holds the program back (``prepare``);
 - ``spawn``: bubblewrap's command line and the steps around fork and exec of one launch;
 - ``limits``: the bounds a bot lives under (``Limits``) and their defaults;
 - ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
@@ -20,6 +21,7 @@ from bots.sandbox.jail import (
     describe_enforcement,
     enforcement_mode,
     launch,
+    prepare,
     sandbox_available,
     trusted_only,
     wait_gone,
@@ -41,6 +43,7 @@ __all__ = [
     "describe_enforcement",
     "enforcement_mode",
     "launch",
+    "prepare",
     "sandbox_available",
     "seccomp",
     "slots",

@@ -12,7 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bots.sandbox import cgroups, slots
+from bots.sandbox import cgroups, slots, spawn
 
 log = logging.getLogger("arena.sandbox")
 
@@ -21,8 +21,9 @@ class BotProcess:
     """One launched program: pipes, pause/resume, CPU time, limit verdicts, kill-all."""
 
     def __init__(self, proc: subprocess.Popen, slot: slots.Slot, group: cgroups.Cgroup | None,
-                 staged: Path | None, sandboxed: bool):  # fmt: skip
+                 staged: Path | None, sandboxed: bool, gate: int | None = None):  # fmt: skip
         self.proc = proc
+        self._gate = gate  # a prepared sandbox's program waits for a byte here (release())
         self.slot = slot
         self.slot_uid = slot.uid  # kept after close, for checks that nothing of it is left
         self.group = group
@@ -33,6 +34,17 @@ class BotProcess:
         self._bot: int | None = None if sandboxed else proc.pid
         self._stat_fd: int | None = None
         self._closed = False
+
+    @property
+    def held(self) -> bool:
+        """Prepared (``sandbox.prepare``) and not released yet: the program has not started."""
+        return self._gate is not None
+
+    def release(self) -> None:
+        """Let a prepared sandbox's program start; nothing to do for a launched one."""
+        if self._gate is not None and not self._closed:
+            gate, self._gate = self._gate, None
+            spawn.release(self.proc, gate)
 
     @property
     def pid(self) -> int:
@@ -102,19 +114,28 @@ class BotProcess:
     def pause(self) -> None:
         """Stop the bot between its turns so it cannot think on another seat's time.
 
-        Cheap path (~5 us): SIGSTOP the program, which stops all its threads; a fork racing
-        the signal is restarted by the kernel after the stop, so if the group then holds no
-        other process, nothing can run. Otherwise the cgroup freezer stops the whole tree.
+        SIGSTOP the program, which stops all its threads; a fork racing the signal is
+        restarted by the kernel after the stop, so if the group then holds no other process,
+        nothing can run; otherwise the freezer (~100 us a write on v1) stops the whole tree.
+        With the opt-in hybrid v2 freezer (``ARENA_CGROUP_HYBRID=1``, see cgroups.py), one
+        write freezes the whole tree at once: every thread and process, and any child forked
+        meanwhile (a fork into a freezing group is born frozen).
         """
         if self.paused or self._closed:
             return
         self.paused = True
+        if self.group is not None and self.group.whole_tree_freeze:
+            self.group.freeze()
+            self._frozen = True
+            return
         bot = self._bot_pid()
         if self.group is not None:
             if bot is not None:
                 _signal(bot, signal.SIGSTOP)
                 monitor = 1 if self.sandboxed else 0
-                if self.group.tasks() <= self._threads(bot) + monitor:
+                tasks = self.group.tasks()
+                # A single-threaded bot (most Python bots) needs no thread count from /proc.
+                if tasks <= 1 + monitor or tasks <= self._threads(bot) + monitor:
                     return  # nothing in the group but the (stopping) bot and bwrap's monitor
             self.group.freeze()
             self._frozen = True
@@ -208,6 +229,9 @@ class BotProcess:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 log.error("sandbox monitor %s did not die", monitor)
+        if self._gate is not None:  # never released: closed only once nothing waits on it
+            os.close(self._gate)
+            self._gate = None
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 try:

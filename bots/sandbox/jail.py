@@ -39,6 +39,7 @@ from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.limits import Limits
 from bots.sandbox.spawn import (
     attach_and_release,
+    attach_held,
     bwrap_argv,
     bwrap_path,
     preexec,
@@ -175,8 +176,16 @@ def _enforcement_parts() -> list[str]:
         f"memory: {memory}",
         scratch,
         "CPU, file size, open files: rlimits",
-        "pause: " + ("cgroup freezer" if kind != "none" else "SIGSTOP"),
+        "pause: " + _pause_mechanism(kind, _where),
     ]
+
+
+def _pause_mechanism(kind: str, where: object) -> str:
+    if kind == "cgroup v1" and cgroups.UNIFIED in where:  # type: ignore[operator]
+        return "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor; hybrid opt-in)"
+    if kind != "none":
+        return f"SIGSTOP, the {kind} freezer when the bot has other processes"
+    return "SIGSTOP of every process of the bot"
 
 
 _SDK_STAGED: Path | None = None
@@ -209,6 +218,26 @@ _WARNED = False
 def launch(bot_dir: Path | None, limits: Limits, argv: list[str] | None = None) -> BotProcess:
     """Start the bot in ``bot_dir`` (``main.py`` or ``main``, see ``entry_argv``), or
     ``argv``, in a sandbox; pipes on 0/1/2."""
+    return _checked_launch(bot_dir, limits, argv, hold=False)
+
+
+def prepare(bot_dir: Path | None, limits: Limits, argv: list[str] | None = None) -> BotProcess:
+    """Everything ``launch`` does but start the program: the bot's files staged, its uid
+    and cgroup taken, bubblewrap's sandbox built and moved into the group. The program
+    waits on bwrap's ``--block-fd`` until ``BotProcess.release()``; until then nothing of
+    the bot has run. ``close()`` without a release kills the waiting sandbox.
+
+    Only where bots are sandboxed: without bubblewrap (trusted-bots-only mode) this is
+    ``launch`` itself, so call it only where the program may start at once.
+
+    Call it from the thread that will play the match: bwrap dies with the thread that
+    started it (PR_SET_PDEATHSIG), so a prepared sandbox never outlives its worker."""
+    return _checked_launch(bot_dir, limits, argv, hold=True)
+
+
+def _checked_launch(
+    bot_dir: Path | None, limits: Limits, argv: list[str] | None, hold: bool
+) -> BotProcess:
     global _WARNED
     sandboxed = sandbox_available()
     if not sandboxed and not trusted_only():
@@ -219,11 +248,15 @@ def launch(bot_dir: Path | None, limits: Limits, argv: list[str] | None = None) 
     if not sandboxed and not _WARNED:
         _WARNED = True
         log.warning("RUNNING BOTS WITHOUT A SANDBOX (ARENA_TRUSTED_BOTS_ONLY=1)")
-    return _launch(bot_dir, limits, argv, sandboxed)
+    return _launch(bot_dir, limits, argv, sandboxed, hold=hold)
 
 
 def _launch(
-    bot_dir: Path | None, limits: Limits, argv: list[str] | None, sandboxed: bool
+    bot_dir: Path | None,
+    limits: Limits,
+    argv: list[str] | None,
+    sandboxed: bool,
+    hold: bool = False,
 ) -> BotProcess:
     staged = slots.stage(bot_dir) if bot_dir is not None else None
     slot = slots.acquire()
@@ -237,9 +270,10 @@ def _launch(
         # no uid of their own, set its process limit (see attach_and_release). Nothing of
         # the bot runs before the release.
         per_userns_nproc = sandboxed and slot.uid is None and nproc_per_userns()
-        gated = sandboxed and ((group is not None and _GATED) or per_userns_nproc)
+        gated = sandboxed and (hold or (group is not None and _GATED) or per_userns_nproc)
         gate = os.pipe() if gated else None
-        info = os.pipe() if per_userns_nproc else None
+        bot_only = gated and group is not None and group.bot_only  # see attach_held
+        info = os.pipe() if (per_userns_nproc or bot_only) else None
         scratch_dir = scratch_mountpoint() if (sandboxed and _SCRATCH_BOUNDED) else None
         scratch = (bytes(scratch_dir), scratch_options(limits)) if scratch_dir else None
         if sandboxed:
@@ -278,12 +312,15 @@ def _launch(
         finally:
             for fd in pass_fds:
                 os.close(fd)
+        held = None
         if gate:
-            attach_and_release(
-                proc, group, gate[1], info and info[0],
-                # With a pids cgroup too, only a backstop (as in rlimits): the group refuses.
-                (limits.processes * (2 if group else 1)) if per_userns_nproc else None,
-            )  # fmt: skip
+            # With a pids cgroup too, only a backstop (as in rlimits): the group refuses.
+            nproc = (limits.processes * (2 if group else 1)) if per_userns_nproc else None
+            if hold:  # released later by BotProcess.release()
+                attach_held(proc, group, gate[1], info and info[0], nproc)
+                held = gate[1]
+            else:
+                attach_and_release(proc, group, gate[1], info and info[0], nproc)
     except BaseException:
         if group is not None:
             group.kill_all()
@@ -292,7 +329,7 @@ def _launch(
         if staged is not None:
             slots.unstage(staged)
         raise
-    return BotProcess(proc, slot, group, staged, sandboxed)
+    return BotProcess(proc, slot, group, staged, sandboxed, gate=held)
 
 
 def wait_gone(pids: list[int], timeout: float = 2.0) -> bool:

@@ -49,6 +49,42 @@ def _bind_system() -> list[str]:
     return args
 
 
+# The host's system binds and the offered languages' binds and variables, worked out once
+# per worker process (a glob and a stat per path: ~0.7 ms a launch) for each ARENA_LANGUAGES.
+_STATIC: dict[tuple[str, str | None], list[str]] = {}
+
+
+def _cached(part: str, build) -> list[str]:
+    key = (part, os.environ.get("ARENA_LANGUAGES"))
+    if key not in _STATIC:
+        _STATIC[key] = build()
+    return list(_STATIC[key])
+
+
+def _system_binds() -> list[str]:
+    return _cached("system", _bind_system)
+
+
+def _language_binds() -> list[str]:
+    def build() -> list[str]:
+        out: list[str] = []
+        for path in languages.sandbox_binds():  # /etc/alternatives, /etc/java-17-openjdk, ...
+            out += ["--ro-bind", path, path]
+        return out
+
+    return _cached("binds", build)
+
+
+def _language_env() -> list[str]:
+    def build() -> list[str]:
+        out: list[str] = []
+        for name, value in languages.sandbox_env().items():
+            out += ["--setenv", name, value]
+        return out
+
+    return _cached("env", build)
+
+
 def bwrap_argv(
     bot_dir: Path | None,
     sdk_dir: Path | None,
@@ -65,7 +101,7 @@ def bwrap_argv(
         "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "bot",
         "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
     ]  # fmt: skip
-    args += _bind_system()
+    args += _system_binds()
     args += ["--proc", "/proc", "--dir", "/dev"]
     args += ["--dev-bind", "/dev/null", "/dev/null", "--dev-bind", "/dev/zero", "/dev/zero"]
     args += ["--dev-bind", "/dev/urandom", "/dev/urandom"]
@@ -77,13 +113,11 @@ def bwrap_argv(
         args += ["--ro-bind", str(bot_dir), "/bot"]
     if sdk_dir is not None:
         args += ["--ro-bind", str(sdk_dir), "/sdk"]
-    for path in languages.sandbox_binds():  # /etc/alternatives, /etc/java-17-openjdk, ...
-        args += ["--ro-bind", path, path]
+    args += _language_binds()
     args += ["--remount-ro", "/", "--chdir", "/bot" if bot_dir is not None else "/"]
     args += ["--clearenv", "--setenv", "PYTHONPATH", "/sdk", "--setenv", "HOME", "/tmp"]
     args += ["--setenv", "LANG", "C.UTF-8", "--setenv", "PATH", "/usr/bin:/bin"]
-    for name, value in languages.sandbox_env().items():
-        args += ["--setenv", name, value]
+    args += _language_env()
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
     if block_fd is not None:  # built, but the program waits for a byte here before exec
@@ -195,39 +229,78 @@ def attach_and_release(
     info_fd: int | None = None,
     nproc: int | None = None,
 ) -> None:
+    """:func:`attach_held`, then let the program start at once."""
+    attach_held(proc, group, gate, info_fd, nproc)
+    release(proc, gate)
+
+
+def release(proc: subprocess.Popen, gate: int) -> None:
+    """Let a held sandbox's program start (one byte on bwrap's ``--block-fd``). Should bwrap
+    be gone (EPIPE), it is reaped and the error raised: the host's failure, not the bot's."""
+    try:
+        os.write(gate, b"\n")
+    except BaseException:
+        _abort(proc)
+        raise
+    finally:
+        os.close(gate)
+
+
+def _abort(proc: subprocess.Popen) -> None:
+    proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        stream.close()
+
+
+def attach_held(
+    proc: subprocess.Popen,
+    group: cgroups.Cgroup | None,
+    gate: int,
+    info_fd: int | None = None,
+    nproc: int | None = None,
+) -> None:
     """Before the program starts: move bwrap's monitor, then the sandbox's first process if
     it was already cloned, into ``group``; give that first process its RLIMIT_NPROC of
-    ``nproc``; then let the program start.
+    ``nproc``. The program starts only once released (:func:`release`).
 
     A clone after the monitor's move lands in the group by itself (the move excludes
-    concurrent forks), so nothing escapes it. The process limit is set from outside, on the
+    concurrent forks), so nothing escapes it. A group whose freezer the monitor stays out of
+    (``Cgroup.bot_only``: a hybrid machine's v2 group, so that a pause freezes and thaws the
+    bot alone, not bwrap's monitor too) gets the first process by the pid bwrap reports on
+    ``info_fd``, which it then needs: the program waits on the gate, so nothing of it runs,
+    let alone forks, before it is in. The process limit is set from outside, on the
     sandbox's first process only: since Linux 5.14 RLIMIT_NPROC counts the processes of a
     uid *in a user namespace*, so inside the sandbox it counts the bot's own processes and
     threads, even when every sandbox and the worker share one uid. (Set on bwrap itself, it
     would also count the worker's processes, since a user namespace's creator's limit
     applies to the whole uid outside.) Should the worker die before the release, bwrap
     reads EOF and goes on, but its monitor is killed by PR_SET_PDEATHSIG and the sandbox
-    with it (--die-with-parent), long before the program gets past interpreter start-up."""
+    with it (--die-with-parent), long before the program gets past interpreter start-up.
+
+    ``gate`` stays open (the caller releases it, see :func:`release`) unless this fails:
+    then bwrap is killed and the gate closed."""
     try:
+        first = None
         if group is not None:
-            group.attach(proc.pid)
+            group.attach(proc.pid, monitor=True)
+            if info_fd is not None:
+                first = _first_pid(info_fd)
             try:
                 with open(f"/proc/{proc.pid}/task/{proc.pid}/children") as handle:
                     children = [int(p) for p in handle.read().split()]
             except OSError:
                 children = []
-            for pid in children:
+            for pid in {*children, *([first] if first is not None else [])}:
                 group.attach(pid)
-        if nproc is not None and info_fd is not None:
-            resource.prlimit(_first_pid(info_fd), resource.RLIMIT_NPROC, (nproc, nproc))
-        os.write(gate, b"\n")
+        elif info_fd is not None:
+            first = _first_pid(info_fd)
+        if nproc is not None and first is not None:
+            resource.prlimit(first, resource.RLIMIT_NPROC, (nproc, nproc))
     except BaseException:
-        proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            stream.close()
+        _abort(proc)
+        os.close(gate)
         raise
     finally:
-        os.close(gate)
         if info_fd is not None:
             os.close(info_fd)

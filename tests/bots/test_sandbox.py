@@ -50,12 +50,16 @@ print(json.dumps(facts), flush=True)
 """
 
 
-def run_probe(tmp_path, limits=None, source=PROBE) -> dict:
+def run_probe(tmp_path, limits=None, source=PROBE, prepared=False) -> dict:
+    """The probe's report; ``prepared``: built ahead with sandbox.prepare, then released."""
     folder = tmp_path / "probe"
     folder.mkdir()
     (folder / "main.py").write_text(source)
-    box = sandbox.launch(folder, limits or Limits(tmpfs_mb=8, file_size_mb=32))
+    start = sandbox.prepare if prepared else sandbox.launch
+    box = start(folder, limits or Limits(tmpfs_mb=8, file_size_mb=32))
     try:
+        assert box.held == prepared
+        box.release()
         out, err = box.proc.communicate(timeout=20)
     finally:
         box.close()
@@ -63,9 +67,10 @@ def run_probe(tmp_path, limits=None, source=PROBE) -> dict:
     return json.loads(out)
 
 
-def test_containment(tmp_path, monkeypatch):
+@pytest.mark.parametrize("prepared", [False, True], ids=["launched", "prepared"])
+def test_containment(tmp_path, monkeypatch, prepared):
     monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
-    facts = run_probe(tmp_path)
+    facts = run_probe(tmp_path, prepared=prepared)
     # The languages' own variables (NODE_PATH, JAVA_TOOL_OPTIONS) and nothing of the worker.
     offered = languages.sandbox_env()
     allowed = {"PYTHONPATH", "HOME", "LANG", "PATH", "PWD", "LC_CTYPE", *offered}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     extend_schema,
@@ -16,16 +15,7 @@ from rest_framework.views import APIView
 from games import registry
 from tournaments import selectors, services
 from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Entry, Match, Tournament
-
-ENTRIES = Entry.objects.select_related("bot", "version").defer("version__upload")
-
-
-def _entries(tournament: Tournament):
-    """The entries with bots and versions: prefetched by a list, else read here."""
-    if "entries" in getattr(tournament, "_prefetched_objects_cache", {}):
-        return tournament.entries.all()
-    return ENTRIES.filter(tournament=tournament)
+from tournaments.models import Match, Tournament
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -117,18 +107,10 @@ class TournamentSerializer(serializers.ModelSerializer):
         }
 
     def get_entrants(self, tournament) -> list[dict]:
-        return [
-            {
-                "bot_id": e.bot_id,
-                "bot": e.bot.name,
-                "version": e.version.number if e.version else None,
-                "seed_number": e.seed_number,
-                "challenger": e.challenger,
-            }
-            for e in _entries(tournament)
-        ]
+        return selectors.entrants(tournament=tournament)
 
     def to_representation(self, tournament):
+        selectors.entrants(tournament=tournament)  # one read for challengers and entrants
         data = super().to_representation(tournament)
         # Every deal follows from the seed, and entrants' versions are pinned only
         # at the start: until then, a seed anyone could read lets an entrant upload
@@ -216,8 +198,7 @@ class TournamentListCreateApi(generics.ListAPIView):
         return super().get_throttles() if self.request.method == "POST" else []
 
     def get_queryset(self):
-        # A page's entries (bots, pinned versions) in one query, not two per tournament.
-        return selectors.tournament_list().prefetch_related(Prefetch("entries", queryset=ENTRIES))
+        return selectors.tournament_list()
 
     @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request):
@@ -236,7 +217,8 @@ class TournamentListCreateApi(generics.ListAPIView):
 
 class TournamentDetailApi(generics.RetrieveAPIView):
     serializer_class = TournamentDetailSerializer
-    queryset = Tournament.objects.select_related("organiser")
+    # The standings snapshot comes in the tournament's row (tournaments.read_models).
+    queryset = Tournament.objects.select_related("organiser", "snapshot")
 
 
 class TournamentCancelApi(APIView):

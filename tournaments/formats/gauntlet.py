@@ -9,7 +9,7 @@ fewer faults, seed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from tournaments.formats.common import (
@@ -17,12 +17,14 @@ from tournaments.formats.common import (
     Finished,
     Pairing,
     Result,
+    Standing,
     by_key,
     faults_of,
     game_scores,
     pairwise_scores,
     rotation,
 )
+from tournaments.formats.round_robin import Scaled
 from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
 
 TIEBREAKS = (HEAD_TO_HEAD, FAULTS)
@@ -84,12 +86,40 @@ def standings(event: Event, results: Sequence[Result]) -> Finished:
             points[e] += s
         for pair, s in pairwise_scores(result).items():
             scored_against[pair] += s
-    table = rank(
-        entrants=event.entrants,
+    table = standings_of(event.entrants, points, scored_against, faults_of(results, event.entrants))
+    return Finished(order=tuple(s.entrant for s in table), standings=table)
+
+
+def standings_of(
+    entrants: int,
+    points: Sequence[Fraction],
+    scored_against: dict[tuple[int, int], Fraction],
+    faults: Sequence[int],
+) -> tuple[Standing, ...]:
+    """The order from running totals (points, what each scored against each, faults)."""
+    return rank(
+        entrants=entrants,
         points=points,
         numeric={},
         order=TIEBREAKS,
         scored_against=scored_against,
-        faults=faults_of(results, event.entrants),
+        faults=faults,
     )
-    return Finished(order=tuple(s.entrant for s in table), standings=table)
+
+
+def standings_in_units(
+    entrants: int,
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
+    faults: Sequence[int],
+    scale: int,
+) -> tuple[Standing, ...]:
+    """:func:`standings_of` from totals counted in whole units of 1/``scale`` point."""
+    return rank(
+        entrants=entrants,
+        points=[Fraction(p, scale) for p in points],
+        numeric={},
+        order=TIEBREAKS,
+        scored_against=Scaled(scored_against, scale),
+        faults=faults,
+    )

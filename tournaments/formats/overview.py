@@ -10,7 +10,7 @@ order comes from the format once it finishes.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.formats import bracket, double_elimination, gauntlet, single_elimination, swiss
@@ -18,6 +18,7 @@ from tournaments.formats.common import Event, Finished, Result, Standing
 from tournaments.formats.round_robin import TIEBREAKS as ROUND_ROBIN_TIEBREAKS
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.formats.round_robin import next_matches as round_robin_due
+from tournaments.formats.round_robin import standings_in_units as round_robin_in_units
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,45 @@ def describe(format: str, event: Event, results: Sequence[Result]) -> Overview:
         specs = double_elimination.specs(event.entrants, event.grand_final_reset)
         return _bracket(event, results, specs, double_elimination.next_matches)
     raise ValueError(f"unknown format {format!r}")
+
+
+# Formats whose table follows from running totals alone (points, what each entrant
+# scored against each other, faults): the read models keep those totals per result.
+TOTALS_FORMATS = ("round_robin", "gauntlet")
+
+
+def describe_totals(
+    format: str,
+    event: Event,
+    *,
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
+    faults: Sequence[int],
+    scale: int,
+    finished: bool,
+) -> Overview:
+    """:func:`describe` for a format of ``TOTALS_FORMATS``, from the running totals.
+
+    ``points[a]`` and ``scored_against[(a, b)]`` (what a scored in games against b) count
+    whole units of 1/``scale`` game point. Gives the same tiebreaks, standings and rounds
+    as :func:`describe` given the games those totals sum; ``finished`` is the caller's
+    (totals do not say what is left to play).
+    """
+    n = event.entrants
+    if format == "round_robin":
+        return Overview(
+            finished=finished,
+            tiebreaks=ROUND_ROBIN_TIEBREAKS,
+            standings=round_robin_in_units(n, points, scored_against, faults, scale),
+        )
+    if format == "gauntlet":
+        return Overview(
+            finished=finished,
+            tiebreaks=gauntlet.TIEBREAKS,
+            standings=gauntlet.standings_in_units(n, points, scored_against, faults, scale),
+            rounds=_rounds_of(gauntlet.plan(event)),
+        )
+    raise ValueError(f"{format!r} is not drawn from totals")
 
 
 def _rounds_of(pairings) -> tuple[RoundView, ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
@@ -13,6 +13,7 @@ from tournaments.formats.common import (
     Finished,
     Pairing,
     Result,
+    Standing,
     by_key,
     faults_of,
     game_scores,
@@ -124,20 +125,71 @@ def finish(entrants: int, results: Sequence[Result]) -> Finished:
             points[a] += score
         for pair, score in pairwise_scores(result).items():
             scored_against[pair] += score
+    standings = standings_of(entrants, points, scored_against, faults_of(results, entrants))
+    return Finished(order=tuple(s.entrant for s in standings), standings=standings)
+
+
+def standings_of(
+    entrants: int,
+    points: Sequence[Fraction],
+    scored_against: dict[tuple[int, int], Fraction],
+    faults: Sequence[int],
+) -> tuple[Standing, ...]:
+    """The table from running totals: points, what each scored against each, faults.
+
+    The same totals the read models keep per entrant and pair, so a table can be drawn
+    without the games themselves.
+    """
     # Sonneborn-Berger: what you scored against each opponent times that opponent's points.
-    sonneborn = [
-        sum(
-            (s * points[b] for (a2, b), s in scored_against.items() if a2 == a),
-            Fraction(0),
-        )
-        for a in range(entrants)
-    ]
-    standings = rank(
+    sonneborn = [Fraction(0)] * entrants
+    for (a, b), s in scored_against.items():
+        if s:
+            sonneborn[a] += s * points[b]
+    return rank(
         entrants=entrants,
         points=points,
         numeric={"sonneborn_berger": sonneborn},
         order=TIEBREAKS,
         scored_against=scored_against,
-        faults=faults_of(results, entrants),
+        faults=faults,
     )
-    return Finished(order=tuple(s.entrant for s in standings), standings=standings)
+
+
+class Scaled(Mapping):
+    """``values[key] / scale`` as a Fraction, made only when asked for (head-to-head asks
+    for the pairs of a tied group, not for all of them)."""
+
+    def __init__(self, values: Mapping, scale: int):
+        self.values, self.scale = values, scale
+
+    def __getitem__(self, key) -> Fraction:
+        return Fraction(self.values[key], self.scale)
+
+    def __iter__(self) -> Iterator:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+def standings_in_units(
+    entrants: int,
+    points: Sequence[int],
+    scored_against: Mapping[tuple[int, int], int],
+    faults: Sequence[int],
+    scale: int,
+) -> tuple[Standing, ...]:
+    """:func:`standings_of` from totals counted in whole units of 1/``scale`` point: the
+    same table, with whole-number sums over the pairs (Sonneborn-Berger in 1/scale^2)."""
+    sonneborn = [0] * entrants
+    for (a, b), s in scored_against.items():
+        if s:
+            sonneborn[a] += s * points[b]
+    return rank(
+        entrants=entrants,
+        points=[Fraction(p, scale) for p in points],
+        numeric={"sonneborn_berger": [Fraction(x, scale * scale) for x in sonneborn]},
+        order=TIEBREAKS,
+        scored_against=Scaled(scored_against, scale),
+        faults=faults,
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from tournaments.formats.common import Standing
@@ -19,7 +19,7 @@ def rank(
     points: Sequence[Fraction],
     numeric: dict[str, Sequence[Fraction]],
     order: Sequence[str],
-    scored_against: dict[tuple[int, int], Fraction],
+    scored_against: Mapping[tuple[int, int], Fraction],
     faults: Sequence[int],
 ) -> tuple[Standing, ...]:
     """Order entrants by points, then each tie-break of ``order`` in turn, then seed.

@@ -38,10 +38,12 @@ from tournaments.selectors.ratings import (  # noqa: F401
 )
 from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
+    entrants,
     expected_games,
     game_points,
     ladder_progress,
     overview,
+    overview_from_matches,
     progress,
     standings,
     time_left,

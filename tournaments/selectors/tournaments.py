@@ -13,6 +13,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
+from tournaments.read_models import match_counts, overview_data, pair_points
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -28,9 +29,10 @@ def tournament_list(*, game: str | None = None, status: str | None = None) -> Qu
 def progress(*, tournament: Tournament) -> dict:
     """Match counts by status. ``done`` counts matches played to an end (finished or
     failed), never cancelled ones, so a cancelled event shows how far it got."""
+    snapshot = getattr(tournament, "_standings_snapshot", None) or {}
     counts = defaultdict(int)
-    for status in tournament.matches.values_list("status", flat=True):
-        counts[status] += 1
+    # A finished event's snapshot (read by overview() in this request) holds its counts.
+    counts.update(snapshot.get("progress") or match_counts(tournament.pk))
     total = sum(counts.values())
     done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
@@ -41,18 +43,78 @@ def ladder_progress(*, ladder: Ladder) -> dict:
     return {status: counts.get(status, 0) for status in Match.Status.values}
 
 
+def entrants(*, tournament: Tournament) -> list[dict]:
+    """Every entry in entry order: bot id and name, pinned version number, seed number and
+    whether a challenger; one query, kept on the instance for the rest of the request."""
+    cached = getattr(tournament, "_entrants", None)
+    if cached is None:
+        rows = tournament.entries.values_list(
+            "bot_id", "bot__name", "version__number", "seed_number", "challenger"
+        )
+        cached = tournament._entrants = [
+            {
+                "bot_id": bot_id,
+                "bot": name,
+                "version": number,
+                "seed_number": seed_number,
+                "challenger": challenger,
+            }
+            for bot_id, name, number, seed_number, challenger in rows
+        ]
+    return cached
+
+
 def overview(*, tournament: Tournament) -> dict:
     """Standings with the format's tie-breaks, and its rounds or bracket, by bot.
 
-    Before the start nobody is seeded: every entrant gets an empty row.
+    Before the start nobody is seeded: every entrant gets an empty row. After it, the
+    snapshot of the tournament's current results (tournaments.read_models), with the
+    entrants' names and versions as they are now.
     """
+    rows = entrants(tournament=tournament)
+    if all(row["seed_number"] is None for row in rows):
+        return _unseeded(rows)
+    data = overview_data(tournament=tournament)
+    entry_of = {row["bot_id"]: row for row in rows}
+    standings = []
+    for row in data["standings"]:
+        entry = entry_of[row["bot_id"]]
+        standings.append(
+            {
+                "position": row["position"],
+                "bot_id": row["bot_id"],
+                "bot": entry["bot"],
+                "version": entry["version"],
+                "points": row["points"],
+                "tiebreaks": row["tiebreaks"],
+                "played": row["played"],
+                "wins": row["wins"],
+                "faults": row["faults"],
+                "score": row["score"],
+            }
+        )
+    return {
+        "tiebreaks": data["tiebreaks"],
+        "standings": standings,
+        "rounds": data["rounds"],
+        "bracket": data["bracket"],
+    }
+
+
+def _unseeded(rows: list[dict]) -> dict:
+    standings = [
+        _row(row["bot_id"], row["bot"], row["version"], place=None, points=0.0, tiebreaks={})
+        for row in rows
+    ]
+    return {"tiebreaks": [], "standings": standings, "rounds": [], "bracket": []}
+
+
+def overview_from_matches(*, tournament: Tournament) -> dict:
+    """:func:`overview` computed from every decided match, as it was before the read
+    models: what the tests hold the snapshot to, and the bench's before."""
     entries = seeded_entries(tournament)
     if not entries:
-        rows = [
-            _row(entry, place=None, points=0.0, tiebreaks={})
-            for entry in tournament.entries.select_related("bot", "version")
-        ]
-        return {"tiebreaks": [], "standings": rows, "rounds": [], "bracket": []}
+        return _unseeded(entrants(tournament=tournament))
     results = results_of(tournament, entries)
     view = describe(tournament.format, tournament_event(tournament, entries), results)
     counts = _seat_counts(tournament)
@@ -64,7 +126,14 @@ def overview(*, tournament: Tournament) -> dict:
     standings = []
     for standing in view.standings:
         entry = entries[standing.entrant]
-        row = _row(entry, standing.place, standing.points, standing.tiebreaks)
+        row = _row(
+            entry.bot_id,
+            entry.bot.name,
+            entry.version.number if entry.version else None,
+            standing.place,
+            standing.points,
+            standing.tiebreaks,
+        )
         row.update(counts.get(entry.version_id, {}))
         standings.append(row)
     return {
@@ -97,12 +166,12 @@ def overview(*, tournament: Tournament) -> dict:
     }
 
 
-def _row(entry, place, points, tiebreaks) -> dict:
+def _row(bot_id, bot, version, place, points, tiebreaks) -> dict:
     return {
         "position": place,
-        "bot_id": entry.bot_id,
-        "bot": entry.bot.name,
-        "version": entry.version.number if entry.version else None,
+        "bot_id": bot_id,
+        "bot": bot,
+        "version": version,
         "points": round(points, 3),
         "tiebreaks": {name: round(value, 3) for name, value in tiebreaks.items()},
         "played": 0,
@@ -135,54 +204,68 @@ def standings(*, tournament: Tournament) -> list[dict]:
 # --- The tournament page's live parts: points between entrants and the time left. ---
 
 
-def game_points(*, tournament: Tournament) -> dict:
+GAME_POINT_PARTS = ("pairwise", "tables", "series")
+
+
+def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_PARTS) -> dict:
     """Game points of every decided game, by bot, three ways (failed games are draws):
 
     - ``pairwise[(a, b)]``: ``[points a took from b, games they shared]``, ranks compared
-      two by two (the crosstable; with two seats, the game's own points);
+      two by two (the crosstable; with two seats, the game's own points), from the
+      standings' pair totals;
     - ``tables[(round, bots sorted)]``: each bot's points at that round's table (Swiss);
     - ``series[name]``: each bot's points in that series (elimination).
+
+    ``parts`` picks which to compute (the others come back empty): tables and series
+    read every decided game, pairwise one row per pair that met.
     """
     from tournaments.formats.common import game_scores
 
     entries = seeded_entries(tournament)
     bot = [e.bot_id for e in entries]
-    pairwise: dict[tuple[int, int], list] = defaultdict(lambda: [0.0, 0])
+    pairwise: dict[tuple[int, int], list] = {}
     tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
         lambda: defaultdict(float)
     )
     series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    for result in results_of(tournament, entries) if entries else []:
+    if entries and "pairwise" in parts:
+        pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
+    wanted = {"tables", "series"} & set(parts)
+    for result in results_of(tournament, entries) if entries and wanted else []:
         seats = [bot[e] for e in result.pairing.seats]
-        for i, a in enumerate(seats):
-            for j, b in enumerate(seats):
-                if i != j:
-                    mine, theirs = result.ranks[i], result.ranks[j]
-                    cell = pairwise[(a, b)]
-                    cell[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-                    cell[1] += 1
         shares = {bot[e]: float(s) for e, s in game_scores(result).items()}
         table = tables[(result.pairing.round, tuple(sorted(seats)))]
         for b, share in shares.items():
             table[b] += share
             if result.pairing.series:
                 series[result.pairing.series][b] += share
-    return {"pairwise": dict(pairwise), "tables": dict(tables), "series": dict(series)}
+    return {
+        "pairwise": pairwise,
+        "tables": dict(tables) if "tables" in parts else {},
+        "series": dict(series) if "series" in parts else {},
+    }
 
 
-def expected_games(*, tournament: Tournament, bracket: list[dict] | None = None) -> int | None:
+def expected_games(
+    *, tournament: Tournament, bracket: list[dict] | None = None, progress: dict | None = None
+) -> int | None:
     """About how many games the event plays in all (deciders not counted); None before the
-    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due)."""
+    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due);
+    ``progress``, :func:`progress`'s if the caller has it (its counts are not read again)."""
     from tournaments.formats import swiss
 
-    entrants = tournament.entries.filter(seed_number__isnull=False).count()
-    if not entrants:
+    seeded = entrants(tournament=tournament)
+    entrants_count = sum(1 for row in seeded if row["seed_number"] is not None)
+    if not entrants_count:
         return None
     games, seats = tournament.games_per_pairing, tournament.players_per_match
-    known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
+    if progress is not None:
+        known = progress["total"] - progress[Match.Status.CANCELLED]
+    else:
+        known = tournament.matches.exclude(status=Match.Status.CANCELLED).count()
     if tournament.format == Tournament.Format.SWISS:
-        rounds = tournament.rounds or swiss.default_rounds(entrants)
-        return max(known, rounds * (entrants // seats) * games)
+        rounds = tournament.rounds or swiss.default_rounds(entrants_count)
+        return max(known, rounds * (entrants_count // seats) * games)
     if bracket:
         pending = sum(1 for s in bracket if not s["complete"] and not s["skipped"])
         started = set(

@@ -18,6 +18,7 @@ from tournaments import formats
 from tournaments.formats import Finished, Pairing
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.read_models import bump_results_version, refresh_after_commit
 from tournaments.results import results_of, seeded_entries, tournament_event
 from tournaments.services.queueing import queue_match_after_commit
 
@@ -102,3 +103,7 @@ def _finish(tournament: Tournament, entries: list[Entry], finished: Finished) ->
     Tournament.objects.filter(pk=tournament.pk, status=Tournament.Status.RUNNING).update(
         status=Tournament.Status.FINISHED, finished_at=timezone.now()
     )
+    # A finished event's snapshot holds its match counts too: build it anew, after the
+    # commit, so the final table's first read is one row.
+    bump_results_version(tournament_id=tournament.pk)
+    refresh_after_commit(tournament.pk)

@@ -21,6 +21,7 @@ from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Match, Tournament
+from tournaments.read_models import count_result
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
@@ -73,6 +74,7 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
             attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
         ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
         if failed and tournament_id is not None:
+            count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
 
 
@@ -161,6 +163,7 @@ def _release(match_id: int, attempt: int, error: str) -> None:
         if updated and not out_of_attempts:
             queue_match_after_commit(match_id)
         if updated and out_of_attempts and tournament_id is not None:
+            count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
 
 
@@ -199,6 +202,8 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
         if tournament_id is not None:
+            # The standings' totals move with the result, in its transaction.
+            count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
     return True
 

@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments.models import Match, Tournament
+from tournaments.read_models import count_result
 from tournaments.services.queueing import queue_match_after_commit
 
 # Formats whose games do not decide who plays next: a failed game may be played again.
@@ -45,6 +46,9 @@ def requeue_failed_match(*, match: Match) -> Match:
     )
     if not requeued:
         raise ValidationError(f"only a failed match can be queued again, not a {match.status} one")
+    if tournament is not None:
+        # The failure counted as a draw: its tournament's totals take it back.
+        count_result(match_id=match.pk)
     if tournament is not None and tournament.status == Tournament.Status.FINISHED:
         Tournament.objects.filter(pk=tournament.pk).update(
             status=Tournament.Status.RUNNING, finished_at=None

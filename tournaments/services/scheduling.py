@@ -18,6 +18,7 @@ from games.protocol import InvalidOptions
 from tournaments import formats, pools
 from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
+from tournaments.read_models import reset_totals
 from tournaments.results import event_of, tournament_event
 from tournaments.services.advancing import advance_tournament
 
@@ -235,6 +236,7 @@ def start_tournament(*, tournament_id: int) -> bool:
     for number, entry in enumerate(playable):
         entry.seed_number = number
     Entry.objects.bulk_update(playable, ["version", "seed_number"])
+    reset_totals(tournament_id=tournament_id)  # the standings start from the seeding
     try:
         formats.next_matches(tournament.format, tournament_event(tournament, playable), [])
     except ValueError:

@@ -1,38 +1,68 @@
-"""Write every read model again from the tables it is derived from.
+"""``manage.py rebuild_read_models``: rebuild the tables kept up to date as results arrive.
 
-The read models are kept up to date in the transactions that change what they show;
-this command is for after a bulk load, a restore or a change of how they are computed.
-One function per read model; ``--only`` picks some of them.
+Each read model is rebuilt from the matches by one call; ``--only`` picks some. Safe while
+workers record results: each tournament is rebuilt under its lock, so a result waits for
+it and is then counted on top.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 
 from django.core.management.base import BaseCommand
 
-from tournaments import leaderboards
+from tournaments.leaderboards import rebuild_leaderboards
+from tournaments.read_models import rebuild_standings
 
-READ_MODELS = {
-    "leaderboards": leaderboards.rebuild_leaderboards,
+
+def _standings(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    return rebuild_standings(tournament_ids=tournament_ids, progress=progress)
+
+
+def _leaderboards(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    """Every pool's board from the ratings (``--tournament`` does not apply): rows written."""
+    rows = 0
+    for pool, count in rebuild_leaderboards().items():
+        progress(f"  {pool}: {count} rows")
+        rows += count
+    return rows
+
+
+# Read model name -> its rebuild: (tournament ids or None for all, progress) -> count.
+READ_MODELS: dict[str, Callable[..., int]] = {
+    "standings": _standings,
+    "leaderboards": _leaderboards,
 }
 
 
 class Command(BaseCommand):
-    help = "Rebuild the read models (leaderboards...) from the tables they are derived from."
+    help = (
+        "Rebuild read models (tournament standings totals and snapshots, leaderboard rows) "
+        "from the matches and ratings."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--only",
             action="append",
             choices=sorted(READ_MODELS),
-            help="rebuild only this read model (repeatable); all of them by default",
+            help="rebuild only this read model (may be repeated); default: all",
+        )
+        parser.add_argument(
+            "--tournament",
+            action="append",
+            type=int,
+            dest="tournaments",
+            help="standings: only this tournament id (may be repeated)",
         )
 
-    def handle(self, *args, only=None, **options):
+    def handle(self, *args, only=None, tournaments=None, **options):
+        verbose = options["verbosity"] > 0
+
+        def progress(line: str) -> None:
+            if verbose:
+                self.stdout.write(line)
+
         for name in only or list(READ_MODELS):
-            started = time.perf_counter()
-            result = READ_MODELS[name]()
-            seconds = time.perf_counter() - started
-            rows = sum(result.values()) if isinstance(result, dict) else result
-            self.stdout.write(f"{name}: {rows} rows in {seconds:.1f} s")
+            count = READ_MODELS[name](tournament_ids=tournaments, progress=progress)
+            self.stdout.write(self.style.SUCCESS(f"{name}: rebuilt {count}"))

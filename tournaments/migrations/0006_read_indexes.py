@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("bots", "0006_read_indexes"),
-        ("tournaments", "0004_ratings_pools"),
+        ("tournaments", "0005_standings"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,512 @@
+"""Standings read models: running totals kept with every result, and an overview snapshot.
+
+Drawing a tournament's standings from its games costs a pass over every decided match
+(20,000 in a 200-bot round robin); the tables here make a read cost one row instead:
+
+- :class:`~tournaments.models.EntryTally` and :class:`~tournaments.models.PairTally` hold
+  each entrant's totals and what each pair scored against each other. They change in the
+  transaction that decides a match (recorded, failed, or a failure taken back to be played
+  again), under the tournament's lock, by :func:`count_result`; what a game adds is
+  computed by the same code a full rebuild sums (:func:`_contribution`), so the two agree.
+- ``Tournament.results_version`` is bumped in that same transaction, and
+  :class:`~tournaments.models.StandingsSnapshot` holds the overview of one version. A read
+  that finds the snapshot of the current version uses it; any other is rebuilt from the
+  totals (round robin, gauntlet) or the decided games (Swiss and elimination, whose rounds
+  depend on every pairing, and whose events are small), so a snapshot cannot drift.
+
+A tournament whose totals were never built (matches bulk-loaded, or decided before these
+tables existed) gets them from its matches at the first result or read;
+``manage.py rebuild_read_models`` rebuilds every tournament's from the matches.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+from math import lcm
+
+from django.db import transaction
+from django.db.models import Count, F
+
+from tournaments.formats.common import Result, game_scores, pairwise_scores
+from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
+from tournaments.models import (
+    Entry,
+    EntryTally,
+    Match,
+    MatchSeat,
+    PairTally,
+    StandingsSnapshot,
+    Tournament,
+)
+from tournaments.results import decided_result, results_of, seeded_entries, tournament_event
+
+log = logging.getLogger(__name__)
+DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
+# An entrant's totals, in EntryTally's field order.
+ENTRY_FIELDS = ("points", "faults", "played", "wins", "score")
+PAIR_FIELDS = ("first_points", "second_points", "games")
+
+
+def points_scale(players: int) -> int:
+    """Units per game point that make every share whole: a game of k seats moves points in
+    steps of 1/(2(k-1)), and a table never has more seats than the event's matches."""
+    return lcm(2, *(2 * (k - 1) for k in range(2, players + 1)))
+
+
+def _whole(value: Fraction, scale: int) -> int:
+    units = value * scale
+    assert units.denominator == 1, f"{value} is not a whole number of 1/{scale}"
+    return int(units)
+
+
+Seat = tuple[int, int | None, bool, int | None]  # entrant, rank, faulted, score
+
+
+def _contribution(
+    result: Result, seats: list[Seat], *, finished: bool, scale: int
+) -> tuple[dict[int, list[int]], dict[tuple[int, int], list[int]]]:
+    """What one decided game adds to each entrant's totals and each pair's.
+
+    The format's part (points, faults, what each scored against each) comes from the
+    game as the format sees it (a failed game is a draw, its faults not counted); the
+    standings rows' part (played, wins, score) from the seats of a game played to its end.
+    """
+    entries: dict[int, list[int]] = defaultdict(lambda: [0] * len(ENTRY_FIELDS))
+    pairs: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0] * len(PAIR_FIELDS))
+    for entrant, share in game_scores(result).items():
+        entries[entrant][0] += _whole(share, scale)
+    for entrant in result.faults:
+        entries[entrant][1] += 1
+    if finished:
+        for entrant, rank, _, score in seats:
+            row = entries[entrant]
+            row[2] += 1
+            row[3] += rank == 1
+            row[4] += score or 0
+    for (a, b), scored in pairwise_scores(result).items():
+        first, second = min(a, b), max(a, b)
+        pair = pairs[(first, second)]
+        pair[0 if a == first else 1] += _whole(scored, scale)
+        if a == first:
+            pair[2] += 1
+    return entries, pairs
+
+
+def _decided_games(tournament_id: int, match_ids: Iterable[int] | None = None):
+    """(match id, status, result as the format sees it, seats) of every decided match of
+    the tournament, or of those ``match_ids`` whatever their status, from three value
+    queries; seats are (entrant, rank, faulted, score) in seat order."""
+    entries = Entry.objects.filter(tournament_id=tournament_id, seed_number__isnull=False)
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    if match_ids is not None:
+        matches = matches.filter(pk__in=list(match_ids))
+        # Only the entrants who sat in them (a result's path: not the whole field).
+        played = MatchSeat.objects.filter(match__in=matches.values("pk")).values("version_id")
+        entries = entries.filter(version_id__in=played)
+    else:
+        matches = matches.filter(status__in=DECIDED)
+    entrant_of_version = dict(entries.values_list("version_id", "seed_number"))
+    seats_of: dict[int, list[tuple]] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match__in=matches.values("pk")).values_list(
+        "match_id", "seat", "version_id", "rank", "fault", "score"
+    )
+    for match_id, seat, version_id, rank, fault, score in rows:
+        seats_of[match_id].append(
+            (seat, (entrant_of_version[version_id], rank, fault is not None, score))
+        )
+    for pk, key, round_, series, status in matches.order_by().values_list(
+        "pk", "pairing_key", "round", "series", "status"
+    ):
+        seats = [seat for _, seat in sorted(seats_of[pk], key=lambda s: s[0])]
+        failed = status == Match.Status.FAILED
+        result = decided_result(
+            key=key,
+            round=round_,
+            series=series,
+            failed=failed,
+            seats=[(entrant, rank, fault) for entrant, rank, fault, _ in seats],
+        )
+        yield pk, status, result, seats
+
+
+def totals_from_matches(
+    tournament: Tournament,
+) -> tuple[dict[int, list[int]], dict[tuple[int, int], list[int]]]:
+    """Every entrant's and pair's totals summed from the decided matches (the rebuild)."""
+    scale = points_scale(tournament.players_per_match)
+    entries: dict[int, list[int]] = {
+        n: [0] * len(ENTRY_FIELDS)
+        for n in tournament.entries.filter(seed_number__isnull=False).values_list(
+            "seed_number", flat=True
+        )
+    }
+    pairs: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0] * len(PAIR_FIELDS))
+    for _, status, result, seats in _decided_games(tournament.pk):
+        mine, ours = _contribution(
+            result, seats, finished=status == Match.Status.FINISHED, scale=scale
+        )
+        for entrant, values in mine.items():
+            entries[entrant] = [x + y for x, y in zip(entries[entrant], values)]
+        for pair, values in ours.items():
+            pairs[pair] = [x + y for x, y in zip(pairs[pair], values)]
+    return entries, {pair: values for pair, values in pairs.items() if values[2]}
+
+
+def stored_totals(
+    tournament_id: int, *, pairs: bool = True
+) -> tuple[dict[int, list[int]], dict[tuple[int, int], list[int]]]:
+    """The totals as the tables hold them, in the shape of :func:`totals_from_matches`
+    (the pairs' left empty unless ``pairs``)."""
+    entries = {
+        row[0]: list(row[1:])
+        for row in EntryTally.objects.filter(tournament_id=tournament_id).values_list(
+            "entrant", *ENTRY_FIELDS
+        )
+    }
+    if not pairs:
+        return entries, {}
+    return entries, {
+        (row[0], row[1]): list(row[2:])
+        for row in PairTally.objects.filter(tournament_id=tournament_id).values_list(
+            "first", "second", *PAIR_FIELDS
+        )
+    }
+
+
+def bump_results_version(*, tournament_id: int) -> None:
+    """Make the tournament's snapshot stale (inside the transaction of the change)."""
+    _bump(tournament_id)
+
+
+def _bump(tournament_id: int) -> None:
+    Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
+
+
+# --- Writes: call them inside the transaction holding the tournament's row lock. ---
+
+
+def rebuild_totals(*, tournament_id: int) -> None:
+    """Replace the tournament's totals with their sum over its decided matches; the
+    snapshot goes stale. Takes the tournament's lock (results wait, and are not lost)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        entries, pairs = totals_from_matches(tournament)
+        EntryTally.objects.filter(tournament_id=tournament_id).delete()
+        PairTally.objects.filter(tournament_id=tournament_id).delete()
+        EntryTally.objects.bulk_create(
+            [
+                EntryTally(
+                    tournament_id=tournament_id, entrant=entrant, **dict(zip(ENTRY_FIELDS, v))
+                )
+                for entrant, v in sorted(entries.items())
+            ],
+            batch_size=2000,
+        )
+        PairTally.objects.bulk_create(
+            [
+                PairTally(
+                    tournament_id=tournament_id,
+                    first=first,
+                    second=second,
+                    **dict(zip(PAIR_FIELDS, v)),
+                )
+                for (first, second), v in sorted(pairs.items())
+            ],
+            batch_size=5000,
+        )
+        matches = Match.objects.filter(tournament_id=tournament_id)
+        for status in DECIDED:
+            matches.filter(status=status).exclude(standings_counted=status).update(
+                standings_counted=status
+            )
+        matches.exclude(status__in=DECIDED).exclude(standings_counted="").update(
+            standings_counted=""
+        )
+        StandingsSnapshot.objects.filter(tournament_id=tournament_id).delete()
+        _bump(tournament_id)
+
+
+def count_result(*, match_id: int) -> None:
+    """Make the tournament's totals count the match as it now stands, and bump the
+    tournament's results version if that changed anything.
+
+    Call it in the transaction that changes the match's status (recorded, failed, queued
+    again after a failure), with the tournament's row locked, after the match and its
+    seats are written. The match remembers what the totals count it as
+    (``standings_counted``): a game is never counted twice, a failure taken back is
+    taken back once, and a change the totals never saw is found (see
+    :func:`totals_drifted`). A tournament without totals yet gets them from its matches.
+    """
+    tournament_id, players, status, counted = Match.objects.values_list(
+        "tournament_id", "tournament__players_per_match", "status", "standings_counted"
+    ).get(pk=match_id)
+    target = status if status in DECIDED else ""
+    if tournament_id is None or counted == target:
+        return
+    if not EntryTally.objects.filter(tournament_id=tournament_id).exists():
+        rebuild_totals(tournament_id=tournament_id)
+        return
+    scale = points_scale(players)
+    ((_, _, seen, seats),) = _decided_games(tournament_id, [match_id])
+    changes = [(counted, -1), (target, 1)] if counted else [(target, 1)]
+    for as_status, sign in changes:
+        if not as_status:
+            continue
+        # As the format sees (or saw) it in that status: a failed game is a draw.
+        result = decided_result(
+            key=seen.pairing.key,
+            round=seen.pairing.round,
+            series=seen.pairing.series or "",
+            failed=as_status == Match.Status.FAILED,
+            seats=[(entrant, rank, fault) for entrant, rank, fault, _ in seats],
+        )
+        entries, pairs = _contribution(
+            result, seats, finished=as_status == Match.Status.FINISHED, scale=scale
+        )
+        _add(tournament_id, entries, pairs, sign)
+    Match.objects.filter(pk=match_id).update(standings_counted=target)
+    _bump(tournament_id)
+
+
+def _add(tournament_id: int, entries: dict, pairs: dict, sign: int) -> None:
+    for entrant, values in entries.items():
+        changes = {name: F(name) + sign * v for name, v in zip(ENTRY_FIELDS, values) if v}
+        if changes:
+            EntryTally.objects.filter(tournament_id=tournament_id, entrant=entrant).update(
+                **changes
+            )
+    for (first, second), values in pairs.items():
+        row = PairTally.objects.filter(tournament_id=tournament_id, first=first, second=second)
+        if row.update(**{name: F(name) + sign * v for name, v in zip(PAIR_FIELDS, values)}):
+            if sign < 0:
+                row.filter(games=0).delete()
+        else:
+            assert sign > 0, "taking back a game its pair never counted"
+            PairTally.objects.create(
+                tournament_id=tournament_id,
+                first=first,
+                second=second,
+                **dict(zip(PAIR_FIELDS, values)),
+            )
+
+
+def totals_drifted(tournament_id: int) -> bool:
+    """Whether some match's status changed without its tournament's totals following it
+    (a write that bypassed the services): then they are rebuilt from the matches."""
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    return (
+        matches.filter(status__in=DECIDED).exclude(standings_counted=F("status")).exists()
+        or matches.exclude(status__in=DECIDED).exclude(standings_counted="").exists()
+    )
+
+
+def reset_totals(*, tournament_id: int) -> None:
+    """At the start (entrants just seeded): zero totals for every entrant, a new version."""
+    rebuild_totals(tournament_id=tournament_id)
+
+
+# --- The snapshot. ---
+
+
+def _seat_counts(totals: list[int] | None) -> dict:
+    _, faults, played, wins, score = totals or [0] * len(ENTRY_FIELDS)
+    return {"played": played, "wins": wins, "faults": faults, "score": score}
+
+
+def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
+    """The overview by bot id, names and version numbers left out (they are read fresh)."""
+    event = tournament_event(tournament, entries)
+    totals = stored_totals(tournament.pk, pairs=False)[0]
+    if tournament.format in TOTALS_FORMATS:
+        blank = [0] * len(ENTRY_FIELDS)
+        scored_against: dict[tuple[int, int], int] = {}
+        rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+            "first", "second", "first_points", "second_points"
+        )
+        for first, second, first_points, second_points in rows:
+            scored_against[(first, second)] = first_points
+            scored_against[(second, first)] = second_points
+        view = describe_totals(
+            tournament.format,
+            event,
+            points=[totals.get(e, blank)[0] for e in range(len(entries))],
+            scored_against=scored_against,
+            faults=[totals.get(e, blank)[1] for e in range(len(entries))],
+            scale=points_scale(tournament.players_per_match),
+            finished=tournament.status == Tournament.Status.FINISHED,
+        )
+    else:
+        view = describe(tournament.format, event, results_of(tournament, entries))
+    # A finished event's matches are all final: their counts hold until a result changes
+    # (a failure queued again bumps the version, and runs the event again).
+    finished = tournament.status == Tournament.Status.FINISHED
+    progress = {"progress": match_counts(tournament.pk)} if finished else {}
+    bot = [e.bot_id for e in entries]
+
+    def bots(entrants) -> list[int | None]:
+        return [None if e is None else bot[e] for e in entrants]
+
+    standings = []
+    for standing in view.standings:
+        standings.append(
+            {
+                "position": standing.place,
+                "bot_id": bot[standing.entrant],
+                "points": round(standing.points, 3),
+                "tiebreaks": {name: round(v, 3) for name, v in standing.tiebreaks.items()},
+                **_seat_counts(totals.get(standing.entrant)),
+            }
+        )
+    return {
+        "tiebreaks": list(view.tiebreaks),
+        "standings": standings,
+        "rounds": [
+            {
+                "round": r.number,
+                "tables": [bots(table) for table in r.tables],
+                "byes": bots(r.byes),
+            }
+            for r in view.rounds
+        ],
+        "bracket": [
+            {
+                "series": s.name,
+                "round": s.round,
+                "stage": s.stage,
+                "entrants": bots(s.entrants),
+                "winners": bots(s.winners),
+                "loser": None if s.loser is None else bot[s.loser],
+                "complete": s.complete,
+                "played": s.played,
+                "skipped": s.skipped,
+                "winner_to": s.winner_to,
+                "loser_to": s.loser_to,
+            }
+            for s in view.series
+        ],
+        **progress,
+    }
+
+
+def overview_data(*, tournament: Tournament) -> dict:
+    """The overview of the tournament's current results version, by bot id: the stored
+    snapshot when it is of that version, else built afresh (and stored).
+
+    A tournament read with ``select_related("snapshot")`` brings its snapshot along in
+    the same row (one round trip fewer); else it is one query by primary key.
+    """
+    if Tournament.snapshot.is_cached(tournament):
+        try:
+            snapshot = tournament.snapshot
+        except StandingsSnapshot.DoesNotExist:
+            snapshot = None
+        current = snapshot is not None and snapshot.version == tournament.results_version
+        data = snapshot.data if current else None
+    else:
+        data = (
+            StandingsSnapshot.objects.filter(
+                tournament_id=tournament.pk, version=tournament.results_version
+            )
+            .values_list("data", flat=True)
+            .first()
+        )
+    data = refresh_snapshot(tournament_id=tournament.pk) if data is None else json.loads(data)
+    tournament._standings_snapshot = data  # progress() of this request may read it
+    return data
+
+
+def match_counts(tournament_id: int) -> dict[str, int]:
+    """The tournament's matches by status (from the (tournament, status) index alone)."""
+    rows = (
+        Match.objects.filter(tournament_id=tournament_id)
+        .values_list("status")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    return dict(rows)
+
+
+def refresh_snapshot(*, tournament_id: int) -> dict:
+    """Build and store the overview of the current results version, unless someone did.
+
+    Holds the tournament's lock while it reads, so the totals and the version it stores
+    them under are of one moment, and readers of a new version build it once.
+    """
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        snapshot = StandingsSnapshot.objects.filter(tournament_id=tournament_id).first()
+        if snapshot is not None and snapshot.version == tournament.results_version:
+            return json.loads(snapshot.data)
+        entries = seeded_entries(tournament)
+        if entries and (
+            not EntryTally.objects.filter(tournament_id=tournament_id).exists()
+            or totals_drifted(tournament_id)
+        ):
+            # Bulk-loaded, older than the tables, or written around the services.
+            rebuild_totals(tournament_id=tournament_id)
+            tournament.refresh_from_db()
+        text = json.dumps(_overview_data(tournament, entries), separators=(",", ":"))
+        StandingsSnapshot.objects.update_or_create(
+            tournament_id=tournament_id,
+            defaults={"version": tournament.results_version, "data": text},
+        )
+    return json.loads(text)
+
+
+def refresh_after_commit(tournament_id: int) -> None:
+    """Build the snapshot once the transaction commits (a finished event's first read is
+    then one row); a failure here costs only that, the next read builds it."""
+
+    def refresh() -> None:
+        try:
+            refresh_snapshot(tournament_id=tournament_id)
+        except Exception:  # noqa: BLE001 - a cache fill; the read path builds it anyway
+            log.exception("tournament %s: standings snapshot not refreshed", tournament_id)
+
+    transaction.on_commit(refresh)
+
+
+def pair_points(*, tournament: Tournament, bot_of_entrant: list[int]) -> dict:
+    """``{(bot a, bot b): [points a took from b, games they shared]}`` for every pair
+    that met in a decided game, both ways, from the pair totals."""
+    scale = points_scale(tournament.players_per_match)
+    if not EntryTally.objects.filter(tournament_id=tournament.pk).exists() or totals_drifted(
+        tournament.pk
+    ):
+        rebuild_totals(tournament_id=tournament.pk)
+    points = {}
+    rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+        "first", "second", *PAIR_FIELDS
+    )
+    for first, second, first_points, second_points, games in rows:
+        a, b = bot_of_entrant[first], bot_of_entrant[second]
+        points[(a, b)] = [float(Fraction(first_points, scale)), games]
+        points[(b, a)] = [float(Fraction(second_points, scale)), games]
+    return points
+
+
+def rebuild_standings(
+    *, tournament_ids: Iterable[int] | None = None, progress: Callable[[str], None] | None = None
+) -> int:
+    """Rebuild the totals and the snapshot of every tournament (or of those ids) from its
+    matches, one tournament at a time under its lock; returns how many were rebuilt."""
+    tournaments = Tournament.objects.order_by("pk")
+    if tournament_ids is not None:
+        tournaments = tournaments.filter(pk__in=list(tournament_ids))
+    ids = list(tournaments.values_list("pk", flat=True))
+    for number, tournament_id in enumerate(ids, start=1):
+        began = time.monotonic()
+        rebuild_totals(tournament_id=tournament_id)
+        refresh_snapshot(tournament_id=tournament_id)
+        if progress is not None:
+            decided = Match.objects.filter(tournament_id=tournament_id, status__in=DECIDED)
+            progress(
+                f"standings: {number}/{len(ids)} tournament {tournament_id}: "
+                f"{decided.count()} decided matches in {time.monotonic() - began:.2f} s"
+            )
+    return len(ids)
