@@ -162,9 +162,9 @@ def bot_entries(request, pk):
 
 
 def ladder_list(request):
-    ladders = [
-        (ladder, selectors.ladder_progress(ladder=ladder)) for ladder in Ladder.objects.all()
-    ]
+    ladders = list(Ladder.objects.all())
+    progress = selectors.ladders_progress(ladders=ladders)
+    ladders = [(ladder, progress[ladder.pk]) for ladder in ladders]
     return render(request, "arena/ladder_list.html", {"ladders": ladders})
 
 

@@ -110,6 +110,24 @@ class Ladder(models.Model):
         return f"ladder {self.key}"
 
 
+class LadderCount(models.Model):
+    """How many of a ladder's matches are in each status: a read model kept by a database
+    trigger on the match table (migration 0005_reads2), so every write path, the ORM's bulk
+    updates included, keeps it equal to a recount. One row per ladder, so a transaction
+    locks one counter row whatever statuses it moves between (no lock-order deadlocks).
+    ``tournaments.services.ladder.recount_ladders`` rebuilds it from the matches."""
+
+    ladder = models.OneToOneField(
+        Ladder, on_delete=models.CASCADE, primary_key=True, related_name="count"
+    )
+    scheduled = models.BigIntegerField(default=0)
+    queued = models.BigIntegerField(default=0)
+    running = models.BigIntegerField(default=0)
+    finished = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    cancelled = models.BigIntegerField(default=0)
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         SCHEDULED = "scheduled"

@@ -1,5 +1,6 @@
 """Reads for tournaments, matches and ratings, one module per kind of page."""
 
+from tournaments.selectors.ladders import ladder_progress, ladders_progress  # noqa: F401
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_CACHE_SECONDS,
     SEAT_PATTERN,
@@ -31,7 +32,6 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
     expected_games,
     game_points,
-    ladder_progress,
     overview,
     progress,
     standings,
