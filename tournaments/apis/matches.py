@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -171,7 +172,7 @@ class MatchReplayApi(APIView):
         responses=ReplaySerializer,
     )
     def get(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat = request.query_params.get("seat")
         if seat is not None:
             players = len(match.result["seats"]) if match.result else 0
@@ -179,11 +180,15 @@ class MatchReplayApi(APIView):
                 seat = selectors.parse_seat(seat, players=players)
             except ValueError as exc:
                 raise ValidationError({"seat": [str(exc)]}) from exc
-        return Response(
-            {
+
+        def build() -> bytes:
+            data = {
                 "match": match.pk,
                 "seat": seat,
                 "moves": match.moves or [],
                 "events": selectors.replay_events(match=match, seat=seat),
             }
-        )
+            return JSONRenderer().render(data)
+
+        body = selectors.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
+        return HttpResponse(body, content_type="application/json")

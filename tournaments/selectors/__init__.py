@@ -3,7 +3,9 @@
 from tournaments.selectors.ladders import ladder_progress, ladders_progress  # noqa: F401
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_CACHE_SECONDS,
+    REPLAY_LOOKUP_FIELDS,
     SEAT_PATTERN,
+    cached_replay_body,
     match_detail,
     match_list,
     owned_seats,
@@ -12,6 +14,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     recent_matches,
     replay_cache_key,
     replay_events,
+    replay_lookup,
     reproduce,
     seat_logs,
 )

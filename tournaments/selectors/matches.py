@@ -132,6 +132,29 @@ def replay_cache_key(*, match: Match, seat: int | None) -> str:
     return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
 
 
+# The columns a replay endpoint needs to find its cached answer: not the record or moves.
+REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "result")
+
+
+def replay_lookup(*, pk: int) -> Match:
+    """A match without its big columns (record, moves load on first use); DoesNotExist."""
+    return Match.objects.only(*REPLAY_LOOKUP_FIELDS).get(pk=pk)
+
+
+def cached_replay_body(*, match: Match, seat: int | None, kind: str, build) -> bytes:
+    """The JSON body of a replay endpoint (``kind``) for a finished match, rendered once
+    and kept as bytes: a hit is one cache read, never a record parsed, replayed and
+    serialised again. ``build()`` returns the bytes; unfinished matches are not cached."""
+    if match.status != Match.Status.FINISHED:
+        return build()
+    key = f"{replay_cache_key(match=match, seat=seat)}:body:{kind}"
+    body = cache.get(key)
+    if body is None:
+        body = build()
+        cache.set(key, body, REPLAY_CACHE_SECONDS)
+    return body
+
+
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:
     """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record.
 
