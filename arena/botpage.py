@@ -19,6 +19,15 @@ def result_text(rank: int | None, ranks: list[int]) -> str:
     return f"{'shared ' if shared else ''}{rank}{suffix} of {len(ranks)}"
 
 
+HISTORY_ROWS = 50
+
+
+def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[dict]:
+    """The last ``limit`` rating changes, newest first, each with its number (1 = first)."""
+    start = max(0, len(history) - limit)
+    return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
+
+
 def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> tuple[list, int]:
     """The bot's latest matches, newest first, and how many cancelled ones were left out."""
     matches = selectors.match_list().filter(seats__version__bot_id=bot_id).distinct()

@@ -101,6 +101,9 @@ def bot_detail(request, pk):
             "versions": bot_selectors.version_list(bot=bot),
             "current": bot_selectors.current_version(bot=bot),
             "history": history,
+            # The table lists the latest changes only (the chart draws every one):
+            # rendering hundreds of rows is most of a busy bot's page.
+            "history_rows": botpage.latest_history(history),
             "chart": rating_series(history),
             "matches": matches,
             "hidden_cancelled": hidden,

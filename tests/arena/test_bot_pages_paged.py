@@ -100,3 +100,20 @@ def test_bot_names_json_suggests_a_few_names_of_the_game():
     assert set(contains) <= {f"bot{i:03d}" for i in range(90) if i % 3}
     assert client.get("/games/nogame/bot-names/?q=x").status_code == 404
     assert client.get("/games/pairs/bot-names/?q=" + "%ff" * 300).status_code == 200
+
+
+def test_bot_page_lists_the_latest_rating_changes_and_charts_them_all():
+    from arena.botpage import HISTORY_ROWS
+
+    bot_a, a = bot_with_version("alpha")
+    _, b = bot_with_version("beta")
+    count = HISTORY_ROWS + 5
+    for seed in range(count):
+        finished_match([a, b] if seed % 2 else [b, a], [1, 2], seed=seed)
+    response = Client().get(f"/bots/{bot_a.pk}/")
+    html = response.content.decode()
+    table = html[html.index('class="history-table"') : html.index("</details>")]
+    assert f"the latest {HISTORY_ROWS} of {count}, newest first" in table
+    numbers = [int(n) for n in re.findall(r"<tr><td>(\d+)</td><td>v", table)]
+    assert numbers == list(range(count, count - HISTORY_ROWS, -1))
+    assert len(response.context["chart"]["points"]) == count
