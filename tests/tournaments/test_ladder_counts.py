@@ -98,3 +98,38 @@ def test_ladder_api_and_page_show_the_counters(owner, client, settings):  # noqa
     assert detail["queued"] == recount(ladder)["queued"] > 0
     assert client.get("/ladders/").status_code == 200
     assert client.get(f"/ladders/{ladder.pk}/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner, settings):  # noqa: F811
+    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
+    make_bots(owner, 6)
+    schedule_ladders()
+    ladder = Ladder.objects.get()
+    matches = selectors.match_list(ladder=ladder).order_by("-id")
+    total = ladder.matches.count()
+    assert total > 2 and matches.count() == total
+    # proof that the stored counter is what answers: skew it, and only the whole list follows
+    LadderCount.objects.filter(ladder=ladder).update(finished=1000)
+    assert matches.count() == total + 1000
+    assert matches.filter(status="queued").count() == total
+    assert matches.exclude(status="queued").count() == 0
+    assert matches[:2].count() == 2
+    assert matches.filter(seats__seat=0).distinct().count() == total
+    LadderCount.objects.filter(ladder=ladder).delete()  # no counter row: counted as usual
+    assert selectors.match_list(ladder=ladder).count() == total
+    recount_ladders()
+    assert len(list(matches)) == matches.count() == total
+
+
+@pytest.mark.django_db
+def test_ladder_matches_api_pages_with_the_stored_total(owner, settings):  # noqa: F811
+    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
+    make_bots(owner, 6)
+    schedule_ladders()
+    ladder = Ladder.objects.get()
+    body = APIClient().get(f"/api/ladders/{ladder.pk}/matches/").json()
+    assert body["count"] == ladder.matches.count()
+    assert [m["id"] for m in body["results"]] == sorted(
+        ladder.matches.values_list("pk", flat=True), reverse=True
+    )[: len(body["results"])]

@@ -6,13 +6,14 @@ import re
 import shlex
 
 from django.core.cache import cache
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
 from bots.cli import option_text
 from bots.models import BotVersion
 from games import registry
 from tournaments.models import (
     Ladder,
+    LadderCount,
     Match,
     MatchSeat,
     Tournament,
@@ -86,12 +87,52 @@ def reproduce(*, match: Match, user, export_url: str) -> dict:
     }
 
 
+class LadderMatchQuerySet(QuerySet):
+    """A ladder's matches whose ``count()`` reads the ladder's stored counters
+    (``LadderCount``, kept by a trigger) instead of counting a million rows, for as long
+    as the queryset still means every match of that ladder: a further filter, a slice or
+    a distinct makes it count as usual. Orderings and prefetches keep the shortcut, so a
+    paginator over the ladder's matches pays nothing for its page count."""
+
+    _whole_ladder: tuple | None = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._whole_ladder = self._whole_ladder
+        return clone
+
+    def count(self) -> int:
+        marked = self._whole_ladder
+        query = self.query
+        if (
+            marked is not None
+            and query.where == marked[1]
+            and not query.is_sliced
+            and not query.distinct
+            and not query.combinator
+        ):
+            row = LadderCount.objects.filter(ladder_id=marked[0]).first()
+            if row is not None:
+                return sum(getattr(row, status) for status in Match.Status.values)
+        return super().count()
+
+
+def ladder_matches(*, ladder: Ladder) -> LadderMatchQuerySet:
+    """Every match of ``ladder`` (no logs, moves or records), counted from its counters."""
+    base = LadderMatchQuerySet(model=Match).defer("moves", "record")
+    qs = base.prefetch_related(public_seats()).filter(ladder=ladder)
+    qs._whole_ladder = (ladder.pk, qs.query.where.clone())
+    return qs
+
+
 def match_list(
     *,
     tournament: Tournament | None = None,
     version: BotVersion | None = None,
     ladder: Ladder | None = None,
 ):
+    if ladder is not None and tournament is None and version is None:
+        return ladder_matches(ladder=ladder)
     qs = Match.objects.defer("moves", "record").prefetch_related(public_seats())
     if tournament is not None:
         qs = qs.filter(tournament=tournament)
