@@ -80,3 +80,18 @@ def test_bad_seats_still_answer_4xx_in_the_error_shape(client, finished_match): 
     for kind in ("replay", "frames"):
         response = client.get(f"/api/matches/{finished_match.pk}/{kind}/", {"seat": "7"})
         assert response.status_code == 400 and "seat" in json.dumps(response.json())
+
+
+def test_match_detail_splices_the_stored_moves_and_record_unchanged(client, finished_match):  # noqa: F811
+    moves = [{"actions": {"0": 3}, "ms": {"0": 1.5}}, {"actions": {"1": "é"}}]
+    Match.objects.filter(pk=finished_match.pk).update(moves=moves)
+    body = client.get(f"/api/matches/{finished_match.pk}/").json()
+    assert body["moves"] == moves
+    assert body["record"] == finished_match.record
+    assert list(body)[-4:] == ["move_ms", "bank_ms", "moves", "record"]
+    assert body["id"] == finished_match.pk and len(body["seats"]) == 2
+    assert body["reproduce"]["export"].endswith(f"/api/matches/{finished_match.pk}/")
+    Match.objects.filter(pk=finished_match.pk).update(record=None, moves=[])
+    empty = client.get(f"/api/matches/{finished_match.pk}/").json()
+    assert empty["record"] is None and empty["moves"] == []
+    assert client.get("/api/matches/99999999/").status_code == 404
