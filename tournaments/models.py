@@ -178,7 +178,14 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["round", "number", "id"]
-        indexes = [models.Index(fields=["status", "heartbeat_at"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # A ladder's newest matches (its pages and API) without walking past the
+            # tournament matches played since: the planner picks this over the primary key.
+            models.Index(
+                fields=["-id"], condition=models.Q(ladder__isnull=False), name="match_ladder_newest"
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),
             models.UniqueConstraint(

@@ -97,6 +97,12 @@ GROUP BY l.id;
 """
 
 Migration.operations += [
+    migrations.AddIndex(
+        model_name="match",
+        index=models.Index(
+            fields=["-id"], condition=models.Q(ladder__isnull=False), name="match_ladder_newest"
+        ),
+    ),
     migrations.RunSQL(TRIGGER, UNTRIGGER),
     migrations.RunSQL(RECOUNT, migrations.RunSQL.noop),
 ]
