@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 
 from django.conf import settings
+from django.db.models import Q
 
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
@@ -20,6 +21,7 @@ from tournaments.models import (
     RatingChange,
     RatingFit,
     RatingLedger,
+    RatingPair,
 )
 from tournaments.ratings import bradley_terry as bt
 from tournaments.ratings import match as match_stats
@@ -213,19 +215,22 @@ def rating_history(*, bot: Bot, pool: str | None = None) -> list[dict]:
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
-    changes = RatingChange.objects.filter(version__bot=bot, pool=pool).select_related("version")
+    changes = RatingChange.objects.filter(version__bot=bot, pool=pool).order_by("seq")
+    rows = changes.values_list(
+        "version__number", "version_id", "pool", "match_id", "seq", "before", "after", "created_at"
+    )
     return [
         {
-            "version": change.version.number,
-            "version_id": change.version_id,
-            "pool": change.pool,
-            "match": change.match_id,
-            "seq": change.seq,
-            "before": round(change.before, 1),
-            "after": round(change.after, 1),
-            "at": change.created_at,
+            "version": number,
+            "version_id": version_id,
+            "pool": pool_key,
+            "match": match_id,
+            "seq": seq,
+            "before": round(before, 1),
+            "after": round(after, 1),
+            "at": at,
         }
-        for change in changes.order_by("seq")
+        for number, version_id, pool_key, match_id, seq, before, after, at in rows
     ]
 
 
@@ -346,26 +351,15 @@ def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
-    mine = MatchSeat.objects.filter(
-        match__pool=pool, match__rated_seq__isnull=False, version__bot=bot
-    ).values("match_id")
-    seats_of: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    rows = MatchSeat.objects.filter(match_id__in=mine).values_list(
-        "match_id", "seat", "version__bot_id", "rank"
-    )
-    for match_id, seat, bot_id, rank in rows:
-        seats_of[match_id].append((seat, bot_id, rank))
-    scores: dict[int, list[float]] = defaultdict(list)
-    for seats in seats_of.values():
-        seats.sort()
-        keys = [bot_id for _, bot_id, _ in seats]
-        ranks = [rank for _, _, rank in seats]
-        for other in set(keys) - {bot.pk}:
-            scores[other] += match_stats.head_to_head_scores([(keys, ranks)], bot.pk, other)
-    names = dict(Bot.objects.filter(pk__in=list(scores)).values_list("pk", "name"))
+    if _two_seat_pool(pool):
+        records = _records_from_pairs(bot=bot, pool=pool)
+    else:
+        scores = _scores_by_match(bot=bot, pool=pool)
+        records = {other: match_stats.wdl(found) for other, found in scores.items()}
+    ranked = sorted(records.items(), key=lambda item: (-sum(item[1]), item[0]))[:limit]
+    names = dict(Bot.objects.filter(pk__in=[o for o, _ in ranked]).values_list("pk", "name"))
     table = []
-    for other, found in sorted(scores.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]:
-        wins, draws, losses = match_stats.wdl(found)
+    for other, (wins, draws, losses) in ranked:
         elo, margin = stats.elo_margin(wins, losses, draws)
         games = wins + draws + losses
         table.append(
@@ -383,3 +377,54 @@ def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict
             }
         )
     return {"pool": pool, "pool_label": pools.label(pool), "opponents": table}
+
+
+def _two_seat_pool(pool: str) -> bool:
+    try:
+        return pools.parse(pool).players == 2
+    except (pools.InvalidPool, registry.UnknownGame):
+        return False
+
+
+def _records_from_pairs(*, bot: Bot, pool: str) -> dict[int, tuple[int, int, int]]:
+    """W-D-L against each other bot from the pool's stored pair sums (``RatingPair``, one
+    row per pair of versions): in a two-seat pool each rated match adds one win, draw or
+    loss to its pair, so these equal the per-match count without reading any match."""
+    mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
+    rows = (
+        RatingPair.objects.filter(pool=pool)
+        .filter(Q(first__in=mine) | Q(second__in=mine))
+        .values_list("first_id", "first__bot_id", "second__bot_id", "wins", "draws", "losses")
+    )
+    totals: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for first, first_bot, second_bot, wins, draws, losses in rows:
+        if first_bot == second_bot:
+            continue  # two versions of this bot met: no opponent
+        if first in mine:
+            other, record = second_bot, (wins, draws, losses)
+        else:
+            other, record = first_bot, (losses, draws, wins)
+        for i, value in enumerate(record):
+            totals[other][i] += value
+    return {other: tuple(round(v) for v in t) for other, t in totals.items()}
+
+
+def _scores_by_match(*, bot: Bot, pool: str) -> dict[int, list[float]]:
+    """Every rated match of ``bot`` in ``pool`` scored by rank against each other bot."""
+    mine = MatchSeat.objects.filter(
+        match__pool=pool, match__rated_seq__isnull=False, version__bot=bot
+    ).values("match_id")
+    seats_of: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match_id__in=mine).values_list(
+        "match_id", "seat", "version__bot_id", "rank"
+    )
+    for match_id, seat, bot_id, rank in rows:
+        seats_of[match_id].append((seat, bot_id, rank))
+    scores: dict[int, list[float]] = defaultdict(list)
+    for seats in seats_of.values():
+        seats.sort()
+        keys = [bot_id for _, bot_id, _ in seats]
+        ranks = [rank for _, _, rank in seats]
+        for other in set(keys) - {bot.pk}:
+            scores[other] += match_stats.head_to_head_scores([(keys, ranks)], bot.pk, other)
+    return scores
