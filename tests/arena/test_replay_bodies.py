@@ -95,3 +95,33 @@ def test_match_detail_splices_the_stored_moves_and_record_unchanged(client, fini
     empty = client.get(f"/api/matches/{finished_match.pk}/").json()
     assert empty["record"] is None and empty["moves"] == []
     assert client.get("/api/matches/99999999/").status_code == 404
+
+
+def text_log(html: str) -> str:
+    return html[html.index('<details id="text-log">') : html.index("</details>")]
+
+
+def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finished_match):  # noqa: F811
+    url = f"/matches/{finished_match.pk}/"
+    first = client.get(url, {"seat": 0}).content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, {"seat": 0}).content.decode()
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert '"record"' not in sql and '"moves"' not in sql
+    assert text_log(again) == text_log(first)
+    cache.clear()
+    assert text_log(client.get(url, {"seat": 0}).content.decode()) == text_log(first)
+    events = registry.replay(finished_match.record).events(0)
+    assert f"Text log: {len(events)} events" in text_log(first) and len(events) > 5
+    spectator = client.get(url).content.decode()
+    assert f"Text log: {len(registry.replay(finished_match.record).events(None))} events" in (
+        text_log(spectator)
+    )
+
+
+def test_match_page_text_log_of_an_unfinished_match_is_not_kept(client, finished_match):  # noqa: F811
+    Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING, moves=[])
+    url = f"/matches/{finished_match.pk}/"
+    assert "and 0 moves" in text_log(client.get(url).content.decode())
+    Match.objects.filter(pk=finished_match.pk).update(moves=[{"actions": {"0": 1}}])
+    assert "and 1 moves" in text_log(client.get(url).content.decode())

@@ -8,6 +8,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     cached_replay_body,
     match_detail,
     match_list,
+    match_log_cache,
     owned_seats,
     parse_seat,
     public_seats,

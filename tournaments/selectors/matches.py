@@ -26,8 +26,22 @@ def public_seats() -> Prefetch:
 
 
 def match_detail(*, pk: int) -> Match:
-    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none."""
-    return Match.objects.select_related("tournament").prefetch_related(public_seats()).get(pk=pk)
+    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none.
+    Its moves and record load on first use: a cached page may never need them."""
+    qs = Match.objects.select_related("tournament").prefetch_related(public_seats())
+    return qs.defer("moves", "record").get(pk=pk)
+
+
+# Bumped when the match page's text log renders differently (its cached fragments).
+MATCH_LOG_VERSION = 1
+
+
+def match_log_cache(*, match: Match, seat: int | None) -> tuple[str, int]:
+    """The cache key and lifetime of the match page's text log (events and moves) as
+    ``seat`` sees it: a finished match's never changes; an unfinished one's is not kept
+    (lifetime 0)."""
+    key = f"{replay_cache_key(match=match, seat=seat)}:log:{MATCH_LOG_VERSION}"
+    return key, REPLAY_CACHE_SECONDS if match.status == Match.Status.FINISHED else 0
 
 
 def owned_seats(*, match: Match, user) -> set[int]:
