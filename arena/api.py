@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from arena import replay
-from arena.replay_layouts import layout_for, layout_json
+from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_json
 from arena.throttling import SignUpThrottle
 from games import registry
 from tournaments import selectors
@@ -164,23 +166,28 @@ class MatchFramesApi(APIView):
         responses=FramesSerializer,
     )
     def get(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat = request.query_params.get("seat")
         if seat is not None:
             try:
                 seat = selectors.parse_seat(seat, players=replay.seat_count(match))
             except ValueError as exc:
                 raise ValidationError({"seat": [str(exc)]}) from exc
-        try:
-            frames = replay.match_frames(match=match, seat=seat)
-        except replay.ReplayUnavailable as exc:
-            raise ReplayGone(str(exc)) from exc
-        return Response(
-            {
+
+        def build() -> bytes:
+            try:
+                frames = replay.match_frames(match=match, seat=seat)
+            except replay.ReplayUnavailable as exc:
+                raise ReplayGone(str(exc)) from exc
+            data = {
                 "match": match.pk,
                 "seat": seat,
                 "game": match.game,
                 "layout": layout_json(layout_for(match.game)),
                 "frames": frames,
             }
-        )
+            return JSONRenderer().render(data)
+
+        kind = f"frames:{LAYOUT_VERSION}"
+        body = selectors.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
+        return HttpResponse(body, content_type="application/json")

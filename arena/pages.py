@@ -7,6 +7,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("games/<str:slug>/", rating_views.leaderboard, name="leaderboard"),
     path("games/<str:slug>/head-to-head/", rating_views.head_to_head, name="head-to-head"),
+    path("games/<str:slug>/bot-names/", views.bot_names, name="bot-names"),
     path("games/<str:slug>/rules/", views.rules, name="rules"),
     path("bots/", views.bot_list, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import markdown
 from django.contrib import messages
 from django.contrib.auth import login
@@ -9,7 +11,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
@@ -50,8 +52,42 @@ def rules(request, slug):
     return render(request, "arena/rules.html", {"game": game, "rules_html": html})
 
 
+def _text(request, name: str) -> str:
+    """A short query parameter, without NUL characters PostgreSQL refuses."""
+    return request.GET.get(name, "").replace("\x00", "").strip()[:40]
+
+
 def bot_list(request):
-    return render(request, "arena/bot_list.html", {"bots": bot_selectors.bot_list()})
+    """A page of bots by name, with a name search and a game filter; pages are keyset
+    (``after`` / ``before`` a name), so the last page costs what the first does."""
+    query, game = _text(request, "q"), _text(request, "game")
+    page = bot_selectors.bot_page(
+        query=query, game=game, after=_text(request, "after"), before=_text(request, "before")
+    )
+    return render(
+        request,
+        "arena/bot_list.html",
+        {**page, "q": query, "game": game, "games": registry.slugs()},
+    )
+
+
+BOT_NAME_SUGGESTIONS = 20
+
+
+def bot_names(request, slug):
+    """Up to 20 names of the game's bots that start with ``q`` (then ones that contain
+    it), for the datalist of the head-to-head form: a small JSON answer, not every bot."""
+    if slug not in registry.slugs():
+        raise Http404("no such game")
+    query = _text(request, "q")
+    bots = Bot.objects.filter(game=slug).order_by("name")
+    names = list(
+        bots.filter(name__istartswith=query).values_list("name", flat=True)[:BOT_NAME_SUGGESTIONS]
+    )
+    if query and len(names) < BOT_NAME_SUGGESTIONS:
+        more = bots.filter(name__icontains=query).exclude(name__in=names)
+        names += more.values_list("name", flat=True)[: BOT_NAME_SUGGESTIONS - len(names)]
+    return JsonResponse({"names": names})
 
 
 def bot_detail(request, pk):
@@ -70,6 +106,9 @@ def bot_detail(request, pk):
             "rated_total": (
                 selectors.rated_matches_of_bot(bot=bot, pool=history[0]["pool"]) if history else 0
             ),
+            # The table lists the latest changes only (the chart draws every one):
+            # rendering hundreds of rows is most of a busy bot's page.
+            "history_rows": botpage.latest_history(history),
             "chart": rating_series(history),
             "matches": matches,
             "hidden_cancelled": hidden,
@@ -165,9 +204,9 @@ def bot_entries(request, pk):
 
 
 def ladder_list(request):
-    ladders = [
-        (ladder, selectors.ladder_progress(ladder=ladder)) for ladder in Ladder.objects.all()
-    ]
+    ladders = list(Ladder.objects.all())
+    progress = selectors.ladders_progress(ladders=ladders)
+    ladders = [(ladder, progress[ladder.pk]) for ladder in ladders]
     return render(request, "arena/ladder_list.html", {"ladders": ladders})
 
 
@@ -336,8 +375,11 @@ def match_detail(request, pk):
             "seat": seat,
             "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
             "viewer": viewer,
-            "events": selectors.replay_events(match=match, seat=seat),
-            "moves": list(enumerate(match.moves or [], start=1)),
+            # Lazy: the text log is a cached fragment for a finished match, and a hit
+            # needs neither the events nor the moves (nor the record they come from).
+            "events": functools.cache(lambda: selectors.replay_events(match=match, seat=seat)),
+            "moves": functools.cache(lambda: list(enumerate(match.moves or [], start=1))),
+            "log_cache": selectors.match_log_cache(match=match, seat=seat),
             # The reader's own bots' logs only (selectors.seat_logs).
             "logs": sorted(selectors.seat_logs(match=match, user=request.user).items()),
             "reproduce": selectors.reproduce(

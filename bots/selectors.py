@@ -57,3 +57,45 @@ def current_versions_of(*, bots: list[Bot]) -> dict[int, BotVersion]:
         if chosen.get(version.bot_id) == version.pk:
             found.add(version.bot_id)
     return out
+
+
+BOT_PAGE_SIZE = 50
+
+
+def bot_page(
+    *,
+    query: str = "",
+    game: str = "",
+    after: str = "",
+    before: str = "",
+    size: int = BOT_PAGE_SIZE,
+) -> dict:
+    """One page of bots by name (keyset: the names either side, never an offset), with
+    an optional name search and game. ``after`` gives the page following that name,
+    ``before`` the page ending just before it; neither gives the first page.
+
+    Returns ``bots`` and the names to ask for the next and previous pages (or None)."""
+    qs = Bot.objects.select_related("owner").only(
+        "pk", "name", "game", "created_at", "owner__username"
+    )
+    if query:
+        qs = qs.filter(name__icontains=query)
+    if game:
+        qs = qs.filter(game=game)
+    if before:
+        rows = list(qs.filter(name__lt=before).order_by("-name")[: size + 1])
+        more_before = len(rows) > size
+        bots = rows[:size][::-1]
+        more_after = True
+    else:
+        rows = list(qs.filter(name__gt=after).order_by("name")[: size + 1] if after else [])
+        if not after:
+            rows = list(qs.order_by("name")[: size + 1])
+        more_after = len(rows) > size
+        bots = rows[:size]
+        more_before = bool(after)
+    return {
+        "bots": bots,
+        "next": bots[-1].name if bots and more_after else None,
+        "previous": bots[0].name if bots and more_before else None,
+    }

@@ -180,6 +180,24 @@ class Ladder(models.Model):
         return f"ladder {self.key}"
 
 
+class LadderCount(models.Model):
+    """How many of a ladder's matches are in each status: a read model kept by a database
+    trigger on the match table (migration 0007_ladder_counts), so every write path, the ORM's bulk
+    updates included, keeps it equal to a recount. One row per ladder, so a transaction
+    locks one counter row whatever statuses it moves between (no lock-order deadlocks).
+    ``tournaments.services.ladder.recount_ladders`` rebuilds it from the matches."""
+
+    ladder = models.OneToOneField(
+        Ladder, on_delete=models.CASCADE, primary_key=True, related_name="count"
+    )
+    scheduled = models.BigIntegerField(default=0)
+    queued = models.BigIntegerField(default=0)
+    running = models.BigIntegerField(default=0)
+    finished = models.BigIntegerField(default=0)
+    failed = models.BigIntegerField(default=0)
+    cancelled = models.BigIntegerField(default=0)
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         SCHEDULED = "scheduled"
@@ -238,11 +256,15 @@ class Match(models.Model):
             models.Index(fields=["status", "heartbeat_at"]),
             # A tournament's progress counts its matches by status from this index alone.
             models.Index(fields=["tournament", "status"], name="match_tournament_status"),
-            # The lists' keyset orders: a tournament's matches, a ladder's newest first.
+            # The lists' keyset order of a tournament's matches.
             models.Index(
                 fields=["tournament", "round", "number", "id"], name="match_tournament_order"
             ),
-            models.Index(fields=["ladder", "-id"], name="match_ladder_order"),
+            # A ladder's newest matches (its pages and API) without walking past the
+            # tournament matches played since: the planner picks this over the primary key.
+            models.Index(
+                fields=["-id"], condition=models.Q(ladder__isnull=False), name="match_ladder_newest"
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),

@@ -104,3 +104,32 @@ def test_the_bot_page_lists_the_bots_it_met_with_the_reference_figures():
     assert (second["bot_id"], second["games"], second["losses"]) == (bot_c.pk, 1, 1)
     page = Client().get(f"/bots/{bot_a.pk}/").content.decode()
     assert 'id="opponents"' in page and "99-104-97" in page and "2 ± 32" in page
+
+
+def test_opponents_from_pair_sums_equal_the_count_over_matches():
+    """In a two-seat pool the bot page reads RatingPair; it must equal scoring every match."""
+    import random
+
+    from tests.tournaments.rating_support import version
+    from tournaments.ratings import match as match_stats
+    from tournaments.selectors.ratings import _records_from_pairs, _scores_by_match
+
+    rng = random.Random(11)
+    bot_a, a1 = bot_with_version("a")
+    a2 = version(bot_a, number=2, parent=a1)
+    others = [bot_with_version(name)[1] for name in ("b", "c", "d")]
+    for seed in range(60):
+        mine = rng.choice([a1, a2])
+        other = rng.choice(others + [a2 if mine is a1 else a1])  # sometimes itself
+        seats = [mine, other] if rng.random() < 0.5 else [other, mine]
+        finished_match(seats, rng.choice([[1, 2], [2, 1], [1, 1]]), seed=seed)
+    by_match = {
+        other: match_stats.wdl(found)
+        for other, found in _scores_by_match(bot=bot_a, pool="pairs:2").items()
+    }
+    from_pairs = _records_from_pairs(bot=bot_a, pool="pairs:2")
+    assert from_pairs == {o: tuple(r) for o, r in by_match.items()} and len(from_pairs) == 3
+    met = selectors.opponents_met(bot=bot_a)
+    assert [row["games"] for row in met["opponents"]] == sorted(
+        (sum(r) for r in from_pairs.values()), reverse=True
+    )

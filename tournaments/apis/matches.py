@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -13,7 +15,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, serializers
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
-from rest_framework.response import Response
+from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from tournaments import selectors
@@ -116,13 +118,28 @@ class MatchDetailSerializer(MatchSerializer):
         fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms", "moves", "record"]
 
 
+class MatchDetailHeadSerializer(MatchDetailSerializer):
+    """The detail without ``moves`` and ``record``, which the view splices in as the JSON
+    text PostgreSQL stores (never parsed into Python and serialised again)."""
+
+    class Meta(MatchDetailSerializer.Meta):
+        fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms"]
+
+
 class MatchDetailApi(generics.RetrieveAPIView):
     """A match; a seat's ``log`` only for its bot's owner; ``reproduce`` as the reader runs it."""
 
     serializer_class = MatchDetailSerializer
 
     def get_queryset(self):
-        return Match.objects.select_related("tournament").prefetch_related(selectors.public_seats())
+        return (
+            Match.objects.select_related("tournament")
+            .prefetch_related(selectors.public_seats())
+            .defer("moves", "record")
+            .annotate(
+                moves_text=Cast("moves", TextField()), record_text=Cast("record", TextField())
+            )
+        )
 
     def retrieve(self, request, *args, **kwargs):
         match = self.get_object()
@@ -130,7 +147,11 @@ class MatchDetailApi(generics.RetrieveAPIView):
             "request": request,
             "logs": selectors.seat_logs(match=match, user=request.user),
         }
-        return Response(MatchDetailSerializer(match, context=context).data)
+        head = JSONRenderer().render(MatchDetailHeadSerializer(match, context=context).data)
+        moves = (match.moves_text or "null").encode()
+        record = (match.record_text or "null").encode()
+        body = b"".join([head[:-1], b',"moves":', moves, b',"record":', record, b"}"])
+        return HttpResponse(body, content_type="application/json")
 
 
 class SeatLogApi(APIView):
@@ -171,7 +192,7 @@ class MatchReplayApi(APIView):
         responses=ReplaySerializer,
     )
     def get(self, request, pk):
-        match = get_object_or_404(Match, pk=pk)
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat = request.query_params.get("seat")
         if seat is not None:
             players = len(match.result["seats"]) if match.result else 0
@@ -179,11 +200,15 @@ class MatchReplayApi(APIView):
                 seat = selectors.parse_seat(seat, players=players)
             except ValueError as exc:
                 raise ValidationError({"seat": [str(exc)]}) from exc
-        return Response(
-            {
+
+        def build() -> bytes:
+            data = {
                 "match": match.pk,
                 "seat": seat,
                 "moves": match.moves or [],
                 "events": selectors.replay_events(match=match, seat=seat),
             }
-        )
+            return JSONRenderer().render(data)
+
+        body = selectors.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
+        return HttpResponse(body, content_type="application/json")

@@ -47,10 +47,6 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.AddIndex(
-            model_name="match",
-            index=models.Index(fields=["ladder", "-id"], name="match_ladder_order"),
-        ),
-        migrations.AddIndex(
             model_name="ratingchange",
             index=models.Index(fields=["version", "pool", "-seq"], name="rating_change_history"),
         ),

@@ -1,16 +1,21 @@
 """Reads for tournaments, matches and ratings, one module per kind of page."""
 
+from tournaments.selectors.ladders import ladder_progress, ladders_progress  # noqa: F401
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_CACHE_SECONDS,
+    REPLAY_LOOKUP_FIELDS,
     SEAT_PATTERN,
+    cached_replay_body,
     match_detail,
     match_list,
+    match_log_cache,
     owned_seats,
     parse_seat,
     public_seats,
     recent_matches,
     replay_cache_key,
     replay_events,
+    replay_lookup,
     reproduce,
     seat_logs,
 )
@@ -41,7 +46,6 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     entrants,
     expected_games,
     game_points,
-    ladder_progress,
     overview,
     overview_from_matches,
     progress,

@@ -6,13 +6,14 @@ import re
 import shlex
 
 from django.core.cache import cache
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 
 from bots.cli import option_text
 from bots.models import BotVersion
 from games import registry
 from tournaments.models import (
     Ladder,
+    LadderCount,
     Match,
     MatchSeat,
     Tournament,
@@ -27,8 +28,22 @@ def public_seats() -> Prefetch:
 
 
 def match_detail(*, pk: int) -> Match:
-    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none."""
-    return Match.objects.select_related("tournament").prefetch_related(public_seats()).get(pk=pk)
+    """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none.
+    Its moves and record load on first use: a cached page may never need them."""
+    qs = Match.objects.select_related("tournament").prefetch_related(public_seats())
+    return qs.defer("moves", "record").get(pk=pk)
+
+
+# Bumped when the match page's text log renders differently (its cached fragments).
+MATCH_LOG_VERSION = 1
+
+
+def match_log_cache(*, match: Match, seat: int | None) -> tuple[str, int]:
+    """The cache key and lifetime of the match page's text log (events and moves) as
+    ``seat`` sees it: a finished match's never changes; an unfinished one's is not kept
+    (lifetime 0)."""
+    key = f"{replay_cache_key(match=match, seat=seat)}:log:{MATCH_LOG_VERSION}"
+    return key, REPLAY_CACHE_SECONDS if match.status == Match.Status.FINISHED else 0
 
 
 def owned_seats(*, match: Match, user) -> set[int]:
@@ -88,12 +103,52 @@ def reproduce(*, match: Match, user, export_url: str) -> dict:
     }
 
 
+class LadderMatchQuerySet(QuerySet):
+    """A ladder's matches whose ``count()`` reads the ladder's stored counters
+    (``LadderCount``, kept by a trigger) instead of counting a million rows, for as long
+    as the queryset still means every match of that ladder: a further filter, a slice or
+    a distinct makes it count as usual. Orderings and prefetches keep the shortcut, so a
+    paginator over the ladder's matches pays nothing for its page count."""
+
+    _whole_ladder: tuple | None = None
+
+    def _clone(self):
+        clone = super()._clone()
+        clone._whole_ladder = self._whole_ladder
+        return clone
+
+    def count(self) -> int:
+        marked = self._whole_ladder
+        query = self.query
+        if (
+            marked is not None
+            and query.where == marked[1]
+            and not query.is_sliced
+            and not query.distinct
+            and not query.combinator
+        ):
+            row = LadderCount.objects.filter(ladder_id=marked[0]).first()
+            if row is not None:
+                return sum(getattr(row, status) for status in Match.Status.values)
+        return super().count()
+
+
+def ladder_matches(*, ladder: Ladder) -> LadderMatchQuerySet:
+    """Every match of ``ladder`` (no logs, moves or records), counted from its counters."""
+    base = LadderMatchQuerySet(model=Match).defer("moves", "record")
+    qs = base.prefetch_related(public_seats()).filter(ladder=ladder)
+    qs._whole_ladder = (ladder.pk, qs.query.where.clone())
+    return qs
+
+
 def match_list(
     *,
     tournament: Tournament | None = None,
     version: BotVersion | None = None,
     ladder: Ladder | None = None,
 ):
+    if ladder is not None and tournament is None and version is None:
+        return ladder_matches(ladder=ladder)
     qs = Match.objects.defer("moves", "record").prefetch_related(public_seats())
     if tournament is not None:
         qs = qs.filter(tournament=tournament)
@@ -132,6 +187,29 @@ def replay_cache_key(*, match: Match, seat: int | None) -> str:
     finished = match.finished_at.timestamp() if match.finished_at else ""
     viewer = "all" if seat is None else seat
     return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
+
+
+# The columns a replay endpoint needs to find its cached answer: not the record or moves.
+REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "result")
+
+
+def replay_lookup(*, pk: int) -> Match:
+    """A match without its big columns (record, moves load on first use); DoesNotExist."""
+    return Match.objects.only(*REPLAY_LOOKUP_FIELDS).get(pk=pk)
+
+
+def cached_replay_body(*, match: Match, seat: int | None, kind: str, build) -> bytes:
+    """The JSON body of a replay endpoint (``kind``) for a finished match, rendered once
+    and kept as bytes: a hit is one cache read, never a record parsed, replayed and
+    serialised again. ``build()`` returns the bytes; unfinished matches are not cached."""
+    if match.status != Match.Status.FINISHED:
+        return build()
+    key = f"{replay_cache_key(match=match, seat=seat)}:body:{kind}"
+    body = cache.get(key)
+    if body is None:
+        body = build()
+        cache.set(key, body, REPLAY_CACHE_SECONDS)
+    return body
 
 
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:

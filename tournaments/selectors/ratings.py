@@ -27,6 +27,7 @@ from tournaments.models import (
     RatingChange,
     RatingFit,
     RatingLedger,
+    RatingPair,
 )
 from tournaments.ratings import bradley_terry as bt
 from tournaments.ratings import match as match_stats
@@ -374,26 +375,15 @@ def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
-    mine = MatchSeat.objects.filter(
-        match__pool=pool, match__rated_seq__isnull=False, version__bot=bot
-    ).values("match_id")
-    seats_of: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    rows = MatchSeat.objects.filter(match_id__in=mine).values_list(
-        "match_id", "seat", "version__bot_id", "rank"
-    )
-    for match_id, seat, bot_id, rank in rows:
-        seats_of[match_id].append((seat, bot_id, rank))
-    scores: dict[int, list[float]] = defaultdict(list)
-    for seats in seats_of.values():
-        seats.sort()
-        keys = [bot_id for _, bot_id, _ in seats]
-        ranks = [rank for _, _, rank in seats]
-        for other in set(keys) - {bot.pk}:
-            scores[other] += match_stats.head_to_head_scores([(keys, ranks)], bot.pk, other)
-    names = dict(Bot.objects.filter(pk__in=list(scores)).values_list("pk", "name"))
+    if _two_seat_pool(pool):
+        records = _records_from_pairs(bot=bot, pool=pool)
+    else:
+        scores = _scores_by_match(bot=bot, pool=pool)
+        records = {other: match_stats.wdl(found) for other, found in scores.items()}
+    ranked = sorted(records.items(), key=lambda item: (-sum(item[1]), item[0]))[:limit]
+    names = dict(Bot.objects.filter(pk__in=[o for o, _ in ranked]).values_list("pk", "name"))
     table = []
-    for other, found in sorted(scores.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]:
-        wins, draws, losses = match_stats.wdl(found)
+    for other, (wins, draws, losses) in ranked:
         elo, margin = stats.elo_margin(wins, losses, draws)
         games = wins + draws + losses
         table.append(
@@ -636,3 +626,54 @@ def leaderboard_page(
         "next": _cursor_of(rows[-1]) if rows and has_next else None,
         "previous": _cursor_of(rows[0], backwards=True) if rows and has_previous else None,
     }
+
+
+def _two_seat_pool(pool: str) -> bool:
+    try:
+        return pools.parse(pool).players == 2
+    except (pools.InvalidPool, registry.UnknownGame):
+        return False
+
+
+def _records_from_pairs(*, bot: Bot, pool: str) -> dict[int, tuple[int, int, int]]:
+    """W-D-L against each other bot from the pool's stored pair sums (``RatingPair``, one
+    row per pair of versions): in a two-seat pool each rated match adds one win, draw or
+    loss to its pair, so these equal the per-match count without reading any match."""
+    mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
+    rows = (
+        RatingPair.objects.filter(pool=pool)
+        .filter(Q(first__in=mine) | Q(second__in=mine))
+        .values_list("first_id", "first__bot_id", "second__bot_id", "wins", "draws", "losses")
+    )
+    totals: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for first, first_bot, second_bot, wins, draws, losses in rows:
+        if first_bot == second_bot:
+            continue  # two versions of this bot met: no opponent
+        if first in mine:
+            other, record = second_bot, (wins, draws, losses)
+        else:
+            other, record = first_bot, (losses, draws, wins)
+        for i, value in enumerate(record):
+            totals[other][i] += value
+    return {other: tuple(round(v) for v in t) for other, t in totals.items()}
+
+
+def _scores_by_match(*, bot: Bot, pool: str) -> dict[int, list[float]]:
+    """Every rated match of ``bot`` in ``pool`` scored by rank against each other bot."""
+    mine = MatchSeat.objects.filter(
+        match__pool=pool, match__rated_seq__isnull=False, version__bot=bot
+    ).values("match_id")
+    seats_of: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match_id__in=mine).values_list(
+        "match_id", "seat", "version__bot_id", "rank"
+    )
+    for match_id, seat, bot_id, rank in rows:
+        seats_of[match_id].append((seat, bot_id, rank))
+    scores: dict[int, list[float]] = defaultdict(list)
+    for seats in seats_of.values():
+        seats.sort()
+        keys = [bot_id for _, bot_id, _ in seats]
+        ranks = [rank for _, _, rank in seats]
+        for other in set(keys) - {bot.pk}:
+            scores[other] += match_stats.head_to_head_scores([(keys, ranks)], bot.pk, other)
+    return scores

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
 from tournaments.formats.overview import describe
 from tournaments.models import (
-    Ladder,
     Match,
     MatchSeat,
     Tournament,
@@ -36,11 +35,6 @@ def progress(*, tournament: Tournament) -> dict:
     total = sum(counts.values())
     done = counts["finished"] + counts["failed"]
     return {"total": total, "done": done, **{k: counts[k] for k in Match.Status.values}}
-
-
-def ladder_progress(*, ladder: Ladder) -> dict:
-    counts = dict(ladder.matches.values_list("status").annotate(n=Count("pk")).order_by())
-    return {status: counts.get(status, 0) for status in Match.Status.values}
 
 
 def entrants(*, tournament: Tournament) -> list[dict]:

@@ -14,7 +14,7 @@ import secrets
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -24,7 +24,7 @@ from games import registry
 from tournaments import pools
 from tournaments.formats.common import rotation
 from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_wanted
-from tournaments.models import Ladder, Match, MatchSeat, Rating, RatingFit
+from tournaments.models import Ladder, LadderCount, Match, MatchSeat, Rating, RatingFit
 from tournaments.ratings.match import Z95
 from tournaments.services.queueing import queue_match_after_commit
 
@@ -170,3 +170,34 @@ def set_ladder_paused(*, ladder: Ladder, paused: bool) -> Ladder:
     Ladder.objects.filter(pk=ladder.pk).update(paused=paused)
     ladder.refresh_from_db()
     return ladder
+
+
+# The same statement as migration 0007_ladder_counts's initial fill.
+RECOUNT = """
+DELETE FROM tournaments_laddercount;
+INSERT INTO tournaments_laddercount
+    (ladder_id, scheduled, queued, running, finished, failed, cancelled)
+SELECT l.id,
+    count(m.id) FILTER (WHERE m.status = 'scheduled'),
+    count(m.id) FILTER (WHERE m.status = 'queued'),
+    count(m.id) FILTER (WHERE m.status = 'running'),
+    count(m.id) FILTER (WHERE m.status = 'finished'),
+    count(m.id) FILTER (WHERE m.status = 'failed'),
+    count(m.id) FILTER (WHERE m.status = 'cancelled')
+FROM tournaments_ladder l LEFT JOIN tournaments_match m ON m.ladder_id = l.id
+GROUP BY l.id;
+"""
+
+
+@transaction.atomic
+def recount_ladders() -> int:
+    """Rebuild every ladder's match counters (``LadderCount``) from the matches: for rows
+    loaded with triggers off (bulk loads, restores). The match table is locked against
+    writes meanwhile, so no change slips between the count and the store."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":  # SQLite's write lock already covers this
+            cursor.execute("LOCK TABLE tournaments_match IN SHARE MODE")
+        for statement in RECOUNT.strip().split(";"):
+            if statement.strip():
+                cursor.execute(statement)
+    return LadderCount.objects.count()

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from tournaments.leaderboards import rebuild_leaderboards
 from tournaments.read_models import rebuild_standings
+from tournaments.services.ladder import recount_ladders
 
 
 def _standings(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
@@ -28,16 +29,23 @@ def _leaderboards(*, tournament_ids: list[int] | None, progress: Callable[[str],
     return rows
 
 
+def _ladders(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    """Every ladder's match counters (kept by a trigger; ``--tournament`` does not apply)."""
+    return recount_ladders()
+
+
 # Read model name -> its rebuild: (tournament ids or None for all, progress) -> count.
 READ_MODELS: dict[str, Callable[..., int]] = {
     "standings": _standings,
     "leaderboards": _leaderboards,
+    "ladders": _ladders,
 }
 
 
 class Command(BaseCommand):
     help = (
-        "Rebuild read models (tournament standings totals and snapshots, leaderboard rows) "
+        "Rebuild read models (tournament standings totals and snapshots, leaderboard rows, "
+        "ladder match counters) "
         "from the matches and ratings."
     )
 

@@ -1,0 +1,127 @@
+"""A finished match's replay and frames answers are rendered once and served as stored
+bytes: the cached answer equals a fresh build, and a hit never reads the record again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from arena import replay
+from arena.replay_layouts import layout_for, layout_json
+from games import registry
+from tests.arena.test_replay import finished_match  # noqa: F401
+from tournaments.models import Match
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def fresh_replay(match, seat):
+    return {
+        "match": match.pk,
+        "seat": seat,
+        "moves": match.moves or [],
+        "events": json.loads(json.dumps(registry.replay(match.record).events(seat))),
+    }
+
+
+def fresh_frames(match, seat):
+    return {
+        "match": match.pk,
+        "seat": seat,
+        "game": match.game,
+        "layout": json.loads(json.dumps(layout_json(layout_for(match.game)))),
+        "frames": json.loads(json.dumps(replay.frames_from_record(match.record, seat=seat))),
+    }
+
+
+@pytest.mark.parametrize("kind", ["replay", "frames"])
+@pytest.mark.parametrize("seat", [None, 0, 1])
+def test_cached_answer_equals_a_fresh_build_and_a_hit_skips_the_record(
+    client,
+    finished_match,  # noqa: F811
+    kind,
+    seat,
+):
+    url = f"/api/matches/{finished_match.pk}/{kind}/"
+    params = {} if seat is None else {"seat": seat}
+    fresh = (fresh_replay if kind == "replay" else fresh_frames)(finished_match, seat)
+    first = client.get(url, params)
+    assert first.status_code == 200 and first["Content-Type"] == "application/json"
+    assert first.json() == fresh
+    with CaptureQueriesContext(connection) as queries:
+        second = client.get(url, params)
+    assert second.content == first.content
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert '"record"' not in sql and '"moves"' not in sql  # the big columns stay unread
+    # another seat's answer is its own
+    other = client.get(url, {"seat": 1 if seat == 0 else 0})
+    assert other.json()["seat"] == (1 if seat == 0 else 0)
+
+
+def test_an_unfinished_match_is_built_each_time(client, finished_match):  # noqa: F811
+    Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING)
+    url = f"/api/matches/{finished_match.pk}/replay/"
+    before = client.get(url).json()
+    assert before["events"]
+    Match.objects.filter(pk=finished_match.pk).update(moves=[{"actions": {"0": 1}}])
+    assert client.get(url).json()["moves"] == [{"actions": {"0": 1}}]
+
+
+def test_bad_seats_still_answer_4xx_in_the_error_shape(client, finished_match):  # noqa: F811
+    for kind in ("replay", "frames"):
+        response = client.get(f"/api/matches/{finished_match.pk}/{kind}/", {"seat": "7"})
+        assert response.status_code == 400 and "seat" in json.dumps(response.json())
+
+
+def test_match_detail_splices_the_stored_moves_and_record_unchanged(client, finished_match):  # noqa: F811
+    moves = [{"actions": {"0": 3}, "ms": {"0": 1.5}}, {"actions": {"1": "é"}}]
+    Match.objects.filter(pk=finished_match.pk).update(moves=moves)
+    body = client.get(f"/api/matches/{finished_match.pk}/").json()
+    assert body["moves"] == moves
+    assert body["record"] == finished_match.record
+    assert list(body)[-4:] == ["move_ms", "bank_ms", "moves", "record"]
+    assert body["id"] == finished_match.pk and len(body["seats"]) == 2
+    assert body["reproduce"]["export"].endswith(f"/api/matches/{finished_match.pk}/")
+    Match.objects.filter(pk=finished_match.pk).update(record=None, moves=[])
+    empty = client.get(f"/api/matches/{finished_match.pk}/").json()
+    assert empty["record"] is None and empty["moves"] == []
+    assert client.get("/api/matches/99999999/").status_code == 404
+
+
+def text_log(html: str) -> str:
+    return html[html.index('<details id="text-log">') : html.index("</details>")]
+
+
+def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finished_match):  # noqa: F811
+    url = f"/matches/{finished_match.pk}/"
+    first = client.get(url, {"seat": 0}).content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url, {"seat": 0}).content.decode()
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert '"record"' not in sql and '"moves"' not in sql
+    assert text_log(again) == text_log(first)
+    cache.clear()
+    assert text_log(client.get(url, {"seat": 0}).content.decode()) == text_log(first)
+    events = registry.replay(finished_match.record).events(0)
+    assert f"Text log: {len(events)} events" in text_log(first) and len(events) > 5
+    spectator = client.get(url).content.decode()
+    assert f"Text log: {len(registry.replay(finished_match.record).events(None))} events" in (
+        text_log(spectator)
+    )
+
+
+def test_match_page_text_log_of_an_unfinished_match_is_not_kept(client, finished_match):  # noqa: F811
+    Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING, moves=[])
+    url = f"/matches/{finished_match.pk}/"
+    assert "and 0 moves" in text_log(client.get(url).content.decode())
+    Match.objects.filter(pk=finished_match.pk).update(moves=[{"actions": {"0": 1}}])
+    assert "and 1 moves" in text_log(client.get(url).content.decode())
