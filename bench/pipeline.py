@@ -60,8 +60,9 @@ def parse_args() -> argparse.Namespace:
 
 def ensure_database(url: str) -> None:
     """Create the bench's database when it does not exist yet."""
-    import psycopg
     from urllib.parse import urlsplit
+
+    import psycopg
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
