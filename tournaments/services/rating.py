@@ -24,15 +24,6 @@ from tournaments.services.queueing import request_fit_after_commit
 log = logging.getLogger(__name__)
 
 
-def rated_result(match: Match) -> elo.RatedResult:
-    keys = [seat.version_id for seat in sorted(match.seats.all(), key=lambda s: s.seat)]
-    return elo.sides_from_match_result(match.result, keys)
-
-
-def pool_of(match: Match) -> str:
-    return pools.pool_key(match.game, match.seats.count(), match.options)
-
-
 def version_parents(version_ids: Iterable[int]) -> dict[int, int]:
     """{version: parent} for every version of the bots of ``version_ids`` (ancestor walks)."""
     bots = BotVersion.objects.filter(pk__in=list(version_ids)).values("bot_id")
@@ -173,34 +164,3 @@ def _add_pairs(pool: str, records: list[tuple]) -> None:
             f" losses = {table}.losses + excluded.losses",
             params,
         )
-
-
-def rated_matches(pool: str):
-    return (
-        Match.objects.filter(pool=pool, rated_seq__isnull=False)
-        .order_by("rated_seq")
-        .prefetch_related("seats")
-    )
-
-
-def recompute_ratings(*, pool: str) -> dict[int, float]:
-    """Every version's Elo in ``pool`` from the ordered rated results alone."""
-    results = [rated_result(m) for m in rated_matches(pool)]
-    keys = {key for result in results for side in result.sides for key in side}
-    return elo.recompute(
-        results, settings.ARENA_ELO_K, settings.ARENA_ELO_START, version_parents(keys)
-    )
-
-
-def recompute_pairs(*, pool: str) -> dict[tuple[int, int], tuple[float, float, float]]:
-    """The pool's pairwise sums from the ordered rated results alone (a check on RatingPair)."""
-    totals: dict[tuple[int, int], list[float]] = {}
-    for match in rated_matches(pool):
-        for first, second, wins, draws, losses in elo.pair_records(rated_result(match)):
-            if first > second:
-                first, second, wins, losses = second, first, losses, wins
-            total = totals.setdefault((first, second), [0.0, 0.0, 0.0])
-            total[0] += wins
-            total[1] += draws
-            total[2] += losses
-    return {pair: tuple(values) for pair, values in totals.items()}
