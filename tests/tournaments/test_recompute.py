@@ -98,3 +98,40 @@ def test_a_seat_without_a_rank_is_read_from_the_match_result():
 def test_an_empty_pool_recomputes_to_nothing():
     assert recompute_ratings(pool="pairs:2") == {}
     assert rebuild_ratings(pool="pairs:2") == 0
+
+
+def test_the_two_seat_fast_path_and_the_row_by_row_fold_agree():
+    from django.conf import settings
+    from django.db import connection, transaction
+
+    from bots.models import BotVersion
+    from tournaments.services import recompute
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the fast path reads by COPY: PostgreSQL only")
+    pool = random_pool(3, 2, 200)
+    parents = dict(BotVersion.objects.filter(parent__isnull=False).values_list("pk", "parent_id"))
+    k, start = settings.ARENA_ELO_K, settings.ARENA_ELO_START
+    with transaction.atomic():
+        fast = recompute._fold_two_seat_pool(pool, k, start, parents, ratings_only=False)
+        rows = recompute._fold_rows(pool, k, start, parents)
+    assert fast.matches == rows.matches == 200
+    assert fast.ratings == rows.ratings
+    assert fast.records == rows.records
+    assert fast.pairs == rows.pairs
+
+
+def test_a_version_playing_itself_falls_back_and_still_equals_the_live_path():
+    pool = random_pool(4, 2, 40)
+    a = Rating.objects.filter(pool=pool).order_by("pk").first().version
+    finished_match([a, a], [1, 2], seed=999)
+    for i in range(10):
+        b = Rating.objects.filter(pool=pool).order_by("-pk")[i % 3].version
+        finished_match([a, b], [2, 1], seed=1000 + i)
+    live = live_ratings(pool)
+    assert recompute_ratings(pool=pool) == {key: row[0] for key, row in live.items()}
+    pairs = live_pairs(pool)
+    Rating.objects.filter(pool=pool).update(elo=0.0)
+    assert rebuild_ratings(pool=pool) == 51
+    assert live_ratings(pool) == live
+    assert live_pairs(pool) == pairs

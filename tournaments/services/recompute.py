@@ -21,9 +21,11 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from psycopg import sql
 
 from bots.models import BotVersion
 from tournaments import elo
@@ -64,12 +66,19 @@ def _seat_rows_sql(vendor: str) -> str:
         else "json_extract(m.result, '$.teams')"
     )
     return (
-        f"SELECT m.rated_seq, s.seat, s.version_id, s.rank,"
+        f"SELECT m.rated_seq, s.seat, s.version_id, {_rank_sql(vendor)},"
         f" CASE WHEN s.seat = 0 THEN {teams} END, m.id"
         f" FROM {match} m JOIN {seat} s ON s.match_id = m.id"
         f" WHERE m.pool = %s AND m.rated_seq IS NOT NULL"
         f" ORDER BY m.rated_seq, s.seat"
     )
+
+
+def _rank_sql(vendor: str) -> str:
+    """The seat's rank; from the match's result for a seat that has none (older rows)."""
+    if vendor == "postgresql":
+        return "coalesce(s.rank, (m.result -> 'seats' -> s.seat ->> 'rank')::int)"
+    return "coalesce(s.rank, json_extract(m.result, '$.seats[' || s.seat || '].rank'))"
 
 
 def _chunks(pool: str) -> Iterator[list[tuple]]:
@@ -124,72 +133,187 @@ def _rated(versions: list, ranks: list, teams: str | None) -> elo.RatedResult:
     )
 
 
-def _ranks_from_results(pool: str) -> dict[int, list[int]]:
-    """Ranks from ``Match.result`` for the rare match whose seats carry none."""
-    missing = Match.objects.filter(
-        pool=pool, rated_seq__isnull=False, seats__rank__isnull=True
-    ).values_list("pk", "result")
-    return {pk: [seat["rank"] for seat in result["seats"]] for pk, result in missing}
-
-
-def fold(pool: str, *, k: float | None = None, start: float | None = None) -> Fold:
+def fold(
+    pool: str, *, k: float | None = None, start: float | None = None, ratings_only: bool = False
+) -> Fold:
     """Fold every rated result of ``pool`` in ledger order (call inside a transaction on
-    PostgreSQL, for the server-side cursor)."""
+    PostgreSQL). ``ratings_only`` skips the records and pair sums."""
     k = settings.ARENA_ELO_K if k is None else k
     start = settings.ARENA_ELO_START if start is None else start
     parents = dict(BotVersion.objects.filter(parent__isnull=False).values_list("pk", "parent_id"))
+    if connection.vendor == "postgresql":
+        try:
+            return _fold_two_seat_pool(pool, k, start, parents, ratings_only)
+        except _NotTwoSeats:
+            pass
+    return _fold_rows(pool, k, start, parents)
+
+
+def _fold_rows(pool: str, k, start, parents) -> Fold:
+    """Any pool, any backend: one result at a time."""
     out = Fold()
-    ratings, records, pairs = out.ratings, out.records, out.pairs
-    expected = elo.expected
-    patched: dict[int, list[int]] | None = None
-    count = 0
-    for match_id, versions, ranks, teams in _results(pool):
-        count += 1
-        if None in ranks:
-            if patched is None:
-                patched = _ranks_from_results(pool)
-            ranks = patched[match_id]
-        if len(versions) == 2 and (not teams or teams == "[]") and versions[0] != versions[1]:
-            # Two seats, a version each: elo.apply's arithmetic, in its order.
-            a, b = versions
-            if a not in ratings:
-                ratings[a] = elo.starting_rating(ratings, a, start, parents)
-            if b not in ratings:
-                ratings[b] = elo.starting_rating(ratings, b, start, parents)
-            rank_a, rank_b = ranks
-            before_a, before_b = ratings[a], ratings[b]
-            score_a = 1.0 if rank_a < rank_b else (0.5 if rank_a == rank_b else 0.0)
-            score_b = 1.0 if rank_b < rank_a else (0.5 if rank_a == rank_b else 0.0)
-            ratings[a] = before_a + k * (score_a - expected(before_a, before_b)) / 1
-            ratings[b] = before_b + k * (score_b - expected(before_b, before_a)) / 1
-            record = records.get(a) or records.setdefault(a, Record())
-            record.matches += 1
-            record.rank_total += rank_a
-            record.sides_total += 2
-            record.wins += rank_a < rank_b
-            record.draws += rank_a == rank_b
-            record.losses += rank_a > rank_b
-            record = records.get(b) or records.setdefault(b, Record())
-            record.matches += 1
-            record.rank_total += rank_b
-            record.sides_total += 2
-            record.wins += rank_b < rank_a
-            record.draws += rank_a == rank_b
-            record.losses += rank_b > rank_a
-            win, draw, loss = score_a == 1.0, score_a == 0.5, score_a == 0.0
-            if a > b:
-                a, b, win, loss = b, a, loss, win
-            total = pairs.get((a, b))
-            if total is None:
-                pairs[(a, b)] = [1.0 * win, 1.0 * draw, 1.0 * loss]
-            else:
-                total[0] += 1.0 * win
-                total[1] += 1.0 * draw
-                total[2] += 1.0 * loss
-            continue
+    for _match_id, versions, ranks, teams in _results(pool):
+        out.matches += 1
         _fold_one(out, _rated(versions, ranks, teams), k, start, parents)
-    out.matches = count
     return out
+
+
+class _NotTwoSeats(Exception):
+    """The pool is not made of plain two-seat results: fold it one result at a time."""
+
+
+def _fold_two_seat_pool(pool: str, k, start, parents, ratings_only: bool) -> Fold:
+    """The common pool, fast: two seats, a version each, no teams.
+
+    The seat rows come by ``COPY (query) TO STDOUT``, so PostgreSQL streams them while
+    this process folds, parsed a block at a time by numpy; the Elo fold is
+    ``elo.apply``'s arithmetic in its order (the same floats), and records and pair sums
+    (integer counts) are summed per block with numpy.
+    """
+    match_table = connection.ops.quote_name(Match._meta.db_table)
+    seat_table = connection.ops.quote_name(MatchSeat._meta.db_table)
+    connection.ensure_connection()
+    pg = connection.connection
+    with pg.cursor() as cursor:
+        first = cursor.execute(
+            f"SELECT count(*) FROM {seat_table} WHERE match_id ="
+            f" (SELECT id FROM {match_table} WHERE pool = %s AND rated_seq IS NOT NULL LIMIT 1)",
+            [pool],
+        ).fetchone()[0]
+        if first != 2:
+            raise _NotTwoSeats
+    # Teams cannot matter with two seats (two sides of one, or one side: no rating), so
+    # the results' JSON is never read here.
+    out = Fold()
+    size = max(BotVersion.objects.order_by("-pk").values_list("pk", flat=True).first() or 0, 0) + 1
+    tallies = None if ratings_only else np.zeros((6, size), dtype=np.int64)
+    pair_sums: dict[int, list[float]] = {}
+    query = (
+        f"SELECT m.rated_seq, s.seat, s.version_id, {_rank_sql('postgresql')}"
+        f" FROM {match_table} m JOIN {seat_table} s ON s.match_id = m.id"
+        f" WHERE m.pool = %s AND m.rated_seq IS NOT NULL ORDER BY m.rated_seq, s.seat"
+    )
+    with pg.cursor() as cursor:
+        with cursor.copy(
+            sql.SQL("COPY ({}) TO STDOUT").format(sql.SQL(query.replace("%s", "{}")).format(pool))
+        ) as copy:
+            irregular = False
+            for rows in _row_blocks(copy):
+                if irregular:
+                    continue  # read to the end: the connection stays usable for the fallback
+                a, b = rows[0::2, 2], rows[1::2, 2]
+                if (
+                    len(rows) % 2
+                    or (rows[:, 1] != np.tile([0, 1], len(rows) // 2)).any()
+                    or (rows[0::2, 0] != rows[1::2, 0]).any()
+                    or (a == b).any()
+                    or (a >= size).any()
+                    or (b >= size).any()
+                ):
+                    irregular = True
+                    continue
+                rank_a, rank_b = rows[0::2, 3], rows[1::2, 3]
+                _fold_elo_two(
+                    out.ratings,
+                    a.tolist(),
+                    b.tolist(),
+                    rank_a.tolist(),
+                    rank_b.tolist(),
+                    k,
+                    start,
+                    parents,
+                )
+                out.matches += len(a)
+                if tallies is not None:
+                    _tally_two(tallies, pair_sums, size, a, b, rank_a, rank_b)
+    if irregular:
+        raise _NotTwoSeats
+    if tallies is not None:
+        for key in out.ratings:
+            matches, wins, draws, losses, rank_total, sides_total = tallies[:, key].tolist()
+            out.records[key] = Record(matches, wins, draws, losses, rank_total, sides_total)
+        out.pairs = {divmod(key, size): sums for key, sums in pair_sums.items()}
+    return out
+
+
+def _row_blocks(copy, block_bytes: int = 1 << 20) -> Iterator[np.ndarray]:
+    """COPY's text output as (rows, 4) int64 arrays of whole matches (an even row count)."""
+    buffer = bytearray()
+    carry = None
+    for data in copy:
+        buffer += data
+        if len(buffer) < block_bytes:
+            continue
+        cut = buffer.rfind(b"\n") + 1
+        rows = np.fromstring(bytes(buffer[:cut]), dtype=np.int64, sep=" ").reshape(-1, 4)
+        del buffer[:cut]
+        if carry is not None:
+            rows = np.concatenate([carry, rows])
+        keep = len(rows) - len(rows) % 2
+        carry = rows[keep:] if keep < len(rows) else None
+        if keep:
+            yield rows[:keep]
+    rows = np.fromstring(bytes(buffer), dtype=np.int64, sep=" ").reshape(-1, 4)
+    if carry is not None:
+        rows = np.concatenate([carry, rows])
+    if len(rows):
+        yield rows
+
+
+def _fold_elo_two(ratings: dict, a_keys, b_keys, a_ranks, b_ranks, k, start, parents) -> None:
+    """``elo.apply`` for two one-version sides, inlined: the same operations in the same
+    order, so the same floats."""
+    get = ratings.get
+    starting = elo.starting_rating
+    for a, b, x, y in zip(a_keys, b_keys, a_ranks, b_ranks):
+        ra = get(a)
+        if ra is None:
+            ra = ratings[a] = starting(ratings, a, start, parents)
+        rb = get(b)
+        if rb is None:
+            rb = ratings[b] = starting(ratings, b, start, parents)
+        if x < y:
+            sa, sb = 1.0, 0.0
+        elif x == y:
+            sa = sb = 0.5
+        else:
+            sa, sb = 0.0, 1.0
+        ratings[a] = ra + k * (sa - 1.0 / (1.0 + 10 ** ((rb - ra) / 400.0)))
+        ratings[b] = rb + k * (sb - 1.0 / (1.0 + 10 ** ((ra - rb) / 400.0)))
+
+
+def _tally_two(tallies, pair_sums: dict, size: int, a, b, rank_a, rank_b) -> None:
+    """Records and pair sums of a block of two-seat results (all integer counts)."""
+    win = (rank_a < rank_b).astype(np.int64)
+    draw = (rank_a == rank_b).astype(np.int64)
+    loss = (rank_a > rank_b).astype(np.int64)
+    for keys, ranks, wins, losses in ((a, rank_a, win, loss), (b, rank_b, loss, win)):
+        tallies[0] += np.bincount(keys, minlength=size)
+        tallies[1] += np.bincount(keys, wins, minlength=size).astype(np.int64)
+        tallies[2] += np.bincount(keys, draw, minlength=size).astype(np.int64)
+        tallies[3] += np.bincount(keys, losses, minlength=size).astype(np.int64)
+        tallies[4] += np.bincount(keys, ranks, minlength=size).astype(np.int64)
+    tallies[5] += 2 * np.bincount(a, minlength=size) + 2 * np.bincount(b, minlength=size)
+    # The pair (lower id first): the first's wins are the lower id's.
+    low_first = a < b
+    key = np.where(low_first, a * size + b, b * size + a)
+    first_wins = np.where(low_first, win, loss)
+    first_losses = np.where(low_first, loss, win)
+    keys, inverse = np.unique(key, return_inverse=True)
+    sums = zip(
+        keys.tolist(),
+        np.bincount(inverse, first_wins).tolist(),
+        np.bincount(inverse, draw).tolist(),
+        np.bincount(inverse, first_losses).tolist(),
+    )
+    for pair, wins, draws, losses in sums:
+        total = pair_sums.get(pair)
+        if total is None:
+            pair_sums[pair] = [wins, draws, losses]
+        else:
+            total[0] += wins
+            total[1] += draws
+            total[2] += losses
 
 
 def _fold_one(out: Fold, result: elo.RatedResult, k, start, parents) -> None:
@@ -229,7 +353,7 @@ def _fold_one(out: Fold, result: elo.RatedResult, k, start, parents) -> None:
 def recompute_ratings(*, pool: str) -> dict[int, float]:
     """Every version's Elo in ``pool`` from the ordered rated results alone."""
     with transaction.atomic():
-        return fold(pool).ratings
+        return fold(pool, ratings_only=True).ratings
 
 
 def recompute_pairs(*, pool: str) -> dict[tuple[int, int], tuple[float, float, float]]:
