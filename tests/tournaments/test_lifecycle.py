@@ -243,3 +243,19 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
     assert stored == [(r, 10 - r) for r in ranks[::-1]]
     assert RatingChange.objects.filter(match=second).count() == seats
     assert Rating.objects.filter(pool=second.pool, matches=2).count() == seats
+    # The worker passes the match and seats it loaded to play: two reads fewer.
+    third = running_match(3)
+    loaded = Match.objects.select_related("tournament").get(pk=third.pk)
+    loaded_seats = list(third.seats.all())
+    with django_assert_max_num_queries(12):
+        assert record_result(
+            match_id=third.pk,
+            attempt=1,
+            outcome=outcome(third, ranks),
+            match=loaded,
+            seats=loaded_seats[::-1],
+        )
+    third.refresh_from_db()
+    assert third.rated_seq == 3
+    assert list(third.seats.order_by("seat").values_list("rank", flat=True)) == ranks
+    assert Rating.objects.filter(pool=third.pool, matches=3).count() == seats

@@ -123,7 +123,9 @@ def play_match(*, match_id: int) -> Match:
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-    _record_when_the_database_answers(match_id=match_id, attempt=attempt, outcome=outcome)
+    _record_when_the_database_answers(
+        match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
+    )
     match.refresh_from_db()
     return match
 
@@ -137,7 +139,9 @@ def _beat(match_id: int, attempt: int) -> None:
         connection.close()  # a fresh connection on the next beat
 
 
-def _record_when_the_database_answers(*, match_id: int, attempt: int, outcome: dict) -> bool:
+def _record_when_the_database_answers(
+    *, match_id: int, attempt: int, outcome: dict, match: Match, seats: list[MatchSeat]
+) -> bool:
     """``record_result``, retried with a jittered backoff while the database is away.
 
     The outcome of a played match exists only in this process, so it is worth waiting
@@ -148,7 +152,9 @@ def _record_when_the_database_answers(*, match_id: int, attempt: int, outcome: d
     delay = 0.5
     while True:
         try:
-            return record_result(match_id=match_id, attempt=attempt, outcome=outcome)
+            return record_result(
+                match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
+            )
         except DATABASE_ERRORS:
             if time.monotonic() + delay > give_up_at:
                 raise
@@ -176,22 +182,36 @@ def _release(match_id: int, attempt: int, error: str) -> None:
             advance_tournament(tournament_id=tournament_id)
 
 
-def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
+def record_result(
+    *,
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match | None = None,
+    seats: list[MatchSeat] | None = None,
+) -> bool:
     """Store the outcome once: only the attempt that holds the claim may finish the match.
 
     The tournament moves on in the same transaction (its next round or series queued,
     or the tournament finished), so no crash can leave it waiting with nothing to play.
     A worker records a result per match, so this reads what it needs in two queries and
-    writes the seats in one.
+    writes the seats in one; none when the worker passes the ``match`` (with its
+    tournament) and ``seats`` it loaded to play: neither changes while the match runs.
     """
     with transaction.atomic():
-        tournament_id, gate_id, game, options, rated, rated_seq = (
-            Match.objects.filter(pk=match_id)
-            .values_list(
-                "tournament_id", "gate_id", "game", "options", "tournament__rated", "rated_seq"
+        if match is not None:
+            tournament_id, gate_id, game, options, rated_seq = (
+                match.tournament_id, match.gate_id, match.game, match.options, match.rated_seq
+            )  # fmt: skip
+            rated = match.tournament.rated if tournament_id is not None else None
+        else:
+            tournament_id, gate_id, game, options, rated, rated_seq = (
+                Match.objects.filter(pk=match_id)
+                .values_list(
+                    "tournament_id", "gate_id", "game", "options", "tournament__rated", "rated_seq"
+                )
+                .get()
             )
-            .get()
-        )
         _lock_tournament(tournament_id)
         finished = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt
@@ -206,9 +226,14 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
         if not finished:
             return False
         logs = outcome.get("logs") or []
-        seats = list(
-            MatchSeat.objects.filter(match_id=match_id).order_by("seat").only("seat", "version_id")
-        )
+        if seats is None:
+            seats = list(
+                MatchSeat.objects.filter(match_id=match_id)
+                .order_by("seat")
+                .only("seat", "version_id")
+            )
+        else:
+            seats = sorted(seats, key=lambda seat: seat.seat)
         for seat in seats:
             seat_result = outcome["result"]["seats"][seat.seat]
             seat.score = seat_result["score"]
