@@ -49,7 +49,11 @@ QUEUES = ("matches", "validations", "maintenance")
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=300, help="matches per run (x100)")
-    parser.add_argument("--workers", default="1,2", help="worker counts to time, e.g. 1,2")
+    parser.add_argument(
+        "--workers",
+        default="1,2",
+        help="worker counts to time, e.g. 1,2 ('' with --soak: soak only)",
+    )
     parser.add_argument("--soak", type=int, default=0, help="matches for the memory run")
     parser.add_argument(
         "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE)
@@ -298,6 +302,27 @@ def with_workers(
     return total, elapsed, rss
 
 
+def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[float, float]:
+    """The two in-process rates: bots only (the yardstick) and the service."""
+    ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
+    start(ids)
+    purge_broker()
+    n, seconds = in_process_bots_only(ids)
+    yardstick = n / seconds
+    print(f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s)")
+
+    ids = create_tournaments(user, bot_ids, matches, f"{label} service")
+    start(ids)
+    purge_broker()
+    n, seconds = in_process_service(ids)
+    service = n / seconds
+    print(
+        f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
+        f"  = {service / yardstick:.2f} x bots only"
+    )
+    return yardstick, service
+
+
 def main() -> None:
     args = parse_args()
     os.environ["DATABASE_URL"] = args.database_url
@@ -325,24 +350,10 @@ def main() -> None:
     print(f"sandbox: {describe_enforcement()}")
     print(f"{args.matches} two-seat Pairs matches per run, {', '.join(BOTS.values())}")
 
-    ids = create_tournaments(user, bot_ids, args.matches, f"{label} bots-only")
-    start(ids)
-    purge_broker()
-    n, seconds = in_process_bots_only(ids)
-    yardstick = n / seconds
-    print(f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s)")
-
-    ids = create_tournaments(user, bot_ids, args.matches, f"{label} service")
-    start(ids)
-    purge_broker()
-    n, seconds = in_process_service(ids)
-    service = n / seconds
-    print(
-        f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
-        f"  = {service / yardstick:.2f} x bots only"
-    )
-
-    for count in [int(w) for w in args.workers.split(",") if w]:
+    counts = [int(w) for w in args.workers.split(",") if w]
+    if counts:
+        yardstick, service = in_process(user, bot_ids, args.matches, label)
+    for count in counts:
         ids = create_tournaments(user, bot_ids, args.matches, f"{label} w{count}")
         n, seconds, rss = with_workers(count, ids, env, Path(cache))
         failed = failed_count(ids)
