@@ -11,7 +11,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 # Test processes for the tests that may run side by side (one per core).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test setup system venv extras migrate demo worker web lint format bench bench-reads services test-fast clean
+.PHONY: run test setup system venv extras migrate demo worker web lint format bench bench-reads bench-pipeline bench-recompute services test-fast clean
 
 run: setup migrate demo
 	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
@@ -100,6 +100,16 @@ bench: venv
 # at the end) and times every read endpoint and page. BENCH_ARGS="--scale 0.1" for a quick run.
 bench-reads: venv services
 	$(BIN)/python bench/reads.py $(BENCH_ARGS)
+# Matches/s through Celery, Redis and PostgreSQL (1 and 2 workers) beside one process; its
+# own database (arena_bench_pipeline) and Redis db 14. BENCH_ARGS="--soak 10000" adds the
+# memory run.
+bench-pipeline: venv services
+	$(BIN)/python bench/pipeline.py $(BENCH_ARGS)
+
+# Ratings recomputed from scratch: matches/s and memory at two pool sizes; its own database
+# (arena_bench_recompute). BENCH_ARGS="--sizes 100000,1000000" for the million.
+bench-recompute: venv services
+	$(BIN)/python bench/recompute.py $(BENCH_ARGS)
 
 clean:
 	rm -rf var

@@ -4,13 +4,49 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_prerun, worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["bots", "tournaments"])
+
+_keep_connections = False
+
+
+@worker_init.connect
+def keep_database_connections(**_kwargs) -> None:
+    """In a worker, keep database connections for ARENA_WORKER_DB_CONN_MAX_AGE seconds.
+
+    Runs in the worker's main process before the pool forks, so every pool process
+    inherits it. Health checks are turned on with it: the first query of a task finds a
+    connection the database dropped (a restart) and opens a new one.
+    """
+    global _keep_connections
+    from django.conf import settings
+    from django.db import connections
+
+    age = settings.ARENA_WORKER_DB_CONN_MAX_AGE
+    if age <= 0:
+        return
+    for alias in connections:
+        for settings_dict in (connections.settings[alias], connections[alias].settings_dict):
+            settings_dict["CONN_MAX_AGE"] = age
+            settings_dict["CONN_HEALTH_CHECKS"] = True
+    _keep_connections = True
+
+
+@task_prerun.connect
+@task_postrun.connect
+def close_old_connections(sender=None, **_kwargs) -> None:
+    """Around each task, what Django does around each request: close a connection that
+    broke or outlived its age (Celery's fixup, told to reuse them, no longer does)."""
+    if not _keep_connections or getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    from django.db import close_old_connections as close
+
+    close()
 
 
 @worker_ready.connect

@@ -266,6 +266,15 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker keeps its database connection between tasks for this many seconds (0: a new
+# connection for every task, Celery's default with Django). Opening one costs a few ms a
+# match; a connection the database dropped is noticed and replaced before the next task
+# (arena.celery), so an outage still costs a retry, never a run of failed tasks.
+ARENA_WORKER_DB_CONN_MAX_AGE = int(os.environ.get("ARENA_WORKER_DB_CONN_MAX_AGE", "300"))
+if ARENA_WORKER_DB_CONN_MAX_AGE > 0:
+    # Celery's Django fixup closes every connection around each task unless told to reuse
+    # them; arena.celery closes them by age and health instead.
+    CELERY_DB_REUSE_MAX = 10**9
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -205,3 +205,57 @@ def test_the_reaper_leaves_a_tournament_with_matches_to_play_running(tournament)
     services.requeue_stuck_matches()
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.RUNNING
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
+    db, seats, django_assert_max_num_queries
+):
+    """A worker records a result per match: a fixed handful of queries (claimed match
+    read, tournament lock, update, seats read and written in one, the rating's writes),
+    the same for 2 seats as for 4, once every version has played in the pool."""
+    from games import registry
+
+    owner = get_user_model().objects.create_user(username="org")
+    versions = [b.versions.get() for b in make_bots(owner, seats)]
+
+    def running_match(seed: int) -> Match:
+        match = Match.objects.create(
+            game="pairs",
+            engine_version=registry.get("pairs").version,
+            seed=seed,
+            status=Match.Status.RUNNING,
+            attempts=1,
+        )
+        for seat, version in enumerate(versions):
+            match.seats.create(seat=seat, version=version)
+        return match
+
+    ranks = list(range(1, seats + 1))
+    first = running_match(1)
+    assert record_result(match_id=first.pk, attempt=1, outcome=outcome(first, ranks))
+    second = running_match(2)
+    with django_assert_max_num_queries(14):
+        assert record_result(match_id=second.pk, attempt=1, outcome=outcome(second, ranks[::-1]))
+    second.refresh_from_db()
+    assert second.status == Match.Status.FINISHED and second.rated_seq == 2
+    stored = list(second.seats.order_by("seat").values_list("rank", "score"))
+    assert stored == [(r, 10 - r) for r in ranks[::-1]]
+    assert RatingChange.objects.filter(match=second).count() == seats
+    assert Rating.objects.filter(pool=second.pool, matches=2).count() == seats
+    # The worker passes the match and seats it loaded to play: two reads fewer.
+    third = running_match(3)
+    loaded = Match.objects.select_related("tournament").get(pk=third.pk)
+    loaded_seats = list(third.seats.all())
+    with django_assert_max_num_queries(12):
+        assert record_result(
+            match_id=third.pk,
+            attempt=1,
+            outcome=outcome(third, ranks),
+            match=loaded,
+            seats=loaded_seats[::-1],
+        )
+    third.refresh_from_db()
+    assert third.rated_seq == 3
+    assert list(third.seats.order_by("seat").values_list("rank", flat=True)) == ranks
+    assert Rating.objects.filter(pool=third.pool, matches=3).count() == seats

@@ -12,7 +12,7 @@ from tests.tournaments.rating_support import bot_with_version, finished_match, v
 from tournaments import pools, selectors, services
 from tournaments.models import Match, PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt
-from tournaments.services.rating import recompute_pairs
+from tournaments.services.recompute import recompute_pairs
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,8 @@ from tournaments.services.fitting import fit_pool, refit_stale_pools
 from tournaments.services.gating import advance_gate, check_gates, start_gate
 from tournaments.services.ladder import schedule_ladders, set_ladder_paused
 from tournaments.services.playing import play_match, requeue_stuck_matches
-from tournaments.services.rating import rate_match, recompute_ratings
+from tournaments.services.rating import rate_match
+from tournaments.services.recompute import rebuild_ratings, recompute_ratings
 from tournaments.services.scheduling import (
     cancel_tournament,
     create_tournament,
@@ -20,6 +21,7 @@ __all__ = [
     "fit_pool",
     "play_match",
     "rate_match",
+    "rebuild_ratings",
     "recompute_ratings",
     "refit_stale_pools",
     "requeue_stuck_matches",

@@ -20,12 +20,12 @@ from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, MatchSeat, Tournament
 from tournaments.read_models import count_result
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
-from tournaments.services.rating import rate_match
+from tournaments.services.rating import rate_result
 
 log = logging.getLogger(__name__)
 HEARTBEAT_EVERY_SECONDS = 2.0
@@ -44,6 +44,13 @@ def claim_match(*, match_id: int) -> int | None:
     that its worker must be gone. A redelivered or duplicated task therefore
     never plays a match someone else is playing.
     """
+    if not _claim(match_id):
+        return None
+    return Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+
+
+def _claim(match_id: int) -> bool:
+    """``claim_match``'s conditional UPDATE; the caller reads the attempt number."""
     now = timezone.now()
     stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
     claimable = Q(status=Match.Status.QUEUED) | Q(
@@ -60,8 +67,7 @@ def claim_match(*, match_id: int) -> int | None:
     )
     if not claimed:
         _fail_if_out_of_attempts(match_id)
-        return None
-    return Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+    return bool(claimed)
 
 
 def _fail_if_out_of_attempts(match_id: int) -> None:
@@ -79,11 +85,17 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
 
 
 def play_match(*, match_id: int) -> Match:
-    attempt = claim_match(match_id=match_id)
+    claimed = _claim(match_id)
     match = Match.objects.select_related("tournament").get(pk=match_id)
-    if attempt is None:
+    if not claimed:
         return match
-    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    # Read right after the claim: only a heartbeat gone stale (minutes) lets another
+    # worker claim it again, so this is the attempt this worker holds.
+    attempt = match.attempts
+    # The upload itself is read only if this worker has not unpacked it yet.
+    seats = list(
+        match.seats.select_related("version__bot").defer("version__upload").order_by("seat")
+    )
     players = []
     try:
         for seat in seats:
@@ -113,7 +125,9 @@ def play_match(*, match_id: int) -> Match:
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-    _record_when_the_database_answers(match_id=match_id, attempt=attempt, outcome=outcome)
+    _record_when_the_database_answers(
+        match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
+    )
     match.refresh_from_db()
     return match
 
@@ -127,7 +141,9 @@ def _beat(match_id: int, attempt: int) -> None:
         connection.close()  # a fresh connection on the next beat
 
 
-def _record_when_the_database_answers(*, match_id: int, attempt: int, outcome: dict) -> bool:
+def _record_when_the_database_answers(
+    *, match_id: int, attempt: int, outcome: dict, match: Match, seats: list[MatchSeat]
+) -> bool:
     """``record_result``, retried with a jittered backoff while the database is away.
 
     The outcome of a played match exists only in this process, so it is worth waiting
@@ -138,7 +154,9 @@ def _record_when_the_database_answers(*, match_id: int, attempt: int, outcome: d
     delay = 0.5
     while True:
         try:
-            return record_result(match_id=match_id, attempt=attempt, outcome=outcome)
+            return record_result(
+                match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
+            )
         except DATABASE_ERRORS:
             if time.monotonic() + delay > give_up_at:
                 raise
@@ -167,14 +185,37 @@ def _release(match_id: int, attempt: int, error: str) -> None:
             advance_tournament(tournament_id=tournament_id)
 
 
-def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
+def record_result(
+    *,
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match | None = None,
+    seats: list[MatchSeat] | None = None,
+) -> bool:
     """Store the outcome once: only the attempt that holds the claim may finish the match.
 
     The tournament moves on in the same transaction (its next round or series queued,
     or the tournament finished), so no crash can leave it waiting with nothing to play.
+    A worker records a result per match, so this reads what it needs in two queries and
+    writes the seats in one; none when the worker passes the ``match`` (with its
+    tournament) and ``seats`` it loaded to play: neither changes while the match runs.
     """
     with transaction.atomic():
-        tournament_id = _lock_tournament_of(match_id)
+        if match is not None:
+            tournament_id, gate_id, game, options, rated_seq = (
+                match.tournament_id, match.gate_id, match.game, match.options, match.rated_seq
+            )  # fmt: skip
+            rated = match.tournament.rated if tournament_id is not None else None
+        else:
+            tournament_id, gate_id, game, options, rated, rated_seq = (
+                Match.objects.filter(pk=match_id)
+                .values_list(
+                    "tournament_id", "gate_id", "game", "options", "tournament__rated", "rated_seq"
+                )
+                .get()
+            )
+        _lock_tournament(tournament_id)
         finished = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt
         ).update(
@@ -187,20 +228,33 @@ def record_result(*, match_id: int, attempt: int, outcome: dict) -> bool:
         )
         if not finished:
             return False
-        match = Match.objects.select_related("tournament").get(pk=match_id)
         logs = outcome.get("logs") or []
-        for seat in match.seats.all():
+        if seats is None:
+            seats = list(
+                MatchSeat.objects.filter(match_id=match_id)
+                .order_by("seat")
+                .only("seat", "version_id")
+            )
+        else:
+            seats = sorted(seats, key=lambda seat: seat.seat)
+        for seat in seats:
             seat_result = outcome["result"]["seats"][seat.seat]
             seat.score = seat_result["score"]
             seat.rank = seat_result["rank"]
             seat.fault = seat_result.get("fault")
             seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
-            seat.save(update_fields=["score", "rank", "fault", "log"])
+        MatchSeat.objects.bulk_update(seats, ["score", "rank", "fault", "log"])
         # A version gate's matches test two versions of one bot: not games of the pool.
-        if match.gate_id is None and (match.tournament is None or match.tournament.rated):
-            rate_match(match=match)
-        if match.gate_id is not None:
-            advance_gate(gate_id=match.gate_id)
+        if gate_id is None and rated_seq is None and (tournament_id is None or rated):
+            rate_result(
+                match_id=match_id,
+                game=game,
+                options=options,
+                versions=[seat.version_id for seat in seats],
+                result=outcome["result"],
+            )
+        if gate_id is not None:
+            advance_gate(gate_id=gate_id)
         if tournament_id is not None:
             # The standings' totals move with the result, in its transaction.
             count_result(match_id=match_id)
@@ -216,9 +270,13 @@ def _lock_tournament_of(match_id: int) -> int | None:
     finishing together see each other and nothing deadlocks.
     """
     tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
+    _lock_tournament(tournament_id)
+    return tournament_id
+
+
+def _lock_tournament(tournament_id: int | None) -> None:
     if tournament_id is not None:
         Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
-    return tournament_id
 
 
 def requeue_stuck_matches() -> int:

@@ -13,8 +13,7 @@ import logging
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -23,15 +22,6 @@ from tournaments.models import Match, Rating, RatingChange, RatingLedger, Rating
 from tournaments.services.queueing import request_fit_after_commit
 
 log = logging.getLogger(__name__)
-
-
-def rated_result(match: Match) -> elo.RatedResult:
-    keys = [seat.version_id for seat in sorted(match.seats.all(), key=lambda s: s.seat)]
-    return elo.sides_from_match_result(match.result, keys)
-
-
-def pool_of(match: Match) -> str:
-    return pools.pool_key(match.game, match.seats.count(), match.options)
 
 
 def version_parents(version_ids: Iterable[int]) -> dict[int, int]:
@@ -49,61 +39,103 @@ def rate_match(*, match: Match) -> None:
     """Apply one finished match to its pool's ratings, under the pool's ledger lock."""
     if match.rated_seq is not None:
         return
+    versions = [seat.version_id for seat in sorted(match.seats.all(), key=lambda s: s.seat)]
+    rated = rate_result(
+        match_id=match.pk,
+        game=match.game,
+        options=match.options,
+        versions=versions,
+        result=match.result,
+    )
+    if rated is not None:
+        match.rated_seq, match.pool = rated
+
+
+def rate_result(
+    *, match_id: int, game: str, options: dict, versions: list[int], result: dict
+) -> tuple[int, str] | None:
+    """``rate_match`` from what the caller already holds: the versions in seat order and
+    the result. Call it inside a transaction; returns (ledger position, pool), or None for
+    a match with no pool. A handful of queries whatever the seat count: one lock on the
+    ledger, one on the versions' rows, one write each for ratings, changes, pairs, ledger
+    and match (parents are looked up only for a version's first match in the pool).
+    """
     try:
-        pool = pool_of(match)
+        pool = pools.pool_key(game, len(versions), options)
     except pools.InvalidPool:
         # Options the engine no longer accepts (a rules change): no pool to rate it in.
-        log.warning("match %s is not rated: no pool for its options", match.pk)
-        return
-    RatingLedger.objects.get_or_create(pool=pool)
-    ledger = RatingLedger.objects.select_for_update().get(pool=pool)
-    result = rated_result(match)
-    keys = {key for side in result.sides for key in side}
-    parents = version_parents(keys)
+        log.warning("match %s is not rated: no pool for its options", match_id)
+        return None
+    ledger = RatingLedger.objects.select_for_update().filter(pool=pool).first()
+    if ledger is None:
+        RatingLedger.objects.get_or_create(pool=pool)
+        ledger = RatingLedger.objects.select_for_update().get(pool=pool)
+    rated = elo.sides_from_match_result(result, versions)
+    keys = {key for side in rated.sides for key in side}
     rows = {
         r.version_id: r
         for r in Rating.objects.select_for_update().filter(pool=pool, version_id__in=keys)
     }
-    # Ancestors' ratings, for a version's first match (only this lock writes them).
-    known = dict(
-        Rating.objects.filter(pool=pool, version_id__in=set(parents.values())).values_list(
-            "version_id", "elo"
+    parents: dict[int, int] = {}
+    current: dict[int, float] = {}
+    if keys - rows.keys():
+        # A version's first match here: it starts from its nearest rated ancestor (only
+        # this lock writes those ratings).
+        parents = version_parents(keys)
+        current = dict(
+            Rating.objects.filter(pool=pool, version_id__in=set(parents.values())).values_list(
+                "version_id", "elo"
+            )
         )
-    )
-    known.update({key: row.elo for key, row in rows.items()})
-    current = dict(known)
-    moved = elo.apply(current, result, settings.ARENA_ELO_K, settings.ARENA_ELO_START, parents)
+    current.update({key: row.elo for key, row in rows.items()})
+    moved = elo.apply(current, rated, settings.ARENA_ELO_K, settings.ARENA_ELO_START, parents)
     seq = ledger.last_seq + 1
-    sides = len(result.sides)
-    side_of = {key: i for i, side in enumerate(result.sides) for key in side}
+    sides = len(rated.sides)
+    side_of = {key: i for i, side in enumerate(rated.sides) for key in side}
+    now = timezone.now()
+    fresh, changes = [], []
     for key, (before, after) in moved.items():
-        row = rows.get(key) or Rating(pool=pool, version_id=key, elo=before)
+        row = rows.get(key)
+        if row is None:
+            row = Rating(pool=pool, version_id=key, elo=before)
+            fresh.append(row)
         row.elo = after
         row.matches += 1
-        rank = result.ranks[side_of[key]]
+        rank = rated.ranks[side_of[key]]
         row.rank_total += rank
         row.sides_total += sides
         if sides == 2:
-            other = result.ranks[1 - side_of[key]]
+            other = rated.ranks[1 - side_of[key]]
             row.wins += rank < other
             row.draws += rank == other
             row.losses += rank > other
-        row.save()
-        RatingChange.objects.create(
-            match=match, version_id=key, pool=pool, seq=seq, before=before, after=after
+        row.updated_at = now
+        changes.append(
+            RatingChange(
+                match_id=match_id, version_id=key, pool=pool, seq=seq, before=before, after=after
+            )
         )
-    _add_pairs(pool, elo.pair_records(result))
+    if fresh:
+        Rating.objects.bulk_create(fresh)
+    if rows:
+        Rating.objects.bulk_update(list(rows.values()), RATING_FIELDS)
+    RatingChange.objects.bulk_create(changes)
+    _add_pairs(pool, elo.pair_records(rated))
     ledger.last_seq = seq
     fields = ["last_seq"]
     if ledger.fit_requested_at is None:
-        ledger.fit_requested_at = timezone.now()
+        ledger.fit_requested_at = now
         fields.append("fit_requested_at")
         request_fit_after_commit(pool)
     ledger.save(update_fields=fields)
-    Match.objects.filter(pk=match.pk).update(rated_seq=seq, pool=pool)
+    Match.objects.filter(pk=match_id).update(rated_seq=seq, pool=pool)
     leaderboards.after_rating(pool=pool, version_ids=keys)
-    match.rated_seq = seq
-    match.pool = pool
+    return seq, pool
+
+
+RATING_FIELDS = [
+    "elo", "matches", "wins", "draws", "losses", "rank_total", "sides_total", "updated_at"
+]  # fmt: skip
 
 
 def _add_pairs(pool: str, records: list[tuple]) -> None:
@@ -116,42 +148,20 @@ def _add_pairs(pool: str, records: list[tuple]) -> None:
         total[0] += wins
         total[1] += draws
         total[2] += losses
-    for (first, second), (wins, draws, losses) in totals.items():
-        updated = RatingPair.objects.filter(pool=pool, first_id=first, second_id=second).update(
-            wins=F("wins") + wins, draws=F("draws") + draws, losses=F("losses") + losses
+    if not totals:
+        return
+    # One upsert for every pair of the result (PostgreSQL and SQLite alike), against the
+    # (pool, first, second) unique constraint; the sums only ever grow under the lock.
+    table = connection.ops.quote_name(RatingPair._meta.db_table)
+    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(totals))
+    params = [
+        value for (first, second), sums in totals.items() for value in (pool, first, second, *sums)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (pool, first_id, second_id, wins, draws, losses)"
+            f" VALUES {rows} ON CONFLICT (pool, first_id, second_id) DO UPDATE SET"
+            f" wins = {table}.wins + excluded.wins, draws = {table}.draws + excluded.draws,"
+            f" losses = {table}.losses + excluded.losses",
+            params,
         )
-        if not updated:
-            RatingPair.objects.create(
-                pool=pool, first_id=first, second_id=second, wins=wins, draws=draws, losses=losses
-            )
-
-
-def rated_matches(pool: str):
-    return (
-        Match.objects.filter(pool=pool, rated_seq__isnull=False)
-        .order_by("rated_seq")
-        .prefetch_related("seats")
-    )
-
-
-def recompute_ratings(*, pool: str) -> dict[int, float]:
-    """Every version's Elo in ``pool`` from the ordered rated results alone."""
-    results = [rated_result(m) for m in rated_matches(pool)]
-    keys = {key for result in results for side in result.sides for key in side}
-    return elo.recompute(
-        results, settings.ARENA_ELO_K, settings.ARENA_ELO_START, version_parents(keys)
-    )
-
-
-def recompute_pairs(*, pool: str) -> dict[tuple[int, int], tuple[float, float, float]]:
-    """The pool's pairwise sums from the ordered rated results alone (a check on RatingPair)."""
-    totals: dict[tuple[int, int], list[float]] = {}
-    for match in rated_matches(pool):
-        for first, second, wins, draws, losses in elo.pair_records(rated_result(match)):
-            if first > second:
-                first, second, wins, losses = second, first, losses, wins
-            total = totals.setdefault((first, second), [0.0, 0.0, 0.0])
-            total[0] += wins
-            total[1] += draws
-            total[2] += losses
-    return {pair: tuple(values) for pair, values in totals.items()}

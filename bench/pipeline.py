@@ -1,0 +1,388 @@
+"""Matches per second through the whole pipeline (Celery, Redis, PostgreSQL) beside one process.
+
+Goal (issue 18): with W workers of concurrency 1, at least 0.8 x W x the in-process rate;
+one worker within 10% of in-process. And a worker's memory stays flat as it plays.
+
+The matches: two-seat Pairs between two example bots (examples/bots/pairs_cautious.py and
+raw_bot.py), sandboxed as in production, in tournaments of 100 games (the most one
+pairing may have), all started at once. The same tournament seeds are used for every run,
+so every run plays the same deals. Figures, each in matches per second of wall time:
+
+- in-process, bots only: the same matches played by ``bots.runner.play_match`` in this
+  process with the same sandboxed players, nothing stored (the yardstick of the goal);
+- in-process, service: ``tournaments.services.play_match`` called here for each queued
+  match (claim, play, record, rate, advance), what a worker's task runs;
+- W workers: W ``celery worker`` processes (prefork, concurrency 1, queue ``matches``),
+  timed from the tournaments' start to the last result stored. Worker start-up is not
+  counted; each worker's first matches (imports, connections) are.
+
+Worker memory: the resident set of each worker's pool process when it is ready, after its
+first matches and at the end. ``--soak 10000`` adds a run of that many matches on one
+worker, printing its RSS every tenth of the way (issue 18, goal 4).
+
+Run on a fresh clone: ``.venv/bin/python bench/pipeline.py`` (PostgreSQL and Redis up, as
+``make services`` starts them). It makes its own database (``--database-url``, default
+``arena_bench_pipeline``) and uses its own Redis db (``--broker-url``, default db 14);
+both are the bench's to wipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/arena_bench_pipeline"
+DEFAULT_BROKER = "redis://127.0.0.1:6379/14"
+GAMES_PER_TOURNAMENT = 100  # the most games one pairing may have
+BOTS = {"bench-cautious": "pairs_cautious.py", "bench-raw": "raw_bot.py"}
+QUEUES = ("matches", "validations", "maintenance")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=300, help="matches per run (x100)")
+    parser.add_argument(
+        "--workers",
+        default="1,2",
+        help="worker counts to time, e.g. 1,2 ('' with --soak: soak only)",
+    )
+    parser.add_argument("--soak", type=int, default=0, help="matches for the memory run")
+    parser.add_argument(
+        "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE)
+    )
+    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER))
+    return parser.parse_args()
+
+
+def ensure_database(url: str) -> None:
+    """Create the bench's database when it does not exist yet."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def purge_broker() -> None:
+    from arena.celery import app
+
+    with app.connection_for_write() as connection:
+        for queue in QUEUES:
+            connection.default_channel.queue_purge(queue)
+
+
+def setup_bots() -> tuple[object, list[int]]:
+    from django.contrib.auth import get_user_model
+
+    from arena.management.commands.demo import example_upload
+    from bots import services as bot_services
+    from bots.models import Bot, BotVersion
+
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    ids = []
+    for name, filename in BOTS.items():
+        bot = Bot.objects.filter(name=name).first() or bot_services.create_bot(
+            owner=user, name=name, game="pairs", description=f"examples/bots/{filename}"
+        )
+        if not bot.versions.exists():
+            upload_name, data = example_upload(ROOT / "examples" / "bots" / filename)
+            version = bot_services.upload_version(bot=bot, filename=upload_name, data=data)
+            version = bot_services.validate_version(version_id=version.pk)
+            if version.status != BotVersion.Status.ACTIVE:
+                sys.exit(f"{name} did not validate: {version.reason}")
+        ids.append(bot.pk)
+    return user, ids
+
+
+def create_tournaments(user, bot_ids: list[int], matches: int, label: str) -> list[int]:
+    from tournaments import services
+
+    ids = []
+    for number in range(max(1, matches // GAMES_PER_TOURNAMENT)):
+        tournament = services.create_tournament(
+            organiser=user,
+            name=f"bench {label} {number}",
+            game="pairs",
+            bot_ids=bot_ids,
+            games_per_pairing=GAMES_PER_TOURNAMENT,
+            seed=18_000 + number,
+            seeding="entry",
+        )
+        ids.append(tournament.pk)
+    return ids
+
+
+def start(tournament_ids: list[int]) -> None:
+    from tournaments import services
+
+    for pk in tournament_ids:
+        services.start_tournament(tournament_id=pk)
+
+
+def finished_count(tournament_ids: list[int]) -> int:
+    from tournaments.models import Match
+
+    return Match.objects.filter(
+        tournament_id__in=tournament_ids, status__in=[Match.Status.FINISHED, Match.Status.FAILED]
+    ).count()
+
+
+def failed_count(tournament_ids: list[int]) -> int:
+    from tournaments.models import Match
+
+    return Match.objects.filter(
+        tournament_id__in=tournament_ids, status=Match.Status.FAILED
+    ).count()
+
+
+def in_process_bots_only(tournament_ids: list[int]) -> tuple[int, float]:
+    """The queued matches played by the runner here, with the worker's players; not stored."""
+    from bots import services as bot_services
+    from bots.players import ProgramPlayer
+    from bots.runner import Clock
+    from bots.runner import play_match as run_match
+    from bots.sandbox import Limits
+    from tournaments.models import Match
+
+    matches = list(
+        Match.objects.filter(tournament_id__in=tournament_ids)
+        .order_by("pk")
+        .prefetch_related("seats__version")
+    )
+    started = time.perf_counter()
+    for match in matches:
+        players = [
+            ProgramPlayer(
+                bot_services.version_dir(version=seat.version), Limits(), label=seat.version.label
+            )
+            for seat in sorted(match.seats.all(), key=lambda s: s.seat)
+        ]
+        run_match(
+            game_slug=match.game,
+            players=players,
+            options=match.options,
+            seed=match.seed,
+            clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
+        )
+    return len(matches), time.perf_counter() - started
+
+
+def in_process_service(tournament_ids: list[int]) -> tuple[int, float]:
+    """What a worker's task runs, called here for every queued match until none is left."""
+    from tournaments import services
+    from tournaments.models import Match
+
+    played = 0
+    started = time.perf_counter()
+    while True:
+        queued = list(
+            Match.objects.filter(tournament_id__in=tournament_ids, status=Match.Status.QUEUED)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        if not queued:
+            break
+        for pk in queued:
+            services.play_match(match_id=pk)
+            played += 1
+    return played, time.perf_counter() - started
+
+
+def start_worker(index: int, env: dict, log_dir: Path) -> subprocess.Popen:
+    log_path = log_dir / f"worker{index}.log"
+    with open(log_path, "w") as log:
+        worker = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "arena", "worker", "--pool", "prefork",
+                "--concurrency", "1", "-Q", "matches", "--loglevel", "WARNING",
+                "--without-gossip", "--without-mingle", "--without-heartbeat",
+                "--hostname", f"bench{index}@%h",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    worker.log_path = log_path
+    return worker
+
+
+def wait_ready(worker: subprocess.Popen, timeout: float = 60) -> int:
+    """The pid of the worker's pool process once the worker is ready."""
+    from arena.celery import app
+
+    deadline = time.monotonic() + timeout
+    name = None
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            sys.exit(f"worker exited:\n{worker.log_path.read_text()[-3000:]}")
+        pool = children(worker.pid)
+        if pool:
+            if name is None:
+                replies = app.control.ping(timeout=0.5) or []
+                name = next((n for r in replies for n in r if n.startswith("bench")), None)
+            if name:
+                return pool[0]
+        time.sleep(0.2)
+    sys.exit(f"worker not ready:\n{worker.log_path.read_text()[-3000:]}")
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    import signal
+
+    if worker.poll() is None:
+        os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+def with_workers(
+    count: int, tournament_ids: list[int], env: dict, log_dir: Path, samples: int = 3
+) -> tuple[int, float, list[list[tuple[int, int]]]]:
+    """Play the tournaments on ``count`` fresh workers; (matches, seconds, RSS samples).
+
+    RSS samples per worker: (matches finished so far, KiB), at ready, along the way, at the end.
+    """
+    from tournaments.models import Match
+
+    total = Match.objects.filter(tournament_id__in=tournament_ids).count() or (
+        len(tournament_ids) * GAMES_PER_TOURNAMENT
+    )
+    purge_broker()
+    workers = [start_worker(i, env, log_dir) for i in range(count)]
+    try:
+        pools = [wait_ready(w) for w in workers]
+        rss = [[(0, rss_kib(p))] for p in pools]
+        marks = [total * (i + 1) // samples for i in range(samples - 1)]
+        started = time.perf_counter()
+        start(tournament_ids)
+        done = 0
+        while done < total:
+            time.sleep(0.1)
+            done = finished_count(tournament_ids)
+            while marks and done >= marks[0]:
+                marks.pop(0)
+                for samples_, pid in zip(rss, pools):
+                    samples_.append((done, rss_kib(pid)))
+            if any(w.poll() is not None for w in workers):
+                sys.exit("a worker died:\n" + workers[0].log_path.read_text()[-3000:])
+        elapsed = time.perf_counter() - started
+        for samples_, pid in zip(rss, pools):
+            samples_.append((done, rss_kib(pid)))
+    finally:
+        for worker in workers:
+            stop_worker(worker)
+    return total, elapsed, rss
+
+
+def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[float, float]:
+    """The two in-process rates: bots only (the yardstick) and the service."""
+    ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
+    start(ids)
+    purge_broker()
+    n, seconds = in_process_bots_only(ids)
+    yardstick = n / seconds
+    print(f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s)")
+
+    ids = create_tournaments(user, bot_ids, matches, f"{label} service")
+    start(ids)
+    purge_broker()
+    n, seconds = in_process_service(ids)
+    service = n / seconds
+    print(
+        f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
+        f"  = {service / yardstick:.2f} x bots only"
+    )
+    return yardstick, service
+
+
+def main() -> None:
+    args = parse_args()
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ["CELERY_BROKER_URL"] = args.broker_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+    os.environ["ARENA_LADDER"] = "0"
+    cache = tempfile.mkdtemp(prefix="bench-pipeline-")
+    os.environ["ARENA_BOT_CACHE"] = str(Path(cache) / "bot-cache")
+    ensure_database(args.database_url)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bots.sandbox import describe_enforcement, sandbox_available
+
+    call_command("migrate", verbosity=0)
+    if not sandbox_available():
+        sys.exit("no sandbox (bubblewrap) here: the bench plays sandboxed bots")
+    user, bot_ids = setup_bots()
+    purge_broker()
+    env = dict(os.environ)
+    label = time.strftime("%H%M%S")
+    print(f"sandbox: {describe_enforcement()}")
+    print(f"{args.matches} two-seat Pairs matches per run, {', '.join(BOTS.values())}")
+
+    counts = [int(w) for w in args.workers.split(",") if w]
+    if counts:
+        yardstick, service = in_process(user, bot_ids, args.matches, label)
+    for count in counts:
+        ids = create_tournaments(user, bot_ids, args.matches, f"{label} w{count}")
+        n, seconds, rss = with_workers(count, ids, env, Path(cache))
+        failed = failed_count(ids)
+        rate = n / seconds
+        goal = 0.8 if count > 1 else 0.9
+        ratio = rate / (count * yardstick)
+        flag = "" if ratio >= goal else "  below goal"
+        print(
+            f"{count} worker{'s' if count > 1 else ' '}             : {rate:7.2f} matches/s"
+            f" ({n} in {seconds:.1f} s{f', {failed} failed' if failed else ''})"
+            f"  = {ratio:.2f} x {count} x bots only (goal >= {goal:.2f})"
+            f", {rate / (count * service):.2f} x {count} x service{flag}"
+        )
+        for index, samples in enumerate(rss):
+            trail = ", ".join(f"{kib / 1024:.1f} MiB after {done}" for done, kib in samples)
+            print(f"    worker {index} pool process RSS: {trail}")
+
+    if args.soak:
+        ids = create_tournaments(user, bot_ids, args.soak, f"{label} soak")
+        n, seconds, rss = with_workers(1, ids, env, Path(cache), samples=10)
+        print(f"soak, 1 worker        : {n / seconds:7.2f} matches/s ({n} in {seconds:.0f} s)")
+        samples = rss[0]
+        trail = ", ".join(f"{kib / 1024:.1f}" for _, kib in samples)
+        print(f"    RSS MiB at 0, each tenth, end: {trail}")
+        print(
+            f"    growth from the first tenth to the end: "
+            f"{(samples[-1][1] - samples[1][1]) / 1024:+.1f} MiB (goal: flat)"
+        )
+
+
+if __name__ == "__main__":
+    main()
