@@ -31,7 +31,7 @@ from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import pools
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
-from tournaments.selectors.ratings import version_estimate
+from tournaments.selectors.ratings import ancestors, version_estimate
 
 # pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
 LOCK_NAMESPACE = 0x4C42  # "LB"
@@ -76,15 +76,6 @@ def two_sided(pool: str) -> bool:
     )
 
 
-def _ancestors(version_id: int, parents: dict[int, int]):
-    seen = set()
-    parent = parents.get(version_id)
-    while parent is not None and parent not in seen:
-        yield parent
-        seen.add(parent)
-        parent = parents.get(parent)
-
-
 def compute_rows(*, pool: str, bots: Iterable[Bot]) -> dict[int, LeaderboardRow]:
     """The rows of ``bots`` in ``pool`` from the ratings alone: bot id -> unsaved row, for
     the bots that have a current version (the others have no row)."""
@@ -99,7 +90,7 @@ def compute_rows(*, pool: str, bots: Iterable[Bot]) -> dict[int, LeaderboardRow]
     )
     lines = {version.pk for version in current.values()}
     for version_id in list(lines):
-        lines.update(_ancestors(version_id, parents))
+        lines.update(ancestors(version_id, parents))
     live = {r.version_id: r for r in Rating.objects.filter(pool=pool, version_id__in=lines)}
     fitted = {f.version_id: f for f in RatingFit.objects.filter(pool=pool, version_id__in=lines)}
     sided = two_sided(pool)

@@ -1,6 +1,15 @@
 """Reads for tournaments, matches and ratings, one module per kind of page."""
 
 from tournaments.selectors.ladders import ladder_progress, ladders_progress  # noqa: F401
+from tournaments.selectors.leaderboard import (  # noqa: F401
+    LEADERBOARD_MAX_PAGE_SIZE,
+    LEADERBOARD_PAGE_SIZE,
+    BoardCursor,
+    InvalidCursor,
+    leaderboard,
+    leaderboard_direct,
+    leaderboard_page,
+)
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_CACHE_SECONDS,
     REPLAY_LOOKUP_FIELDS,
@@ -21,16 +30,9 @@ from tournaments.selectors.matches import (  # noqa: F401
 )
 from tournaments.selectors.ratings import (  # noqa: F401
     HISTORY_POINTS,
-    LEADERBOARD_MAX_PAGE_SIZE,
-    LEADERBOARD_PAGE_SIZE,
     MAX_HISTORY_POINTS,
-    BoardCursor,
-    InvalidCursor,
     gates_of_bot,
     head_to_head,
-    leaderboard,
-    leaderboard_direct,
-    leaderboard_page,
     opponents_met,
     pool_fit_info,
     pools_of_game,
