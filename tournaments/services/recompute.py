@@ -28,7 +28,7 @@ from django.utils import timezone
 from psycopg import sql
 
 from bots.models import BotVersion
-from tournaments import elo, leaderboards
+from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, MatchSeat, Rating, RatingLedger, RatingPair
 
 CHUNK = 20_000  # seat rows per fetch
@@ -409,8 +409,14 @@ def rebuild_ratings(*, pool: str) -> int:
                 (RatingPair(**dict(zip(pair_columns, row))) for row in pair_rows),
                 batch_size=1000,
             )
-        # The board shows these ratings: rewrite its rows in the same transaction.
-        leaderboards.rebuild_pool(pool=pool)
+        # The board shows these ratings: rewrite its rows in the same transaction. A key
+        # that no longer parses (a rules change retired its options) has no board.
+        try:
+            pools.parse(pool)
+        except pools.InvalidPool:
+            pass
+        else:
+            leaderboards.rebuild_pool(pool=pool)
     return out.matches
 
 
