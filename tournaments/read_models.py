@@ -347,10 +347,6 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
     finished = tournament.status == Tournament.Status.FINISHED
     progress = {"progress": match_counts(tournament.pk)} if finished else {}
     bot = [e.bot_id for e in entries]
-
-    def bots(entrants) -> list[int | None]:
-        return [None if e is None else bot[e] for e in entrants]
-
     standings = []
     for standing in view.standings:
         standings.append(
@@ -365,6 +361,19 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
     return {
         "tiebreaks": list(view.tiebreaks),
         "standings": standings,
+        **rounds_and_bracket(view, bot),
+        **progress,
+    }
+
+
+def rounds_and_bracket(view, bot: list[int]) -> dict:
+    """The format's rounds (tables, byes) and bracket series of ``view`` with entrants
+    named by bot id (``bot[entrant]``), as the overview shows them."""
+
+    def bots(entrants) -> list[int | None]:
+        return [None if e is None else bot[e] for e in entrants]
+
+    return {
         "rounds": [
             {
                 "round": r.number,
@@ -389,7 +398,6 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
             }
             for s in view.series
         ],
-        **progress,
     }
 
 

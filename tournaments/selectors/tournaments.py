@@ -12,7 +12,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
-from tournaments.read_models import match_counts, overview_data, pair_points
+from tournaments.read_models import match_counts, overview_data, pair_points, rounds_and_bracket
 from tournaments.results import results_of, seeded_entries, tournament_event
 
 
@@ -113,10 +113,6 @@ def overview_from_matches(*, tournament: Tournament) -> dict:
     view = describe(tournament.format, tournament_event(tournament, entries), results)
     counts = _seat_counts(tournament)
     bot = [e.bot_id for e in entries]
-
-    def bots(entrants) -> list[int | None]:
-        return [None if e is None else bot[e] for e in entrants]
-
     standings = []
     for standing in view.standings:
         entry = entries[standing.entrant]
@@ -133,30 +129,7 @@ def overview_from_matches(*, tournament: Tournament) -> dict:
     return {
         "tiebreaks": list(view.tiebreaks),
         "standings": standings,
-        "rounds": [
-            {
-                "round": r.number,
-                "tables": [bots(table) for table in r.tables],
-                "byes": bots(r.byes),
-            }
-            for r in view.rounds
-        ],
-        "bracket": [
-            {
-                "series": s.name,
-                "round": s.round,
-                "stage": s.stage,
-                "entrants": bots(s.entrants),
-                "winners": bots(s.winners),
-                "loser": None if s.loser is None else bot[s.loser],
-                "complete": s.complete,
-                "played": s.played,
-                "skipped": s.skipped,
-                "winner_to": s.winner_to,
-                "loser_to": s.loser_to,
-            }
-            for s in view.series
-        ],
+        **rounds_and_bracket(view, bot),
     }
 
 
