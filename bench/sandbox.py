@@ -14,8 +14,9 @@
    with two program seats, where each move pauses the other seat and wakes this one: with the
    pause in force (SIGSTOP, the freezer only for a bot with other processes) and, on a hybrid
    machine, with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
-   so each sees the same machine load. Then one pause + resume, median and p99, while another
-   process launches sandboxes: why the v2 freezer is not the default.
+   so each sees the same machine load, all pinned to one core (children included). Then
+   one pause + resume, median and p99, while another process launches sandboxes: why the
+   v2 freezer is not the default.
 3. Start per language (issue 20): each example bot of examples/bots/ (built first, as at
    validation, for those with a build step) from launch to its "ready", in the sandbox; and
    the build itself, once.
@@ -383,7 +384,15 @@ def main() -> None:
               f" ms, prepared first {now:7.1f} ms   x{now / before:.2f}")  # fmt: skip
         ended = bench_end(folder, max(3, args.starts // 4))
         print(f"a seat's end and close (a bot reading until end of input) {ended:7.1f} ms")
-        trips = bench_round_trip(folder, args.trips)
+        # Both sides on one core: on an idle two-core machine a plain child that sleeps on
+        # the other core pays a cross-core wake-up per line (65 us against 12 us pinned),
+        # which made the raw pipe look slower than the sandbox and every ratio flatter.
+        cores = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(cores)})
+        try:
+            trips = bench_round_trip(folder, args.trips)
+        finally:
+            os.sched_setaffinity(0, cores)
     raw = trips["plain"]
     print(f"round trip  plain {raw:8.1f} us   sandbox {trips['sandbox']:8.1f} us   "
           f"x{trips['sandbox'] / raw:.2f}")  # fmt: skip
