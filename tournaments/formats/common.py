@@ -10,6 +10,7 @@ caller stores each key once.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -111,3 +112,18 @@ def pairwise_scores(result: Result) -> dict[tuple[int, int], Fraction]:
         for b, rb in zip(seats, ranks)
         if a != b
     }
+
+
+def running_totals(
+    entrants: int, results: Iterable[Result]
+) -> tuple[list[Fraction], dict[tuple[int, int], Fraction]]:
+    """Each entrant's game points, and what each scored against each other (the totals a
+    round robin or gauntlet table is ranked from, and that the read models keep)."""
+    points = [Fraction(0)] * entrants
+    scored_against: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
+    for result in results:
+        for entrant, score in game_scores(result).items():
+            points[entrant] += score
+        for pair, score in pairwise_scores(result).items():
+            scored_against[pair] += score
+    return points, scored_against

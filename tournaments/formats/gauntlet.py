@@ -8,7 +8,6 @@ fewer faults, seed.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -20,9 +19,8 @@ from tournaments.formats.common import (
     Standing,
     by_key,
     faults_of,
-    game_scores,
-    pairwise_scores,
     rotation,
+    running_totals,
 )
 from tournaments.formats.round_robin import Scaled
 from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
@@ -79,13 +77,7 @@ def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Fin
 
 def standings(event: Event, results: Sequence[Result]) -> Finished:
     """The order by points, head-to-head, faults and seed (of the games played so far)."""
-    points = [Fraction(0)] * event.entrants
-    scored_against: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
-    for result in results:
-        for e, s in game_scores(result).items():
-            points[e] += s
-        for pair, s in pairwise_scores(result).items():
-            scored_against[pair] += s
+    points, scored_against = running_totals(event.entrants, results)
     table = standings_of(event.entrants, points, scored_against, faults_of(results, event.entrants))
     return Finished(order=tuple(s.entrant for s in table), standings=table)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,9 +15,8 @@ from tournaments.formats.common import (
     Standing,
     by_key,
     faults_of,
-    game_scores,
-    pairwise_scores,
     rotation,
+    running_totals,
 )
 from tournaments.formats.standings import FAULTS, HEAD_TO_HEAD, rank
 
@@ -118,13 +116,7 @@ def next_matches(event: Event, results: Sequence[Result]) -> list[Pairing] | Fin
 
 
 def finish(entrants: int, results: Sequence[Result]) -> Finished:
-    points = [Fraction(0)] * entrants
-    scored_against: dict[tuple[int, int], Fraction] = defaultdict(Fraction)
-    for result in results:
-        for a, score in game_scores(result).items():
-            points[a] += score
-        for pair, score in pairwise_scores(result).items():
-            scored_against[pair] += score
+    points, scored_against = running_totals(entrants, results)
     standings = standings_of(entrants, points, scored_against, faults_of(results, entrants))
     return Finished(order=tuple(s.entrant for s in standings), standings=standings)
 
