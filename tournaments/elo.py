@@ -125,6 +125,22 @@ def pair_records(result: RatedResult) -> list[tuple[Hashable, Hashable, float, f
     return records
 
 
+def count_game(record, result: RatedResult, side: int) -> None:
+    """Add one rated game of ``side`` to ``record`` (anything with ``matches``,
+    ``rank_total``, ``sides_total``, ``wins``, ``draws`` and ``losses``): the live rating
+    row and the recompute's tally count a game the same way. W-D-L only in two-sided games.
+    """
+    rank = result.ranks[side]
+    record.matches += 1
+    record.rank_total += rank
+    record.sides_total += len(result.sides)
+    if len(result.sides) == 2:
+        other = result.ranks[1 - side]
+        record.wins += rank < other
+        record.draws += rank == other
+        record.losses += rank > other
+
+
 def sides_from_match_result(result: dict, seat_keys: list[Hashable]) -> RatedResult:
     """Turn a match result (engine result + faults already ranked) into rated sides."""
     seats = result["seats"]

@@ -90,7 +90,6 @@ def rate_result(
     current.update({key: row.elo for key, row in rows.items()})
     moved = elo.apply(current, rated, settings.ARENA_ELO_K, settings.ARENA_ELO_START, parents)
     seq = ledger.last_seq + 1
-    sides = len(rated.sides)
     side_of = {key: i for i, side in enumerate(rated.sides) for key in side}
     now = timezone.now()
     fresh, changes = [], []
@@ -100,15 +99,7 @@ def rate_result(
             row = Rating(pool=pool, version_id=key, elo=before)
             fresh.append(row)
         row.elo = after
-        row.matches += 1
-        rank = rated.ranks[side_of[key]]
-        row.rank_total += rank
-        row.sides_total += sides
-        if sides == 2:
-            other = rated.ranks[1 - side_of[key]]
-            row.wins += rank < other
-            row.draws += rank == other
-            row.losses += rank > other
+        elo.count_game(row, rated, side_of[key])
         row.updated_at = now
         changes.append(
             RatingChange(

@@ -319,19 +319,10 @@ def _tally_two(tallies, pair_sums: dict, size: int, a, b, rank_a, rank_b) -> Non
 def _fold_one(out: Fold, result: elo.RatedResult, k, start, parents) -> None:
     """Any result: what ``rating.rate_result`` does to ratings, records and pair sums."""
     moved = elo.apply(out.ratings, result, k, start, parents)
-    sides = len(result.sides)
     side_of = {key: i for i, side in enumerate(result.sides) for key in side}
     for key in moved:
         record = out.records.get(key) or out.records.setdefault(key, Record())
-        record.matches += 1
-        rank = result.ranks[side_of[key]]
-        record.rank_total += rank
-        record.sides_total += sides
-        if sides == 2:
-            other = result.ranks[1 - side_of[key]]
-            record.wins += rank < other
-            record.draws += rank == other
-            record.losses += rank > other
+        elo.count_game(record, result, side_of[key])
     totals: dict[tuple, list[float]] = {}
     for first, second, wins, draws, losses in elo.pair_records(result):
         if first > second:
