@@ -1,0 +1,44 @@
+"""Standings read models: running totals kept with every result, and an overview snapshot.
+
+Drawing a tournament's standings from its games costs a pass over every decided match
+(20,000 in a 200-bot round robin); the tables here make a read cost one row instead:
+
+- :class:`~tournaments.models.EntryTally` and :class:`~tournaments.models.PairTally` hold
+  each entrant's totals and what each pair scored against each other. They change in the
+  transaction that decides a match (recorded, failed, or a failure taken back to be played
+  again), under the tournament's lock, by :func:`count_result`; what a game adds is
+  computed by the same code a full rebuild sums (:func:`_contribution`), so the two agree.
+- ``Tournament.results_version`` is bumped in that same transaction, and
+  :class:`~tournaments.models.StandingsSnapshot` holds the overview of one version. A read
+  that finds the snapshot of the current version uses it; any other is rebuilt from the
+  totals (round robin, gauntlet) or the decided games (Swiss and elimination, whose rounds
+  depend on every pairing, and whose events are small), so a snapshot cannot drift.
+
+A tournament whose totals were never built (matches bulk-loaded, or decided before these
+tables existed) gets them from its matches at the first result or read;
+``manage.py rebuild_read_models`` rebuilds every tournament's from the matches.
+"""
+
+from tournaments.read_models.snapshot import (  # noqa: F401
+    match_counts,
+    overview_data,
+    pair_points,
+    rebuild_standings,
+    refresh_after_commit,
+    refresh_snapshot,
+    rounds_and_bracket,
+)
+from tournaments.read_models.totals import (  # noqa: F401
+    DECIDED,
+    ENTRY_FIELDS,
+    PAIR_FIELDS,
+    Seat,
+    bump_results_version,
+    count_result,
+    points_scale,
+    rebuild_totals,
+    reset_totals,
+    stored_totals,
+    totals_drifted,
+    totals_from_matches,
+)

@@ -1,0 +1,245 @@
+"""The overview snapshot of one results version: served when current, else rebuilt from
+the totals (or the decided games) and stored."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from fractions import Fraction
+
+from django.db import transaction
+from django.db.models import Count
+
+from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
+from tournaments.models import (
+    Entry,
+    EntryTally,
+    Match,
+    PairTally,
+    StandingsSnapshot,
+    Tournament,
+)
+from tournaments.read_models.totals import (
+    DECIDED,
+    ENTRY_FIELDS,
+    PAIR_FIELDS,
+    points_scale,
+    rebuild_totals,
+    stored_totals,
+    totals_drifted,
+)
+from tournaments.results import results_of, seeded_entries, tournament_event
+
+# --- The snapshot. ---
+
+
+log = logging.getLogger(__name__)
+
+
+def _seat_counts(totals: list[int] | None) -> dict:
+    _, faults, played, wins, score = totals or [0] * len(ENTRY_FIELDS)
+    return {"played": played, "wins": wins, "faults": faults, "score": score}
+
+
+def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
+    """The overview by bot id, names and version numbers left out (they are read fresh)."""
+    event = tournament_event(tournament, entries)
+    totals = stored_totals(tournament.pk, pairs=False)[0]
+    if tournament.format in TOTALS_FORMATS:
+        blank = [0] * len(ENTRY_FIELDS)
+        scored_against: dict[tuple[int, int], int] = {}
+        rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+            "first", "second", "first_points", "second_points"
+        )
+        for first, second, first_points, second_points in rows:
+            scored_against[(first, second)] = first_points
+            scored_against[(second, first)] = second_points
+        view = describe_totals(
+            tournament.format,
+            event,
+            points=[totals.get(e, blank)[0] for e in range(len(entries))],
+            scored_against=scored_against,
+            faults=[totals.get(e, blank)[1] for e in range(len(entries))],
+            scale=points_scale(tournament.players_per_match),
+            finished=tournament.status == Tournament.Status.FINISHED,
+        )
+    else:
+        view = describe(tournament.format, event, results_of(tournament, entries))
+    # A finished event's matches are all final: their counts hold until a result changes
+    # (a failure queued again bumps the version, and runs the event again).
+    finished = tournament.status == Tournament.Status.FINISHED
+    progress = {"progress": match_counts(tournament.pk)} if finished else {}
+    bot = [e.bot_id for e in entries]
+    standings = []
+    for standing in view.standings:
+        standings.append(
+            {
+                "position": standing.place,
+                "bot_id": bot[standing.entrant],
+                "points": round(standing.points, 3),
+                "tiebreaks": {name: round(v, 3) for name, v in standing.tiebreaks.items()},
+                **_seat_counts(totals.get(standing.entrant)),
+            }
+        )
+    return {
+        "tiebreaks": list(view.tiebreaks),
+        "standings": standings,
+        **rounds_and_bracket(view, bot),
+        **progress,
+    }
+
+
+def rounds_and_bracket(view, bot: list[int]) -> dict:
+    """The format's rounds (tables, byes) and bracket series of ``view`` with entrants
+    named by bot id (``bot[entrant]``), as the overview shows them."""
+
+    def bots(entrants) -> list[int | None]:
+        return [None if e is None else bot[e] for e in entrants]
+
+    return {
+        "rounds": [
+            {
+                "round": r.number,
+                "tables": [bots(table) for table in r.tables],
+                "byes": bots(r.byes),
+            }
+            for r in view.rounds
+        ],
+        "bracket": [
+            {
+                "series": s.name,
+                "round": s.round,
+                "stage": s.stage,
+                "entrants": bots(s.entrants),
+                "winners": bots(s.winners),
+                "loser": None if s.loser is None else bot[s.loser],
+                "complete": s.complete,
+                "played": s.played,
+                "skipped": s.skipped,
+                "winner_to": s.winner_to,
+                "loser_to": s.loser_to,
+            }
+            for s in view.series
+        ],
+    }
+
+
+def overview_data(*, tournament: Tournament) -> dict:
+    """The overview of the tournament's current results version, by bot id: the stored
+    snapshot when it is of that version, else built afresh (and stored).
+
+    A tournament read with ``select_related("snapshot")`` brings its snapshot along in
+    the same row (one round trip fewer); else it is one query by primary key.
+    """
+    if Tournament.snapshot.is_cached(tournament):
+        try:
+            snapshot = tournament.snapshot
+        except StandingsSnapshot.DoesNotExist:
+            snapshot = None
+        current = snapshot is not None and snapshot.version == tournament.results_version
+        data = snapshot.data if current else None
+    else:
+        data = (
+            StandingsSnapshot.objects.filter(
+                tournament_id=tournament.pk, version=tournament.results_version
+            )
+            .values_list("data", flat=True)
+            .first()
+        )
+    data = refresh_snapshot(tournament_id=tournament.pk) if data is None else json.loads(data)
+    tournament._standings_snapshot = data  # progress() of this request may read it
+    return data
+
+
+def match_counts(tournament_id: int) -> dict[str, int]:
+    """The tournament's matches by status (from the (tournament, status) index alone)."""
+    rows = (
+        Match.objects.filter(tournament_id=tournament_id)
+        .values_list("status")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    return dict(rows)
+
+
+def refresh_snapshot(*, tournament_id: int) -> dict:
+    """Build and store the overview of the current results version, unless someone did.
+
+    Holds the tournament's lock while it reads, so the totals and the version it stores
+    them under are of one moment, and readers of a new version build it once.
+    """
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+        snapshot = StandingsSnapshot.objects.filter(tournament_id=tournament_id).first()
+        if snapshot is not None and snapshot.version == tournament.results_version:
+            return json.loads(snapshot.data)
+        entries = seeded_entries(tournament)
+        if entries and (
+            not EntryTally.objects.filter(tournament_id=tournament_id).exists()
+            or totals_drifted(tournament_id)
+        ):
+            # Bulk-loaded, older than the tables, or written around the services.
+            rebuild_totals(tournament_id=tournament_id)
+            tournament.refresh_from_db()
+        text = json.dumps(_overview_data(tournament, entries), separators=(",", ":"))
+        StandingsSnapshot.objects.update_or_create(
+            tournament_id=tournament_id,
+            defaults={"version": tournament.results_version, "data": text},
+        )
+    return json.loads(text)
+
+
+def refresh_after_commit(tournament_id: int) -> None:
+    """Build the snapshot once the transaction commits (a finished event's first read is
+    then one row); a failure here costs only that, the next read builds it."""
+
+    def refresh() -> None:
+        try:
+            refresh_snapshot(tournament_id=tournament_id)
+        except Exception:  # noqa: BLE001 - a cache fill; the read path builds it anyway
+            log.exception("tournament %s: standings snapshot not refreshed", tournament_id)
+
+    transaction.on_commit(refresh)
+
+
+def pair_points(*, tournament: Tournament, bot_of_entrant: list[int]) -> dict:
+    """``{(bot a, bot b): [points a took from b, games they shared]}`` for every pair
+    that met in a decided game, both ways, from the pair totals."""
+    scale = points_scale(tournament.players_per_match)
+    if not EntryTally.objects.filter(tournament_id=tournament.pk).exists() or totals_drifted(
+        tournament.pk
+    ):
+        rebuild_totals(tournament_id=tournament.pk)
+    points = {}
+    rows = PairTally.objects.filter(tournament_id=tournament.pk).values_list(
+        "first", "second", *PAIR_FIELDS
+    )
+    for first, second, first_points, second_points, games in rows:
+        a, b = bot_of_entrant[first], bot_of_entrant[second]
+        points[(a, b)] = [float(Fraction(first_points, scale)), games]
+        points[(b, a)] = [float(Fraction(second_points, scale)), games]
+    return points
+
+
+def rebuild_standings(
+    *, tournament_ids: Iterable[int] | None = None, progress: Callable[[str], None] | None = None
+) -> int:
+    """Rebuild the totals and the snapshot of every tournament (or of those ids) from its
+    matches, one tournament at a time under its lock; returns how many were rebuilt."""
+    tournaments = Tournament.objects.order_by("pk")
+    if tournament_ids is not None:
+        tournaments = tournaments.filter(pk__in=list(tournament_ids))
+    ids = list(tournaments.values_list("pk", flat=True))
+    for number, tournament_id in enumerate(ids, start=1):
+        began = time.monotonic()
+        rebuild_totals(tournament_id=tournament_id)
+        refresh_snapshot(tournament_id=tournament_id)
+        if progress is not None:
+            decided = Match.objects.filter(tournament_id=tournament_id, status__in=DECIDED)
+            progress(
+                f"standings: {number}/{len(ids)} tournament {tournament_id}: "
+                f"{decided.count()} decided matches in {time.monotonic() - began:.2f} s"
+            )
+    return len(ids)
