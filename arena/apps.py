@@ -9,7 +9,11 @@ class ArenaConfig(AppConfig):
 
     def ready(self) -> None:
         # Register the deploy checks and the failed-log-in counter.
-        from arena import checks, throttling  # noqa: F401
+        from arena import checks, replay, throttling  # noqa: F401
+        from tournaments.read_models import replays
+
+        # The stored replays keep the viewer's frames too (tournaments cannot build them).
+        replays.register_part(replay.STORED_FRAMES)
 
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             logging.getLogger("arena").warning(

@@ -9,12 +9,15 @@ for a given engine version and layout, so they are computed once per (match, sea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.core.cache import cache
 
 from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_keys
 from games import registry
 from tournaments import selectors
 from tournaments.models import Match
+from tournaments.read_models import replays
 
 
 class ReplayUnavailable(Exception):
@@ -27,6 +30,11 @@ def frames_from_record(record: dict, *, seat: int | None) -> list[dict]:
     ``d`` maps each changed key to its new value (``None`` when it disappeared); ``e`` is
     how many events ``seat`` had seen by then, so the viewer can show each move's events.
     """
+    return frames_for_viewers(record, [seat])[0]
+
+
+def frames_for_viewers(record: dict, viewers: Sequence[int | None]) -> list[list[dict]]:
+    """The frames of each viewer (see ``frames_from_record``), from one replay of the record."""
     game = registry.get(record["game"])
     if record.get("version", game.version) != game.version:
         raise ReplayUnavailable(
@@ -40,25 +48,30 @@ def frames_from_record(record: dict, *, seat: int | None) -> list[dict]:
         seed=record.get("seed", 0),
         deck=record.get("deck"),
     )
-    frames: list[dict] = []
-    shown: dict = {}
-    seen_events = 0
+    frames: list[list[dict]] = [[] for _ in viewers]
+    shown: list[dict] = [{} for _ in viewers]
+    seen_events = [0 for _ in viewers]
 
     def snapshot() -> None:
-        nonlocal shown, seen_events
-        observation = state.observation(seat)
-        now = {key: observation[key] for key in keys if key in observation}
-        changed = {key: value for key, value in now.items() if shown.get(key, ...) != value}
-        changed.update({key: None for key in shown if key not in now})
-        seen_events += len(state.events(seat, since=seen_events))
-        frames.append({"d": changed, "e": seen_events})
-        shown = now
+        for i, seat in enumerate(viewers):
+            observation = state.observation(seat)
+            now = {key: observation[key] for key in keys if key in observation}
+            changed = {key: value for key, value in now.items() if shown[i].get(key, ...) != value}
+            changed.update({key: None for key in shown[i] if key not in now})
+            seen_events[i] += len(state.events(seat, since=seen_events[i]))
+            frames[i].append({"d": changed, "e": seen_events[i]})
+            shown[i] = now
 
     snapshot()
     for move in record.get("moves", []):
         state.apply({int(s): action for s, action in move.items()})
         snapshot()
     return frames
+
+
+# Every finished match's frames, each viewer's, kept with its stored replay (a cache miss
+# then reads them instead of replaying the match): arena.apps registers it.
+STORED_FRAMES = replays.Part("frames", LAYOUT_VERSION, frames_for_viewers)
 
 
 def match_frames(*, match: Match, seat: int | None) -> list[dict]:
