@@ -12,8 +12,10 @@ class ArenaConfig(AppConfig):
         from arena import checks, replay, throttling  # noqa: F401
         from tournaments.read_models import replays
 
-        # The stored replays keep the viewer's frames too (tournaments cannot build them).
-        replays.register_part(replay.STORED_FRAMES)
+        # The stored replays keep the viewer's frames and the page's text log too
+        # (tournaments cannot build them).
+        for part in replay.STORED_PARTS:
+            replays.register_part(part)
 
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             logging.getLogger("arena").warning(

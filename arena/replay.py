@@ -4,20 +4,26 @@ The match is replayed from its record, and after every step the viewer's observa
 (``State.observation(seat)``: the engine decides what that seat may know) is cut down
 to the keys the game's layout draws. Frames carry only the keys that changed since the
 previous one, so a 500-move match stays small. A finished match's frames never change
-for a given engine version and layout, so they are computed once per (match, seat).
+for a given engine version and layout, so they are computed once per match for every
+viewer and stored with its replay (tournaments.read_models.replays), as is the match
+page's text log.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_keys
 from games import registry
 from tournaments import selectors
 from tournaments.models import Match
 from tournaments.read_models import replays
+from tournaments.selectors.matches import MATCH_LOG_VERSION
 
 
 class ReplayUnavailable(Exception):
@@ -69,9 +75,45 @@ def frames_for_viewers(record: dict, viewers: Sequence[int | None]) -> list[list
     return frames
 
 
-# Every finished match's frames, each viewer's, kept with its stored replay (a cache miss
-# then reads them instead of replaying the match): arena.apps registers it.
-STORED_FRAMES = replays.Part("frames", LAYOUT_VERSION, frames_for_viewers)
+def _stored_frames(match: Match, viewers: Sequence[int | None]) -> list[list[dict]]:
+    return frames_for_viewers(match.record, viewers)
+
+
+def render_text_log(*, events: list[dict], moves: list) -> str:
+    """The match page's text log: every event ``events`` holds, then every move."""
+    context = {"events": events, "moves": list(enumerate(moves, start=1))}
+    return render_to_string("arena/match_log.html", context)
+
+
+def _stored_text_logs(match: Match, viewers: Sequence[int | None]) -> list[str]:
+    state = registry.replay(match.record)
+    moves = match.moves or []
+    return [render_text_log(events=state.events(viewer), moves=moves) for viewer in viewers]
+
+
+# Every finished match's frames and text log, each viewer's, kept with its stored replay
+# (a cache miss then reads them instead of replaying and rendering): arena.apps registers them.
+STORED_PARTS = (
+    replays.Part("frames", LAYOUT_VERSION, _stored_frames),
+    replays.Part("log", MATCH_LOG_VERSION, _stored_text_logs),
+)
+
+
+def text_log(*, match: Match, seat: int | None) -> SafeString:
+    """The text log of ``match`` as ``seat`` saw it: a finished match's from the cache, else
+    from its stored replay (kept in the cache then); an unfinished one's rendered each time."""
+    key, lifetime = selectors.match_log_cache(match=match, seat=seat)
+    html = cache.get(key) if lifetime else None
+    if html is None:
+        stored = selectors.stored_piece(match=match, part="log", seat=seat) if lifetime else None
+        if stored is not None:
+            html = json.loads(stored)
+        else:
+            events = selectors.replay_events(match=match, seat=seat)
+            html = render_text_log(events=events, moves=selectors.replay_moves(match=match))
+        if lifetime:
+            cache.set(key, html, lifetime)
+    return mark_safe(html)  # our own template's output, escaped when rendered
 
 
 def match_frames(*, match: Match, seat: int | None) -> list[dict]:

@@ -84,7 +84,9 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
     row = MatchReplay.objects.get(match=match)
     assert row.finished_at == match.finished_at
     assert set(row.index) == {"moves"} | {
-        replays.piece_name(part, viewer) for part in ("events", "frames") for viewer in VIEWERS
+        replays.piece_name(part, viewer)
+        for part in ("events", "frames", "log")
+        for viewer in VIEWERS
     }
     cache.clear()
     for kind in ("replay", "frames"):
@@ -100,11 +102,19 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
 def test_a_miss_with_a_stored_row_never_replays(client, match):
     call_command("rebuild_read_models", "--only", "replays", verbosity=0)
     expected = {(k, s): fresh(match, k, s) for k in ("replay", "frames") for s in VIEWERS}
+    logs = {
+        s: replay.render_text_log(events=registry.replay(match.record).events(s), moves=match.moves)
+        for s in VIEWERS
+    }
     # With the record and moves spoiled only the stored row can still answer right.
     Match.objects.filter(pk=match.pk).update(record={"game": "paiute", "moves": "x"}, moves=[])
     for (kind, seat), body in expected.items():
         cache.clear()
         assert get(client, match, kind, seat) == body
+    for seat, log in logs.items():
+        cache.clear()
+        page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
+        assert log in page.content.decode()
 
 
 def test_match_page_text_log_comes_from_the_stored_row(client, match):
@@ -206,3 +216,6 @@ def test_stored_pieces_equal_fresh_builds_for_every_game_viewer(match):
         frames = replay.frames_from_record(match.record, seat=seat)
         assert stored.piece(replays.piece_name("events", seat)) == JSONRenderer().render(events)
         assert stored.piece(replays.piece_name("frames", seat)) == JSONRenderer().render(frames)
+        log = replay.render_text_log(events=events, moves=match.moves)
+        assert json.loads(stored.piece(replays.piece_name("log", seat))) == log
+        assert f"Text log: {len(events)} events and {len(match.moves)} moves" in log

@@ -49,17 +49,18 @@ Viewer = int | None
 
 @dataclass(frozen=True)
 class Part:
-    """One kind of answer kept per viewer: ``build(record, viewers)`` returns one JSON value
-    per viewer, in order (one replay of the record serves them all). ``version`` changes
-    whenever its output would: the stored rows of another version are rebuilt."""
+    """One kind of answer kept per viewer: ``build(match, viewers)`` returns one JSON value
+    per viewer, in order (one replay of ``match.record`` serves them all; its ``moves`` are
+    loaded too). ``version`` changes whenever its output would: the stored rows of another
+    version are rebuilt."""
 
     name: str
     version: int
-    build: Callable[[dict, Sequence[Viewer]], list]
+    build: Callable[[Match, Sequence[Viewer]], list]
 
 
-def _events(record: dict, viewers: Sequence[Viewer]) -> list:
-    state = registry.replay(record)
+def _events(match: Match, viewers: Sequence[Viewer]) -> list:
+    state = registry.replay(match.record)
     return [state.events(viewer) for viewer in viewers]
 
 
@@ -120,7 +121,7 @@ def build_row(match: Match) -> MatchReplay | None:
     pieces = {"moves": render(match.moves or [])}
     try:
         for part in _parts.values():
-            for viewer, value in zip(viewers, part.build(record, viewers), strict=True):
+            for viewer, value in zip(viewers, part.build(match, viewers), strict=True):
                 pieces[piece_name(part.name, viewer)] = render(value)
         version = row_version(match.game)
     except Exception:
