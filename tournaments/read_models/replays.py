@@ -124,9 +124,10 @@ def build_row(match: Match) -> MatchReplay | None:
             for viewer, value in zip(viewers, part.build(match, viewers), strict=True):
                 pieces[piece_name(part.name, viewer)] = render(value)
         version = row_version(match.game)
-    except Exception:
-        # The endpoints fall back to building the answer, which reports the error.
-        log.warning("match %s: no stored replay", match.pk, exc_info=True)
+    except Exception as exc:
+        # Expected after an engine upgrade (old records replay no more): the endpoints
+        # fall back to building the answer, which reports the error to the reader.
+        log.info("match %s: no stored replay: %r", match.pk, exc)
         return None
     index, chunks, offset = {}, [], 0
     for name, text in pieces.items():
