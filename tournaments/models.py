@@ -293,7 +293,7 @@ class MatchReplay(models.Model):
     version = models.CharField(max_length=200)
     # Piece name ("moves", "events:all", "frames:0", ...) -> [offset, length] in ``data``.
     index = models.JSONField()
-    # The pieces' JSON, each compressed apart: a read inflates only the pieces it serves.
+    # The pieces' JSON, compressed (tournaments.read_models.replays.pack).
     data = models.BinaryField()
     built_at = models.DateTimeField(auto_now=True)
 

@@ -84,7 +84,7 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
     get(client, match, "replay", 0)  # one read stores every viewer's pieces
     row = MatchReplay.objects.get(match=match)
     assert row.finished_at == match.finished_at
-    assert set(row.index) == {"moves"} | {
+    assert set(row.index) - {replays.WHOLE} == {"moves"} | {
         replays.piece_name(part, viewer)
         for part in ("events", "frames", "log")
         for viewer in VIEWERS
@@ -100,7 +100,9 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
     assert MatchReplay.objects.count() == 1
 
 
-def test_a_miss_with_a_stored_row_never_replays(client, match):
+@pytest.mark.parametrize("whole_below", [0, 10**9])  # pieces apart, one stream
+def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whole_below):
+    monkeypatch.setattr(replays, "WHOLE_BELOW", whole_below)
     call_command("rebuild_read_models", "--only", "replays", verbosity=0)
     expected = {(k, s): fresh(match, k, s) for k in ("replay", "frames") for s in VIEWERS}
     logs = {
@@ -207,9 +209,13 @@ def test_rebuild_fills_missing_rows_once(match, capsys):
     assert replays.rebuild_replays(tournament_ids=[12345]) == 0
 
 
-def test_stored_pieces_equal_fresh_builds_for_every_game_viewer(match):
-    """Every piece a row holds is the JSON of what the endpoints build for that viewer."""
+@pytest.mark.parametrize("whole_below", [0, 10**9])
+def test_stored_pieces_equal_fresh_builds_for_every_game_viewer(match, monkeypatch, whole_below):
+    """Every piece a row holds is the JSON of what the endpoints build for that viewer,
+    the pieces compressed apart (a long match) or as one stream (a short one)."""
+    monkeypatch.setattr(replays, "WHOLE_BELOW", whole_below)
     row = replays.build_row(match)
+    assert (replays.WHOLE in row.index) == bool(whole_below)
     stored = replays.StoredReplay(row)
     assert json.loads(stored.piece("moves")) == match.moves
     for seat in VIEWERS:
