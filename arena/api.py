@@ -175,18 +175,21 @@ class MatchFramesApi(APIView):
                 raise ValidationError({"seat": [str(exc)]}) from exc
 
         def build() -> bytes:
-            try:
-                frames = replay.match_frames(match=match, seat=seat)
-            except replay.ReplayUnavailable as exc:
-                raise ReplayGone(str(exc)) from exc
-            data = {
+            head = {
                 "match": match.pk,
                 "seat": seat,
                 "game": match.game,
                 "layout": layout_json(layout_for(match.game)),
-                "frames": frames,
             }
-            return JSONRenderer().render(data)
+            # A finished match's frames are stored once (tournaments.read_models.replays).
+            stored = selectors.stored_piece(match=match, part="frames", seat=seat)
+            if stored is not None:
+                return selectors.spliced_json(head, [("frames", stored)])
+            try:
+                frames = replay.match_frames(match=match, seat=seat)
+            except replay.ReplayUnavailable as exc:
+                raise ReplayGone(str(exc)) from exc
+            return JSONRenderer().render({**head, "frames": frames})
 
         kind = f"frames:{LAYOUT_VERSION}"
         body = selectors.cached_replay_body(match=match, seat=seat, kind=kind, build=build)

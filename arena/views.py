@@ -375,11 +375,8 @@ def match_detail(request, pk):
             "seat": seat,
             "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
             "viewer": viewer,
-            # Lazy: the text log is a cached fragment for a finished match, and a hit
-            # needs neither the events nor the moves (nor the record they come from).
-            "events": functools.cache(lambda: selectors.replay_events(match=match, seat=seat)),
-            "moves": functools.cache(lambda: list(enumerate(match.moves or [], start=1))),
-            "log_cache": selectors.match_log_cache(match=match, seat=seat),
+            # Lazy: a finished match's text log is cached and stored (arena.replay.text_log).
+            "text_log": functools.cache(lambda: replay.text_log(match=match, seat=seat)),
             # The reader's own bots' logs only (selectors.seat_logs).
             "logs": sorted(selectors.seat_logs(match=match, user=request.user).items()),
             "reproduce": selectors.reproduce(

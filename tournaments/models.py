@@ -279,6 +279,25 @@ class Match(models.Model):
         return f"match {self.pk} ({self.game})"
 
 
+class MatchReplay(models.Model):
+    """A finished match's replay answers, every viewer's (the spectator and each seat),
+    built once from its record and kept: a cache miss reads this row instead of replaying
+    every move (tournaments.read_models.replays). Current while ``finished_at`` equals the
+    match's (a match played again finishes at another time) and ``version`` names the same
+    storage format, engine version and parts; any other is rebuilt on the next read."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="stored_replay"
+    )
+    finished_at = models.DateTimeField(null=True)
+    version = models.CharField(max_length=200)
+    # Piece name ("moves", "events:all", "frames:0", ...) -> [offset, length] in ``data``.
+    index = models.JSONField()
+    # The pieces' JSON, compressed (tournaments.read_models.replays.pack).
+    data = models.BinaryField()
+    built_at = models.DateTimeField(auto_now=True)
+
+
 class MatchSeat(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()

@@ -8,7 +8,8 @@ from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
 from tournaments import selectors
-from tournaments.models import Match, MatchSeat
+from tournaments.models import Match, MatchReplay, MatchSeat
+from tournaments.read_models import replays
 
 
 @pytest.fixture
@@ -87,9 +88,11 @@ def test_finished_replay_is_computed_once_per_seat(client_for, finished_match):
     url = f"/api/matches/{finished_match.pk}/replay/"
     first = {seat: anon.get(url, {"seat": seat}).json()["events"] for seat in ("0", "1")}
     spectator = anon.get(url).json()["events"]
+    # Each viewer's events are built once and stored (tournaments.read_models.replays).
+    stored = replays.StoredReplay(MatchReplay.objects.get(match=finished_match))
     for seat in (0, 1, None):
-        assert cache.get(selectors.replay_cache_key(match=finished_match, seat=seat)) is not None
-    # With the record gone, only the cache can still answer: no second rebuild happened.
+        assert stored.has(replays.piece_name("events", seat))
+    # With the record gone, only what was kept can still answer: no second rebuild happened.
     Match.objects.filter(pk=finished_match.pk).update(record={"game": "paiute", "moves": "x"})
     for seat in ("0", "1"):
         assert anon.get(url, {"seat": seat}).json()["events"] == first[seat]

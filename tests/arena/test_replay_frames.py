@@ -3,6 +3,8 @@ that seat's observation held, and the answer follows the API's rules (strict sea
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.cache import cache
 
@@ -13,7 +15,8 @@ from games.policies import play_out, random_policy
 from games.rng import Rng
 from tests.replay_matches import store_match, table_size
 from tournaments import selectors
-from tournaments.models import Match
+from tournaments.models import Match, MatchReplay
+from tournaments.read_models import replays
 
 
 def played(slug: str, seed: int = 3):
@@ -100,17 +103,15 @@ def paiute_match(db, django_user_model):
         cache.delete(selectors.replay_cache_key(match=match, seat=seat))
 
 
-def frames_key(match, seat):
-    return f"{selectors.replay_cache_key(match=match, seat=seat)}:frames:{replay.LAYOUT_VERSION}"
-
-
 def test_frames_api_answers_per_seat_and_caches_finished_matches(client, paiute_match):
     url = f"/api/matches/{paiute_match.pk}/frames/"
     answer = client.get(url, {"seat": "1"}).json()
     assert answer["seat"] == 1 and answer["game"] == "paiute"
     assert answer["layout"]["deck"] == "french" and answer["layout"]["hand"]["key"] == "hand"
     assert len(answer["frames"]) == len(paiute_match.moves) + 1
-    assert cache.get(frames_key(paiute_match, 1)) == answer["frames"]
+    # Every viewer's frames are built once and stored (tournaments.read_models.replays).
+    stored = replays.StoredReplay(MatchReplay.objects.get(match=paiute_match))
+    assert json.loads(stored.piece(replays.piece_name("frames", 1))) == answer["frames"]
     spectator = client.get(url).json()
     assert spectator["seat"] is None and spectator["frames"] != answer["frames"]
     # With the record gone only the cache can answer: no second replay happened.

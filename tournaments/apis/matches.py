@@ -202,13 +202,7 @@ class MatchReplayApi(APIView):
                 raise ValidationError({"seat": [str(exc)]}) from exc
 
         def build() -> bytes:
-            data = {
-                "match": match.pk,
-                "seat": seat,
-                "moves": match.moves or [],
-                "events": selectors.replay_events(match=match, seat=seat),
-            }
-            return JSONRenderer().render(data)
+            return selectors.replay_body(match=match, seat=seat)
 
         body = selectors.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
         return HttpResponse(body, content_type="application/json")

@@ -22,11 +22,15 @@ from tournaments.selectors.matches import (  # noqa: F401
     parse_seat,
     public_seats,
     recent_matches,
+    replay_body,
     replay_cache_key,
     replay_events,
     replay_lookup,
+    replay_moves,
     reproduce,
     seat_logs,
+    spliced_json,
+    stored_piece,
 )
 from tournaments.selectors.ratings import (  # noqa: F401
     HISTORY_POINTS,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -18,6 +19,7 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
+from tournaments.read_models import replays
 
 
 def public_seats() -> Prefetch:
@@ -212,19 +214,70 @@ def cached_replay_body(*, match: Match, seat: int | None, kind: str, build) -> b
     return body
 
 
+def stored_piece(*, match: Match, part: str, seat: int | None) -> bytes | None:
+    """The JSON text of one stored piece of a finished match's replay (``part`` as ``seat``
+    sees it, or ``moves``), from its stored row (built and saved on the first read); None
+    when the match is unfinished or cannot be replayed here."""
+    stored = replays.stored_replay(match=match)
+    name = part if part == "moves" else replays.piece_name(part, seat)
+    if stored is None or not stored.has(name):
+        return None
+    return stored.piece(name)
+
+
+def spliced_json(head: dict, tail: list[tuple[str, bytes]]) -> bytes:
+    """``head`` rendered as the API renders it, with each ``(key, JSON text)`` of ``tail``
+    appended as it is: the stored pieces are never parsed and serialised again."""
+    rendered = replays.render(head)
+    parts = [rendered[:-1]]
+    for key, text in tail:
+        parts += [b',"', key.encode(), b'":', text]
+    parts.append(b"}")
+    return b"".join(parts)
+
+
+def replay_body(*, match: Match, seat: int | None) -> bytes:
+    """The replay endpoint's answer: the moves and the events as ``seat`` saw them, from
+    the stored replay of a finished match, else rebuilt from the record."""
+    head = {"match": match.pk, "seat": seat}
+    moves = stored_piece(match=match, part="moves", seat=None)
+    events = stored_piece(match=match, part="events", seat=seat)
+    if moves is not None and events is not None:
+        return spliced_json(head, [("moves", moves), ("events", events)])
+    data = {**head, "moves": match.moves or [], "events": replay_events(match=match, seat=seat)}
+    return replays.render(data)
+
+
+def replay_moves(*, match: Match) -> list:
+    """The match's moves: a finished match's from its stored replay (its moves column
+    is then never read), another's from the match."""
+    if match.status == Match.Status.FINISHED:
+        moves = stored_piece(match=match, part="moves", seat=None)
+        if moves is not None:
+            return json.loads(moves)
+    return match.moves or []
+
+
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:
-    """The match's event log as ``seat`` saw it (None = spectator), rebuilt from the record.
+    """The match's event log as ``seat`` saw it (None = spectator).
 
     Rebuilding replays every move; a finished match's record is final, so its events
-    are computed once per seat and kept in the cache. Unfinished matches are not cached.
+    are read from its stored replay and kept in the cache. Unfinished matches are
+    rebuilt from the record, and not cached.
     """
-    if not match.record:
-        return []
     if match.status != Match.Status.FINISHED:
+        if not match.record:
+            return []
         return registry.replay(match.record).events(seat)
     key = replay_cache_key(match=match, seat=seat)
     events = cache.get(key)
     if events is None:
-        events = registry.replay(match.record).events(seat)
+        stored = stored_piece(match=match, part="events", seat=seat)
+        if stored is not None:
+            events = json.loads(stored)
+        elif not match.record:
+            return []
+        else:
+            events = registry.replay(match.record).events(seat)
         cache.set(key, events, REPLAY_CACHE_SECONDS)
     return events

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from tournaments.leaderboards import rebuild_leaderboards
 from tournaments.read_models import rebuild_standings
+from tournaments.read_models.replays import rebuild_replays
 from tournaments.services.ladder import recount_ladders
 
 
@@ -34,18 +35,27 @@ def _ladders(*, tournament_ids: list[int] | None, progress: Callable[[str], None
     return recount_ladders()
 
 
+def _replays(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    """The stored replay of every finished match without a current one: rows written."""
+    return rebuild_replays(tournament_ids=tournament_ids, progress=progress)
+
+
 # Read model name -> its rebuild: (tournament ids or None for all, progress) -> count.
 READ_MODELS: dict[str, Callable[..., int]] = {
     "standings": _standings,
     "leaderboards": _leaderboards,
     "ladders": _ladders,
+    "replays": _replays,
 }
+# Rebuilt only when named: a stored replay is built by the first read that misses it, so
+# the default run (every match of a large installation replayed) would cost hours for nothing.
+ON_REQUEST = {"replays"}
 
 
 class Command(BaseCommand):
     help = (
         "Rebuild read models (tournament standings totals and snapshots, leaderboard rows, "
-        "ladder match counters) "
+        "ladder match counters, finished matches' stored replays) "
         "from the matches and ratings."
     )
 
@@ -54,14 +64,14 @@ class Command(BaseCommand):
             "--only",
             action="append",
             choices=sorted(READ_MODELS),
-            help="rebuild only this read model (may be repeated); default: all",
+            help="rebuild only this read model (may be repeated); default: all but replays",
         )
         parser.add_argument(
             "--tournament",
             action="append",
             type=int,
             dest="tournaments",
-            help="standings: only this tournament id (may be repeated)",
+            help="standings, replays: only this tournament id (may be repeated)",
         )
 
     def handle(self, *args, only=None, tournaments=None, **options):
@@ -71,6 +81,6 @@ class Command(BaseCommand):
             if verbose:
                 self.stdout.write(line)
 
-        for name in only or list(READ_MODELS):
+        for name in only or [name for name in READ_MODELS if name not in ON_REQUEST]:
             count = READ_MODELS[name](tournament_ids=tournaments, progress=progress)
             self.stdout.write(self.style.SUCCESS(f"{name}: rebuilt {count}"))
