@@ -48,10 +48,10 @@ def _write(path: Path, value: str) -> None:
         handle.write(value)
 
 
-def _usage_ns(cpu_stat: str) -> int:
+def _usage_ns(cpu_stat: bytes) -> int:
     """CPU time from a v2 ``cpu.stat`` (``usage_usec``, its first line)."""
     for line in cpu_stat.splitlines():
-        if line.startswith("usage_usec "):
+        if line.startswith(b"usage_usec "):
             return int(line.split()[1]) * 1000
     return 0
 
@@ -72,15 +72,17 @@ class Cgroup:
 
     def _fd(self, path: Path, flags: int) -> int:
         fds = self.__dict__.setdefault("_fds", {})
-        if path not in fds:
-            fds[path] = os.open(path, flags | os.O_CLOEXEC)
-        return fds[path]
+        fd = fds.get(path)
+        if fd is None:
+            fd = fds[path] = os.open(path, flags | os.O_CLOEXEC)
+        return fd
 
-    def _get(self, path: Path) -> str:
+    def _get(self, path: Path) -> bytes:
+        """A small counter file's contents (a few hundred bytes at most: cpu.stat)."""
         try:
-            return os.pread(self._fd(path, os.O_RDONLY), 65536, 0).decode()
+            return os.pread(self._fd(path, os.O_RDONLY), 1024, 0)
         except OSError:
-            return ""
+            return b""
 
     def _put(self, path: Path, value: str) -> None:
         os.pwrite(self._fd(path, os.O_WRONLY), value.encode(), 0)
@@ -182,6 +184,14 @@ class CgroupV1(Cgroup):
             except OSError:
                 pass
         _write(self.dirs["pids"] / "pids.max", str(max_pids))
+        # Paths of the files read or written on every move, built once (a Path join per
+        # access cost more than the pread itself).
+        hybrid = self.dirs.get(UNIFIED)
+        self._freeze_file = (
+            hybrid / "cgroup.freeze" if hybrid else self.dirs["freezer"] / "freezer.state"
+        )
+        self._cpu_file = hybrid / "cpu.stat" if hybrid else self.dirs["cpuacct"] / "cpuacct.usage"
+        self._tasks_file = self.dirs["pids"] / "pids.current"
 
     def attach_paths(self, monitor: bool = False) -> list[str]:
         return [
@@ -199,22 +209,16 @@ class CgroupV1(Cgroup):
         return super().kill_all(timeout, spare)
 
     def freeze(self) -> None:
-        if UNIFIED in self.dirs:
-            self._put(self.dirs[UNIFIED] / "cgroup.freeze", "1")
-        else:
-            self._put(self.dirs["freezer"] / "freezer.state", "FROZEN")
+        self._put(self._freeze_file, "1" if self.whole_tree_freeze else "FROZEN")
 
     def thaw(self) -> None:
-        if UNIFIED in self.dirs:
-            self._put(self.dirs[UNIFIED] / "cgroup.freeze", "0")
-        else:
-            self._put(self.dirs["freezer"] / "freezer.state", "THAWED")
+        self._put(self._freeze_file, "0" if self.whole_tree_freeze else "THAWED")
 
     def cpu_ns(self) -> int:
-        if UNIFIED in self.dirs:
-            return _usage_ns(self._get(self.dirs[UNIFIED] / "cpu.stat"))
-        text = self._get(self.dirs["cpuacct"] / "cpuacct.usage").strip()
-        return int(text) if text else 0
+        text = self._get(self._cpu_file)
+        if self.whole_tree_freeze:
+            return _usage_ns(text)
+        return int(text) if text else 0  # int() ignores the newline
 
     def oom_killed(self) -> bool:
         for line in _read(self.dirs["memory"] / "memory.oom_control").splitlines():
@@ -239,7 +243,7 @@ class CgroupV1(Cgroup):
         return [int(p) for p in _read(self.dirs["pids"] / "cgroup.procs").split()]
 
     def tasks(self) -> int:
-        text = self._get(self.dirs["pids"] / "pids.current").strip()
+        text = self._get(self._tasks_file)
         return int(text) if text else 0
 
     def remove(self) -> None:
@@ -266,18 +270,21 @@ class CgroupV2(Cgroup):
         if (self.dir / "memory.swap.max").exists():
             _write(self.dir / "memory.swap.max", "0")
         _write(self.dir / "pids.max", str(max_pids))
+        self._freeze_file = self.dir / "cgroup.freeze"  # built once: see CgroupV1
+        self._cpu_file = self.dir / "cpu.stat"
+        self._tasks_file = self.dir / "pids.current"
 
     def attach_paths(self, monitor: bool = False) -> list[str]:
         return [str(self.dir / "cgroup.procs")]
 
     def freeze(self) -> None:
-        self._put(self.dir / "cgroup.freeze", "1")
+        self._put(self._freeze_file, "1")
 
     def thaw(self) -> None:
-        self._put(self.dir / "cgroup.freeze", "0")
+        self._put(self._freeze_file, "0")
 
     def cpu_ns(self) -> int:
-        return _usage_ns(self._get(self.dir / "cpu.stat"))
+        return _usage_ns(self._get(self._cpu_file))
 
     def _event(self, filename: str, key: str) -> int:
         for line in _read(self.dir / filename).splitlines():
@@ -297,7 +304,7 @@ class CgroupV2(Cgroup):
         return [int(p) for p in _read(self.dir / "cgroup.procs").split()]
 
     def tasks(self) -> int:
-        text = self._get(self.dir / "pids.current").strip()
+        text = self._get(self._tasks_file)
         return int(text) if text else 0
 
     def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
