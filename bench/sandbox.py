@@ -274,15 +274,19 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     # paused; with two program seats, each move pauses the other one and wakes this one.
     alone = ProgramPlayer(folder, sandbox.Limits(), label="echo")
     pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"echo{i}") for i in range(2)]
+    strict_pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"strict{i}") for i in range(2)]
     # The opt-in pause (ARENA_CGROUP_HYBRID=1): cgroup v2's freezer beside the v1 groups.
     hybrid_pair = hybrid_players(folder)
-    for seat in (alone, *pair):
+    for seat in (alone, *pair, *strict_pair):
         seat.start({"game": "bench"})
 
-    def two_seats(seats: list[ProgramPlayer], i: int) -> float:
+    def two_seats(seats: list[ProgramPlayer], i: int, strict: bool = False) -> float:
         me, other = seats[i % 2], seats[1 - i % 2]
         began = time.perf_counter()
-        other.pause()
+        if strict:  # a real pause, as for a bot caught computing off its turns
+            other.box.pause()  # type: ignore[union-attr]
+        else:
+            other.pause()  # the runner's: lazy (bots/sandbox/botprocess.py)
         me.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
         return time.perf_counter() - began
 
@@ -296,9 +300,10 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
         "sandbox": lambda _i: trip(boxed),
         "act alone": one_seat,
         "act two seats": lambda i: two_seats(pair, i),
+        "act two seats, strict": lambda i: two_seats(strict_pair, i, strict=True),
     }
     if hybrid_pair:
-        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i)
+        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i, strict=True)
     samples: dict[str, list[float]] = {k: [] for k in variants}
     block = 25
     for _ in range(4):  # warm up
@@ -313,9 +318,12 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         stream.close()
     box.close()
-    for seat in (alone, *pair, *hybrid_pair):
+    lazy = all(seat.box.lazy_pauses for seat in pair)  # type: ignore[union-attr]
+    for seat in (alone, *pair, *strict_pair, *hybrid_pair):
         seat.close()
-    return {k: median_ms(v) * 1000 for k, v in samples.items()}
+    out = {k: median_ms(v) * 1000 for k, v in samples.items()}
+    out["lazy kept"] = float(lazy)
+    return out
 
 
 LANGUAGE_EXAMPLES = {"python": "pairs_cautious.py", "c": "c_pairs", "cpp": "cpp_pairs",
@@ -398,11 +406,15 @@ def main() -> None:
           f"x{trips['sandbox'] / raw:.2f}")  # fmt: skip
     print(f"  ProgramPlayer.act, one program seat          {trips['act alone']:8.1f} us   "
           f"x{trips['act alone'] / raw:.2f}")  # fmt: skip
-    print(f"  ProgramPlayer.act, two seats (pause + wake)  {trips['act two seats']:8.1f} us   "
-          + verdict(trips["act two seats"] / raw, MOVE_AIM))  # fmt: skip
+    kept = "kept all along" if trips["lazy kept"] else "NOT kept: a seat was caught"
+    print(f"  ProgramPlayer.act, two seats (lazy pause)    {trips['act two seats']:8.1f} us   "
+          + verdict(trips["act two seats"] / raw, MOVE_AIM) + f"  lazy pauses {kept}")  # fmt: skip
+    strict = trips["act two seats, strict"]
+    print(f"    the same with real pauses (SIGSTOP + SIGCONT; a seat caught thinking off its "
+          f"turns, ARENA_STRICT_PAUSE=1) {strict:8.1f} us   x{strict / raw:.2f}")  # fmt: skip
     hybrid = trips.get("act two seats, v2 freezer")
     if hybrid is not None:
-        print(f"    the same with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
+        print(f"    real pauses by the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
               f"x{hybrid / raw:.2f}")  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
