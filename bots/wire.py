@@ -106,8 +106,12 @@ class WireError(Exception):
         self.reason = reason
 
 
+# One encoder for every message: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return _ENCODER.encode(message).encode() + b"\n"
 
 
 def short(value: object, limit: int = 80) -> str:

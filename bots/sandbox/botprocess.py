@@ -68,6 +68,7 @@ class BotProcess:
         self.lazy_pauses = group is not None and not STRICT_PAUSE
         self._lazy = False
         self._mark = 0  # group CPU ns at the last reading while lazily paused
+        self._seen_ns: int | None = None  # the group's CPU ns at the last cpu_ms() since resume
         self.off_turn_ns = 0  # CPU time seen while lazily paused, over the match
 
     @property
@@ -170,7 +171,10 @@ class BotProcess:
         self.paused = True
         if lazy and self.lazy_pauses:
             self._lazy = True
-            self._mark = self.group.cpu_ns()  # type: ignore[union-attr]
+            # The reading the runner took when the bot answered, if any: it can only be lower
+            # than one taken now, so what the bot does from then on counts as off its turn.
+            seen, self._seen_ns = self._seen_ns, None
+            self._mark = seen if seen is not None else self.group.cpu_ns()  # type: ignore[union-attr]
             _LAZY.add(self)
             return
         self._stop()
@@ -226,6 +230,7 @@ class BotProcess:
     def resume(self) -> None:
         """Let the bot run again. A lazily paused bot was never stopped: its CPU time off
         its turn is counted here, so call this before handing it the message it wakes to."""
+        self._seen_ns = None
         if not self.paused or self._closed:
             return
         self.paused = False
@@ -247,7 +252,8 @@ class BotProcess:
     def cpu_ms(self) -> int | None:
         """CPU time of every thread and process of the bot so far."""
         if self.group is not None:
-            return self.group.cpu_ns() // 1_000_000
+            self._seen_ns = self.group.cpu_ns()
+            return self._seen_ns // 1_000_000
         ticks = 0
         for pid in [self.proc.pid, *self._tree()]:
             try:
