@@ -134,6 +134,8 @@ class Channel:
         self.stdout_eof = False
         self.stderr_eof = False
         self._pending = memoryview(b"")
+        self._stdout_poll = select.poll()
+        self._stdout_poll.register(stdout, select.POLLIN)  # POLLHUP/POLLERR are always reported
         self._tail: deque[bytes] = deque()
         self._tail_len = 0
         self.log = BoundedLog()
@@ -206,6 +208,8 @@ class Channel:
         """Did the bot write anything since its last answer (a second reply, a stray line)?
 
         Raises an output fault when more than ``FLOOD_BYTES`` are waiting: a flood."""
+        if not self.buffer and not self.stdout_eof and not self._stdout_poll.poll(0):
+            return False  # the usual case, asked every move: one poll, no failing read
         while not self.stdout_eof and len(self.buffer) <= FLOOD_BYTES:
             before = len(self.buffer)
             self._read_stdout()
