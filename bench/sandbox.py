@@ -6,14 +6,17 @@
    sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up:
    cold (``sandbox.launch``), and from a sandbox prepared ahead (``sandbox.prepare``, as the
    runner does for every seat before the first start, and as a worker can for its next match:
-   timed from ``release``). Then the parts: what a prepare costs, bwrap alone, the launch
-   without a cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
+   timed from ``release``). Then the parts: what a prepare costs, bwrap alone (and without
+   the launcher's preexec_fn, which keeps Python from using vfork), the launch without a
+   cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
    "ready") seat by seat as before against prepared first, as ``play_match`` now does.
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act alone (CPU reading, fault checks) and
-   with two program seats, where each move pauses the other seat and wakes this one: with the
-   pause in force (SIGSTOP, the freezer only for a bot with other processes) and, on a hybrid
-   machine, with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
+   with two program seats: the runner's lazy pause of the other seat (a CPU reading, see
+   bots/sandbox/botprocess.py), and real pauses, where each move stops the other seat and
+   wakes this one (SIGSTOP, the freezer only for a bot with other processes; what a seat
+   caught computing off its turns gets) and, on a hybrid machine, the opt-in v2 freezer
+   (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
    so each sees the same machine load, all pinned to one core (children included). Then
    one pause + resume, median and p99, while another process launches sandboxes: why the
    v2 freezer is not the default.
@@ -65,7 +68,7 @@ def verdict(ratio: float, aim: float) -> str:
 def bench_start(count: int) -> dict[str, float]:
     python = sandbox.bot_python()
     samples: dict[str, list[float]] = {
-        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "no_group")
+        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "bare_vfork", "no_group")
     }
     backend = cgroups.backend()
     argv = [python, "-I", "-c", "pass"]
@@ -85,12 +88,12 @@ def bench_start(count: int) -> dict[str, float]:
         box.wait(10)
         box.close()
 
-    def bare() -> None:
+    def bare(vfork: bool = False) -> None:
         fd = seccomp.program_fd()
         cmd = jail.bwrap_argv(None, jail._staged_sdk(), sandbox.Limits(), fd)
         subprocess.run(
             cmd + argv, env={}, pass_fds=(fd,) if fd is not None else (),
-            preexec_fn=as_slot if slots.can_switch_uid() else None,
+            preexec_fn=as_slot if slots.can_switch_uid() and not vfork else None,
         )  # fmt: skip
         if fd is not None:
             os.close(fd)
@@ -110,6 +113,7 @@ def bench_start(count: int) -> dict[str, float]:
 
         timed("prepared", prepared)
         timed("bare", bare)
+        timed("bare_vfork", lambda: bare(vfork=True))
         cgroups._BACKEND = ("none", None)  # the whole launch, rlimits standing in
         try:
             timed("no_group", cold)
@@ -377,6 +381,9 @@ def main() -> None:
           f"{start['prepare']:8.2f} ms")  # fmt: skip
     print(f"  bwrap alone (namespaces, mounts, seccomp, slot uid)           "
           f"{start['bare']:8.2f} ms   x{start['bare'] / plain:.2f}")  # fmt: skip
+    print(f"    the same without preexec_fn, so vfork (NOT a safe launch: no slot uid) "
+          f"{start['bare_vfork']:8.2f} ms   x{start['bare_vfork'] / plain:.2f}  (what Python's "
+          "fork for a preexec_fn costs)")  # fmt: skip
     print(f"  the whole cold launch without a cgroup (rlimits only)         "
           f"{start['no_group']:8.2f} ms   x{start['no_group'] / plain:.2f}")  # fmt: skip
     moves = bench_cgroup_move(10)
