@@ -10,6 +10,7 @@ import os
 import select
 import signal
 import subprocess
+import weakref
 from pathlib import Path
 
 from bots.sandbox import cgroups, slots, spawn
@@ -18,21 +19,24 @@ log = logging.getLogger("arena.sandbox")
 
 # Lazy pauses. A seat not on move almost always sleeps in read() on its stdin, so the runner
 # does not stop it (SIGSTOP and SIGCONT cost two wake-ups of the bot and two of bwrap's
-# monitor, about as much as the move's round trip itself); it reads the bot's cgroup CPU time
-# when the bot's turn ends and when it comes round again. Two things bound what a bot can
-# compute off its turns, where a timer signal or an inotify watch could wake it:
-# - another seat's move that runs past LAZY_GRACE_S stops every lazily paused bot for real
-#   (stop_lazy_pauses), so one long move elsewhere lends it at most that much wall time;
+# monitor, about as much as the move's round trip itself); its cgroup CPU time, read when it
+# answered, is read again at every pause the runner asks for and when its turn comes round
+# (before it is handed the act). A timer signal or an inotify watch could wake it to compute
+# off its turns; two things bound that:
+# - another program seat's move (ProgramPlayer.act) that runs past LAZY_GRACE_S stops every
+#   lazily paused bot for real (stop_lazy_pauses), and what it used meanwhile counts too;
 # - once its CPU time off its turns passes OFF_TURN_BUDGET_NS over the match, it is paused
 #   for real on every later turn.
-# So a bot computes at most the budget plus one grace per core off its turns, then nothing.
-# The off-turn time is not a fault (a JVM's JIT and GC threads use some legitimately) and not
-# taken from its time bank, which is wall time: it counts, as before, in the CPU time of its
-# next move and towards its CPU limit. ARENA_STRICT_PAUSE=1 pauses for real on every turn.
+# So a bot computes at most the budget plus one grace per core it keeps busy (or one move of
+# a built-in seat, microseconds, not timed) off its turns, then nothing. The off-turn time is
+# not a fault (a JVM's JIT and GC threads use some legitimately) and not taken from its time
+# bank, which is wall time: it counts, as before, in the CPU time of its next move and
+# towards its CPU limit. ARENA_STRICT_PAUSE=1 pauses for real on every turn, as before.
 LAZY_GRACE_S = 0.005
 OFF_TURN_BUDGET_NS = 5_000_000
 STRICT_PAUSE = os.environ.get("ARENA_STRICT_PAUSE") == "1"
-_LAZY: set[BotProcess] = set()
+# Weak: a box dropped without close() (a bug elsewhere) must not be kept alive by this.
+_LAZY: weakref.WeakSet[BotProcess] = weakref.WeakSet()
 
 
 def stop_lazy_pauses() -> None:
