@@ -6,14 +6,17 @@
    sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up:
    cold (``sandbox.launch``), and from a sandbox prepared ahead (``sandbox.prepare``, as the
    runner does for every seat before the first start, and as a worker can for its next match:
-   timed from ``release``). Then the parts: what a prepare costs, bwrap alone, the launch
-   without a cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
+   timed from ``release``). Then the parts: what a prepare costs, bwrap alone (and without
+   the launcher's preexec_fn, which keeps Python from using vfork), the launch without a
+   cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
    "ready") seat by seat as before against prepared first, as ``play_match`` now does.
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act alone (CPU reading, fault checks) and
-   with two program seats, where each move pauses the other seat and wakes this one: with the
-   pause in force (SIGSTOP, the freezer only for a bot with other processes) and, on a hybrid
-   machine, with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
+   with two program seats: the runner's lazy pause of the other seat (a CPU reading, see
+   bots/sandbox/botprocess.py), and real pauses, where each move stops the other seat and
+   wakes this one (SIGSTOP, the freezer only for a bot with other processes; what a seat
+   caught computing off its turns gets) and, on a hybrid machine, the opt-in v2 freezer
+   (ARENA_CGROUP_HYBRID=1). Variants alternate in blocks,
    so each sees the same machine load, all pinned to one core (children included). Then
    one pause + resume, median and p99, while another process launches sandboxes: why the
    v2 freezer is not the default.
@@ -65,7 +68,7 @@ def verdict(ratio: float, aim: float) -> str:
 def bench_start(count: int) -> dict[str, float]:
     python = sandbox.bot_python()
     samples: dict[str, list[float]] = {
-        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "no_group")
+        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "bare_vfork", "no_group")
     }
     backend = cgroups.backend()
     argv = [python, "-I", "-c", "pass"]
@@ -85,12 +88,12 @@ def bench_start(count: int) -> dict[str, float]:
         box.wait(10)
         box.close()
 
-    def bare() -> None:
+    def bare(vfork: bool = False) -> None:
         fd = seccomp.program_fd()
         cmd = jail.bwrap_argv(None, jail._staged_sdk(), sandbox.Limits(), fd)
         subprocess.run(
             cmd + argv, env={}, pass_fds=(fd,) if fd is not None else (),
-            preexec_fn=as_slot if slots.can_switch_uid() else None,
+            preexec_fn=as_slot if slots.can_switch_uid() and not vfork else None,
         )  # fmt: skip
         if fd is not None:
             os.close(fd)
@@ -110,6 +113,7 @@ def bench_start(count: int) -> dict[str, float]:
 
         timed("prepared", prepared)
         timed("bare", bare)
+        timed("bare_vfork", lambda: bare(vfork=True))
         cgroups._BACKEND = ("none", None)  # the whole launch, rlimits standing in
         try:
             timed("no_group", cold)
@@ -235,7 +239,7 @@ def bench_pause_under_launches(folder: Path) -> dict[str, tuple[float, float]]:
             stop = time.monotonic() + 3
             while time.monotonic() < stop:
                 began = time.perf_counter()
-                seat.pause()
+                seat.box.pause()  # type: ignore[union-attr]  # a real pause, not the lazy one
                 seat.box.resume()  # type: ignore[union-attr]
                 samples.append(time.perf_counter() - began)
                 time.sleep(0.0005)
@@ -274,15 +278,19 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     # paused; with two program seats, each move pauses the other one and wakes this one.
     alone = ProgramPlayer(folder, sandbox.Limits(), label="echo")
     pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"echo{i}") for i in range(2)]
+    strict_pair = [ProgramPlayer(folder, sandbox.Limits(), label=f"strict{i}") for i in range(2)]
     # The opt-in pause (ARENA_CGROUP_HYBRID=1): cgroup v2's freezer beside the v1 groups.
     hybrid_pair = hybrid_players(folder)
-    for seat in (alone, *pair):
+    for seat in (alone, *pair, *strict_pair):
         seat.start({"game": "bench"})
 
-    def two_seats(seats: list[ProgramPlayer], i: int) -> float:
+    def two_seats(seats: list[ProgramPlayer], i: int, strict: bool = False) -> float:
         me, other = seats[i % 2], seats[1 - i % 2]
         began = time.perf_counter()
-        other.pause()
+        if strict:  # a real pause, as for a bot caught computing off its turns
+            other.box.pause()  # type: ignore[union-attr]
+        else:
+            other.pause()  # the runner's: lazy (bots/sandbox/botprocess.py)
         me.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
         return time.perf_counter() - began
 
@@ -296,9 +304,10 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
         "sandbox": lambda _i: trip(boxed),
         "act alone": one_seat,
         "act two seats": lambda i: two_seats(pair, i),
+        "act two seats, strict": lambda i: two_seats(strict_pair, i, strict=True),
     }
     if hybrid_pair:
-        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i)
+        variants["act two seats, v2 freezer"] = lambda i: two_seats(hybrid_pair, i, strict=True)
     samples: dict[str, list[float]] = {k: [] for k in variants}
     block = 25
     for _ in range(4):  # warm up
@@ -313,9 +322,12 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         stream.close()
     box.close()
-    for seat in (alone, *pair, *hybrid_pair):
+    lazy = all(seat.box.lazy_pauses for seat in pair)  # type: ignore[union-attr]
+    for seat in (alone, *pair, *strict_pair, *hybrid_pair):
         seat.close()
-    return {k: median_ms(v) * 1000 for k, v in samples.items()}
+    out = {k: median_ms(v) * 1000 for k, v in samples.items()}
+    out["lazy kept"] = float(lazy)
+    return out
 
 
 LANGUAGE_EXAMPLES = {"python": "pairs_cautious.py", "c": "c_pairs", "cpp": "cpp_pairs",
@@ -369,6 +381,9 @@ def main() -> None:
           f"{start['prepare']:8.2f} ms")  # fmt: skip
     print(f"  bwrap alone (namespaces, mounts, seccomp, slot uid)           "
           f"{start['bare']:8.2f} ms   x{start['bare'] / plain:.2f}")  # fmt: skip
+    print(f"    the same without preexec_fn, so vfork (NOT a safe launch: no slot uid) "
+          f"{start['bare_vfork']:8.2f} ms   x{start['bare_vfork'] / plain:.2f}  (what Python's "
+          "fork for a preexec_fn costs)")  # fmt: skip
     print(f"  the whole cold launch without a cgroup (rlimits only)         "
           f"{start['no_group']:8.2f} ms   x{start['no_group'] / plain:.2f}")  # fmt: skip
     moves = bench_cgroup_move(10)
@@ -398,11 +413,15 @@ def main() -> None:
           f"x{trips['sandbox'] / raw:.2f}")  # fmt: skip
     print(f"  ProgramPlayer.act, one program seat          {trips['act alone']:8.1f} us   "
           f"x{trips['act alone'] / raw:.2f}")  # fmt: skip
-    print(f"  ProgramPlayer.act, two seats (pause + wake)  {trips['act two seats']:8.1f} us   "
-          + verdict(trips["act two seats"] / raw, MOVE_AIM))  # fmt: skip
+    kept = "kept all along" if trips["lazy kept"] else "NOT kept: a seat was caught"
+    print(f"  ProgramPlayer.act, two seats (lazy pause)    {trips['act two seats']:8.1f} us   "
+          + verdict(trips["act two seats"] / raw, MOVE_AIM) + f"  lazy pauses {kept}")  # fmt: skip
+    strict = trips["act two seats, strict"]
+    print(f"    the same with real pauses (SIGSTOP + SIGCONT; a seat caught thinking off its "
+          f"turns, ARENA_STRICT_PAUSE=1) {strict:8.1f} us   x{strict / raw:.2f}")  # fmt: skip
     hybrid = trips.get("act two seats, v2 freezer")
     if hybrid is not None:
-        print(f"    the same with the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
+        print(f"    real pauses by the opt-in v2 freezer (ARENA_CGROUP_HYBRID=1) {hybrid:8.1f} us   "
               f"x{hybrid / raw:.2f}")  # fmt: skip
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)

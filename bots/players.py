@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bots import sandbox
-from bots.sandbox import Limits, slots
+from bots.sandbox import Limits, botprocess, slots
 from bots.sandbox.slots import BotTooLarge
 from bots.wire import STDERR_TAIL, Channel, WireError, short
 from games.protocol import Game
@@ -194,20 +194,33 @@ class ProgramPlayer:
                 raise WireError("protocol", "wrote a message nobody asked for (replied twice?)")
         except WireError as error:
             return ActResult(None, self._fault(error, during, 0), 0, 0)
-        cpu_before = self.cpu_used if self.cpu_used is not None else self.box.cpu_ms()
+        box, channel = self.box, self.channel
+        cpu_before = self.cpu_used if self.cpu_used is not None else box.cpu_ms()
         began = time.monotonic()
         deadline = began + allowed_ms / 1000
         fault = None
         action = None
+        if not box.stopped:
+            box.resume()  # a lazy pause: its off-turn CPU is read before it wakes to the act
         try:
             try:
-                self.channel.queue(
+                channel.queue(
                     {"type": "act", "observation": observation, "legal": legal, "clock": clock}
                 )
             finally:
-                self.box.resume()  # after queueing: the bot wakes up to a waiting message
-            self.channel.flush(deadline)
-            message = self.channel.recv(deadline)
+                box.resume()  # after queueing: a stopped bot wakes up to a waiting message
+            channel.flush(deadline)
+            if botprocess.any_lazy_pause():
+                # Other seats are only lazily paused: past a short grace, stop them for real.
+                try:
+                    message = channel.recv(min(deadline, began + botprocess.LAZY_GRACE_S))
+                except WireError as error:
+                    if error.kind != "timeout" or time.monotonic() >= deadline:
+                        raise
+                    botprocess.stop_lazy_pauses()
+                    message = channel.recv(deadline)
+            else:
+                message = channel.recv(deadline)
             if message.get("type") != "action" or "action" not in message:
                 raise WireError(
                     "protocol",
@@ -226,9 +239,11 @@ class ProgramPlayer:
         return ActResult(action, fault, wall_ms, cpu_ms)
 
     def pause(self) -> None:
-        """Freeze the bot while another program seat thinks (the runner calls this)."""
+        """Keep the bot from thinking while another seat does (the runner calls this): a
+        lazy pause (see bots/sandbox/botprocess.py), a real one once it has computed off
+        its turns."""
         if self.box is not None:
-            self.box.pause()
+            self.box.pause(lazy=True)
 
     def end(self, result: dict) -> None:
         if self.box is None or self.channel is None or self.box.returncode is not None:

@@ -106,8 +106,12 @@ class WireError(Exception):
         self.reason = reason
 
 
+# One encoder for every message: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return _ENCODER.encode(message).encode() + b"\n"
 
 
 def short(value: object, limit: int = 80) -> str:
@@ -130,6 +134,8 @@ class Channel:
         self.stdout_eof = False
         self.stderr_eof = False
         self._pending = memoryview(b"")
+        self._stdout_poll = select.poll()
+        self._stdout_poll.register(stdout, select.POLLIN)  # POLLHUP/POLLERR are always reported
         self._tail: deque[bytes] = deque()
         self._tail_len = 0
         self.log = BoundedLog()
@@ -202,6 +208,8 @@ class Channel:
         """Did the bot write anything since its last answer (a second reply, a stray line)?
 
         Raises an output fault when more than ``FLOOD_BYTES`` are waiting: a flood."""
+        if not self.buffer and not self.stdout_eof and not self._stdout_poll.poll(0):
+            return False  # the usual case, asked every move: one poll, no failing read
         while not self.stdout_eof and len(self.buffer) <= FLOOD_BYTES:
             before = len(self.buffer)
             self._read_stdout()

@@ -6,7 +6,8 @@
 - ``limits``: the bounds a bot lives under (``Limits``) and their defaults;
 - ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
 - ``slots``: an unprivileged uid per concurrent sandbox, and staging a bot's files;
-- ``cgroups``: memory, pids, freezer and CPU accounting per sandbox;
+- ``cgroups``: which cgroup backend is in force, creating a group per sandbox, sweeping
+  those of dead workers; ``control_group``: one group's memory, pids, freezer and CPU files;
 - ``seccomp``: the system-call filter.
 
 The names below are what the rest of the project uses; ``from bots import sandbox`` and

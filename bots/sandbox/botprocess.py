@@ -10,11 +10,43 @@ import os
 import select
 import signal
 import subprocess
+import weakref
 from pathlib import Path
 
 from bots.sandbox import cgroups, slots, spawn
 
 log = logging.getLogger("arena.sandbox")
+
+# Lazy pauses. A seat not on move almost always sleeps in read() on its stdin, so the runner
+# does not stop it (SIGSTOP and SIGCONT cost two wake-ups of the bot and two of bwrap's
+# monitor, about as much as the move's round trip itself); its cgroup CPU time, read when it
+# answered, is read again at every pause the runner asks for and when its turn comes round
+# (before it is handed the act). A timer signal or an inotify watch could wake it to compute
+# off its turns; two things bound that:
+# - another program seat's move (ProgramPlayer.act) that runs past LAZY_GRACE_S stops every
+#   lazily paused bot for real (stop_lazy_pauses), and what it used meanwhile counts too;
+# - once its CPU time off its turns passes OFF_TURN_BUDGET_NS over the match, it is paused
+#   for real on every later turn.
+# So a bot computes at most the budget plus one grace per core it keeps busy (or one move of
+# a built-in seat, microseconds, not timed) off its turns, then nothing. The off-turn time is
+# not a fault (a JVM's JIT and GC threads use some legitimately) and not taken from its time
+# bank, which is wall time: it counts, as before, in the CPU time of its next move and
+# towards its CPU limit. ARENA_STRICT_PAUSE=1 pauses for real on every turn, as before.
+LAZY_GRACE_S = 0.005
+OFF_TURN_BUDGET_NS = 5_000_000
+STRICT_PAUSE = os.environ.get("ARENA_STRICT_PAUSE") == "1"
+# Weak: a box dropped without close() (a bug elsewhere) must not be kept alive by this.
+_LAZY: weakref.WeakSet[BotProcess] = weakref.WeakSet()
+
+
+def stop_lazy_pauses() -> None:
+    """Stop for real every bot of this process that is only lazily paused."""
+    for box in list(_LAZY):
+        box.stop_now()
+
+
+def any_lazy_pause() -> bool:
+    return bool(_LAZY)
 
 
 class BotProcess:
@@ -34,6 +66,14 @@ class BotProcess:
         self._bot: int | None = None if sandboxed else proc.pid
         self._stat_fd: int | None = None
         self._closed = False
+        # Whether pause(lazy=True) may skip the stop: it needs the group's CPU time (one pread;
+        # without a group it would walk /proc), and ends for good once the bot is caught
+        # computing off its turns.
+        self.lazy_pauses = group is not None and not STRICT_PAUSE
+        self._lazy = False
+        self._mark = 0  # group CPU ns at the last reading while lazily paused
+        self._seen_ns: int | None = None  # the group's CPU ns at the last cpu_ms() since resume
+        self.off_turn_ns = 0  # CPU time seen while lazily paused, over the match
 
     @property
     def held(self) -> bool:
@@ -111,7 +151,7 @@ class BotProcess:
         except OSError:
             return []
 
-    def pause(self) -> None:
+    def pause(self, lazy: bool = False) -> None:
         """Stop the bot between its turns so it cannot think on another seat's time.
 
         SIGSTOP the program, which stops all its threads; a fork racing the signal is
@@ -120,10 +160,53 @@ class BotProcess:
         With the opt-in hybrid v2 freezer (``ARENA_CGROUP_HYBRID=1``, see cgroups.py), one
         write freezes the whole tree at once: every thread and process, and any child forked
         meanwhile (a fork into a freezing group is born frozen).
+
+        ``lazy`` (what the runner asks for, see :data:`OFF_TURN_BUDGET_NS`): no signal, only
+        a reading of the group's CPU time; the bot is stopped for real if another seat's move
+        outlasts :data:`LAZY_GRACE_S` (:func:`stop_lazy_pauses`), and for the rest of the
+        match once its CPU time off its turns passes the budget.
         """
-        if self.paused or self._closed:
+        if self._closed:
+            return
+        if self.paused:
+            if self._lazy:
+                self._count_off_turn(stop=True)
             return
         self.paused = True
+        if lazy and self.lazy_pauses:
+            self._lazy = True
+            # The reading the runner took when the bot answered, if any: it can only be lower
+            # than one taken now, so what the bot does from then on counts as off its turn.
+            seen, self._seen_ns = self._seen_ns, None
+            self._mark = seen if seen is not None else self.group.cpu_ns()  # type: ignore[union-attr]
+            _LAZY.add(self)
+            return
+        self._stop()
+
+    def _count_off_turn(self, stop: bool) -> None:
+        """Add the CPU time the lazily paused bot used since the last reading to its off-turn
+        total; past the budget, pause it for real from now on (``stop``: at once)."""
+        now = self.group.cpu_ns()  # type: ignore[union-attr]
+        self.off_turn_ns += now - self._mark
+        self._mark = now
+        if self.off_turn_ns > OFF_TURN_BUDGET_NS and self.lazy_pauses:
+            self.lazy_pauses = False
+            log.info("bot %s used %.1f ms of CPU off its turns: paused strictly from now on",
+                     self.pid, self.off_turn_ns / 1e6)  # fmt: skip
+            if stop:
+                self.stop_now()
+
+    def stop_now(self) -> None:
+        """Turn a lazy pause into a real one (another seat's move is taking long). What it
+        computed meanwhile counts towards its off-turn budget, so a bot spinning in every
+        grace is soon paused for real on every turn."""
+        if self._lazy and not self._closed:
+            self._count_off_turn(stop=False)
+            self._lazy = False
+            _LAZY.discard(self)
+            self._stop()
+
+    def _stop(self) -> None:
         if self.group is not None and self.group.whole_tree_freeze:
             self.group.freeze()
             self._frozen = True
@@ -143,10 +226,23 @@ class BotProcess:
             for pid in self._tree():
                 _signal(pid, signal.SIGSTOP)
 
+    @property
+    def stopped(self) -> bool:
+        """Paused for real (signal or freezer), not lazily."""
+        return self.paused and not self._lazy
+
     def resume(self) -> None:
+        """Let the bot run again. A lazily paused bot was never stopped: its CPU time off
+        its turn is counted here, so call this before handing it the message it wakes to."""
+        self._seen_ns = None
         if not self.paused or self._closed:
             return
         self.paused = False
+        if self._lazy:
+            self._lazy = False
+            _LAZY.discard(self)
+            self._count_off_turn(stop=False)
+            return
         if self.group is not None:
             if self._frozen:
                 self.group.thaw()
@@ -160,7 +256,8 @@ class BotProcess:
     def cpu_ms(self) -> int | None:
         """CPU time of every thread and process of the bot so far."""
         if self.group is not None:
-            return self.group.cpu_ns() // 1_000_000
+            self._seen_ns = self.group.cpu_ns()
+            return self._seen_ns // 1_000_000
         ticks = 0
         for pid in [self.proc.pid, *self._tree()]:
             try:
@@ -217,6 +314,7 @@ class BotProcess:
         if self._closed:
             return
         self._closed = True
+        _LAZY.discard(self)
         monitor = self.proc.pid
         if self.group is not None:
             self.group.kill_all(spare=monitor)

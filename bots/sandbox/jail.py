@@ -34,7 +34,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bots.sandbox import cgroups, seccomp, slots
+from bots.sandbox import botprocess, cgroups, seccomp, slots
 from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.limits import Limits
 from bots.sandbox.spawn import (
@@ -181,11 +181,18 @@ def _enforcement_parts() -> list[str]:
 
 
 def _pause_mechanism(kind: str, where: object) -> str:
+    if kind == "none":
+        return "SIGSTOP of every process of the bot, every turn"
     if kind == "cgroup v1" and cgroups.UNIFIED in where:  # type: ignore[operator]
-        return "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor; hybrid opt-in)"
-    if kind != "none":
-        return f"SIGSTOP, the {kind} freezer when the bot has other processes"
-    return "SIGSTOP of every process of the bot"
+        real = "cgroup v2 freezer (the bot's whole tree, not bwrap's monitor; hybrid opt-in)"
+    else:
+        real = f"SIGSTOP, the {kind} freezer when the bot has other processes"
+    if botprocess.STRICT_PAUSE:
+        return f"{real}, every turn (ARENA_STRICT_PAUSE=1)"
+    return (
+        f"lazy (its CPU time read each turn), {real} once it computes off its turns or while "
+        "another seat's move runs past 5 ms"
+    )
 
 
 _SDK_STAGED: Path | None = None
