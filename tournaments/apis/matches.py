@@ -18,7 +18,7 @@ from rest_framework.exceptions import NotAuthenticated, PermissionDenied, Valida
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
-from tournaments import selectors
+from tournaments import readcache, selectors
 from tournaments.models import Match, MatchSeat
 
 # One description of the viewer's seat, for every read that hides what a seat cannot see.
@@ -142,6 +142,12 @@ class MatchDetailApi(generics.RetrieveAPIView):
         )
 
     def retrieve(self, request, *args, **kwargs):
+        # A finished match's record never changes: stored for anonymous readers.
+        version = selectors.finished_match_version(pk=kwargs["pk"])
+        return readcache.response(request, "api-match", version, self._fresh)
+
+    def _fresh(self) -> HttpResponse:
+        request = self.request
         match = self.get_object()
         context = {
             "request": request,
