@@ -4,9 +4,10 @@ the page polls (htmx) while the event goes on."""
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
+from dataclasses import dataclass
 
-from django.core.paginator import Page, Paginator
 from django.urls import reverse
 
 from tournaments import selectors
@@ -41,9 +42,66 @@ def time_left_text(seconds: float | None) -> str:
     return f"about {max(1, math.ceil(seconds / 60))} min"
 
 
-def match_page(queryset, number) -> Page:
-    """Newest first, ``MATCHES_PER_PAGE`` a page; a page out of range gives the last."""
-    return Paginator(queryset.order_by("-id"), MATCHES_PER_PAGE).get_page(number)
+MATCH_ID = re.compile(r"[0-9]{1,18}", re.ASCII)
+
+
+@dataclass
+class MatchPage:
+    """A page of matches, newest first, named by the match it starts after (keyset: a deep
+    page costs what the first does, and matches arriving meanwhile shift nothing)."""
+
+    rows: list
+    query: str  # this page's query string ("" for the newest), for links and polling
+    newer: str | None  # the query string of the page before it, None on the newest
+    older: str | None  # of the page after it, None on the oldest
+
+    @property
+    def first_id(self) -> int | None:
+        return self.rows[0].pk if self.rows else None
+
+    @property
+    def last_id(self) -> int | None:
+        return self.rows[-1].pk if self.rows else None
+
+    @property
+    def oldest(self) -> str | None:
+        return None if self.older is None else "after=0"
+
+
+def _cursor(params, name: str) -> int | None:
+    raw = params.get(name, "") if params is not None else ""
+    return int(raw) if MATCH_ID.fullmatch(raw) else None
+
+
+def match_page(queryset, params=None) -> MatchPage:
+    """``MATCHES_PER_PAGE`` matches, newest first: the newest, or those older than
+    ``?before=<id>``, or the ones just newer than ``?after=<id>`` (``after=0``: the oldest).
+    A cursor past either end gives the page at that end; anything else the newest."""
+    size = MATCHES_PER_PAGE
+    before, after = _cursor(params, "before"), _cursor(params, "after")
+    if after is not None:
+        rows = list(queryset.filter(id__gt=after).order_by("id")[: size + 1])
+        more = len(rows) > size  # newer ones beyond this page
+        rows = rows[:size][::-1]
+        if rows:
+            newer = f"after={rows[0].id}" if more else None
+            older = f"before={rows[-1].id}" if after and _exists(queryset, rows[-1].id) else None
+            return MatchPage(rows, f"after={after}", newer, older)
+        before = None  # past the newest: the newest page
+    if before is not None:
+        rows = list(queryset.filter(id__lt=before).order_by("-id")[: size + 1])
+        if rows:
+            older = f"before={rows[size - 1].id}" if len(rows) > size else None
+            return MatchPage(rows[:size], f"before={before}", f"after={rows[0].id}", older)
+        return match_page(queryset, {"after": "0"})  # past the oldest: the oldest page
+    rows = list(queryset.order_by("-id")[: size + 1])
+    older = f"before={rows[size - 1].id}" if len(rows) > size else None
+    return MatchPage(rows[:size], "", None, older)
+
+
+def _exists(queryset, below: int) -> bool:
+    """Whether a match older than ``below`` exists (one index probe)."""
+    return queryset.filter(id__lt=below).order_by().values("id")[:1].exists()
 
 
 def progress_bar(progress: dict, expected: int | None) -> dict:
@@ -141,7 +199,7 @@ def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[di
     ]
 
 
-def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
+def tournament_context(tournament: Tournament, *, params=None) -> dict:
     """Everything the live part of the tournament page shows."""
     overview = selectors.overview(tournament=tournament)
     progress = selectors.progress(tournament=tournament)
@@ -186,13 +244,13 @@ def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
         "crosstable": crosstable,
         "round_tables": _round_tables(overview["rounds"], points["tables"], names),
         "bracket": _bracket(overview["bracket"], points["series"], names),
-        "matches": match_page(selectors.match_list(tournament=tournament), page_number),
+        "matches": match_page(selectors.match_list(tournament=tournament), params),
         "page_path": reverse("tournament", args=[tournament.pk]),
         "live_path": reverse("tournament-live", args=[tournament.pk]),
     }
 
 
-def ladder_context(ladder: Ladder, *, page_number=None) -> dict:
+def ladder_context(ladder: Ladder, *, params=None) -> dict:
     progress = selectors.ladder_progress(ladder=ladder)
     progress = {**progress, "done": progress["finished"] + progress["failed"]}
     progress["total"] = sum(progress[s] for s in ("done", "running", "queued"))
@@ -202,7 +260,7 @@ def ladder_context(ladder: Ladder, *, page_number=None) -> dict:
         "bar": progress_bar(progress, None),
         "live": True,
         "poll_seconds": POLL_SECONDS * 2,
-        "matches": match_page(selectors.match_list(ladder=ladder), page_number),
+        "matches": match_page(selectors.match_list(ladder=ladder), params),
         "page_path": reverse("ladder", args=[ladder.pk]),
         "live_path": reverse("ladder-live", args=[ladder.pk]),
     }

@@ -3,6 +3,7 @@ the typed game options of the tournament form and its time-zone conversion."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -65,29 +66,65 @@ def test_the_full_page_loads_htmx_and_never_refreshes_itself(client, organiser):
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'http-equiv="refresh"' not in page
     assert "arena/vendor/htmx.min.js" in page
-    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=1"' in page
+    assert f'hx-get="/tournaments/{tournament.pk}/live/"' in page
 
 
 def test_an_unknown_tournament_has_no_fragment(client, db):
     assert client.get("/tournaments/999999/live/").status_code == 404
 
 
-def test_matches_come_in_pages_of_fifty_newest_first(client, organiser):
+def shown_matches(html: str) -> list[int]:
+    return [int(pk) for pk in re.findall(r'<a href="/matches/([0-9]+)/">', html)]
+
+
+def older_link(html: str) -> str | None:
+    found = re.search(r'rel="next" href="[^"?]*\?(before=[0-9]+)', html)
+    return found.group(1) if found else None
+
+
+def test_matches_come_in_keyset_pages_of_fifty_newest_first(client, organiser):
     tournament = started(organiser, 8, games_per_pairing=4)  # 28 pairings x 4 = 112 games
-    total = tournament.matches.count()
-    assert total == 112
-    newest = tournament.matches.order_by("-pk").first().pk
-    first = client.get(f"/tournaments/{tournament.pk}/").content.decode()
-    assert first.count('<a href="/matches/') == MATCHES_PER_PAGE
-    assert f"/matches/{newest}/" in first
-    assert "Page 1 of 3 (112 matches, newest first)" in first
-    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=2"' in first
-    last = client.get(f"/tournaments/{tournament.pk}/live/?page=3").content.decode()
-    assert last.count('<a href="/matches/') == total - 2 * MATCHES_PER_PAGE
-    assert "Page 3 of 3" in last and 'rel="next"' not in last
-    # Nonsense page numbers give a page, never an error.
-    assert client.get(f"/tournaments/{tournament.pk}/?page=abc").status_code == 200
-    assert "Page 3 of 3" in client.get(f"/tournaments/{tournament.pk}/?page=99").content.decode()
+    ids = list(tournament.matches.order_by("-pk").values_list("pk", flat=True))
+    assert len(ids) == 112
+    page = f"/tournaments/{tournament.pk}/"
+    live = f"/tournaments/{tournament.pk}/live/"
+    first = client.get(page).content.decode()
+    assert shown_matches(first) == ids[:MATCHES_PER_PAGE]
+    assert f'hx-get="{live}"' in first and 'rel="prev"' not in first
+    assert older_link(first) == f"before={ids[49]}"
+    second = client.get(f"{live}?before={ids[49]}").content.decode()
+    assert shown_matches(second) == ids[50:100]
+    assert f'hx-get="{live}?before={ids[49]}"' in second  # polling keeps the reader's place
+    assert f"?after={ids[50]}" in second  # newer: back to the first page
+    assert shown_matches(client.get(f"{live}?after={ids[50]}").content.decode()) == ids[:50]
+    last = client.get(f"{live}?before={ids[99]}").content.decode()
+    assert shown_matches(last) == ids[100:] and older_link(last) is None
+    assert shown_matches(client.get(f"{page}?after=0").content.decode()) == ids[-50:]
+    # Walking the older links reaches every match exactly once.
+    seen, query = [], ""
+    while query is not None:
+        html = client.get(f"{page}?{query}").content.decode()
+        seen += shown_matches(html)
+        query = older_link(html)
+    assert seen == ids
+    # Nonsense gives a page, never an error; a cursor past an end gives that end's page.
+    assert shown_matches(client.get(f"{page}?before=abc").content.decode()) == ids[:50]
+    assert shown_matches(client.get(f"{page}?before=1").content.decode()) == ids[-50:]
+    assert shown_matches(client.get(f"{page}?after={ids[0]}").content.decode()) == ids[:50]
+
+
+def test_a_match_page_keeps_its_rows_while_matches_are_added(client, organiser):
+    tournament = started(organiser, 8, games_per_pairing=4)
+    ids = list(tournament.matches.order_by("-pk").values_list("pk", flat=True))
+    cursor = f"before={ids[49]}"
+    before = shown_matches(client.get(f"/tournaments/{tournament.pk}/?{cursor}").content.decode())
+    newest = tournament.matches.order_by("-pk").first()
+    for n in range(3):  # three more matches arrive (copies, for the rows only)
+        newest.pk = None
+        newest.pairing_key = f"extra-{n}"
+        newest.save()
+    after = shown_matches(client.get(f"/tournaments/{tournament.pk}/?{cursor}").content.decode())
+    assert after == before == ids[50:100]
 
 
 def test_the_crosstable_of_a_round_robin(client, organiser):
