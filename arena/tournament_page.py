@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from arena.pagination import KeysetPagination
 from tournaments import selectors
-from tournaments.models import Ladder, Tournament
+from tournaments.models import Ladder, Match, Tournament
 
 MATCHES_PER_PAGE = 50
 # Beyond this many entrants a crosstable is too wide to read: the standings stay.
@@ -42,7 +43,11 @@ def time_left_text(seconds: float | None) -> str:
     return f"about {max(1, math.ceil(seconds / 60))} min"
 
 
-MATCH_ID = re.compile(r"[0-9]{1,18}", re.ASCII)
+CURSOR_PART = re.compile(r"[0-9]{1,18}", re.ASCII)
+# The order of each list's pages, newest first, on an index: a tournament's matches by
+# round and number (match_tournament_order), a ladder's by id (match_ladder_newest).
+TOURNAMENT_ORDER = ("round", "number", "id")
+LADDER_ORDER = ("id",)
 
 
 @dataclass
@@ -68,40 +73,60 @@ class MatchPage:
         return None if self.older is None else "after=0"
 
 
-def _cursor(params, name: str) -> int | None:
+def _cursor(params, name: str, width: int) -> list[int] | None:
+    """``before`` / ``after``: the order's values of a match joined by dots; ``after=0``
+    is the start of the list (an empty cursor). Anything else: None."""
     raw = params.get(name, "") if params is not None else ""
-    return int(raw) if MATCH_ID.fullmatch(raw) else None
+    if name == "after" and raw == "0":
+        return []
+    parts = raw.split(".")
+    if len(parts) != width or not all(CURSOR_PART.fullmatch(part) for part in parts):
+        return None
+    return [int(part) for part in parts]
 
 
-def match_page(queryset, params=None) -> MatchPage:
-    """``MATCHES_PER_PAGE`` matches, newest first: the newest, or those older than
-    ``?before=<id>``, or the ones just newer than ``?after=<id>`` (``after=0``: the oldest).
+def match_page(queryset, params=None, order: tuple[str, ...] = LADDER_ORDER) -> MatchPage:
+    """``MATCHES_PER_PAGE`` matches, newest first in ``order``: the newest, or those older
+    than ``?before=``, or the ones just newer than ``?after=`` (``after=0``: the oldest).
     A cursor past either end gives the page at that end; anything else the newest."""
     size = MATCHES_PER_PAGE
-    before, after = _cursor(params, "before"), _cursor(params, "after")
+    fields = [(Match._meta.get_field(name), True) for name in order]
+
+    def key(row) -> str:
+        return ".".join(str(getattr(row, name)) for name in order)
+
+    def older_than(row_key: list[int]):
+        return queryset.filter(KeysetPagination.beyond(fields, row_key, False))
+
+    before, after = _cursor(params, "before", len(order)), _cursor(params, "after", len(order))
     if after is not None:
-        rows = list(queryset.filter(id__gt=after).order_by("id")[: size + 1])
+        newer = queryset
+        if after:
+            newer = queryset.filter(KeysetPagination.beyond(fields, after, True))
+        rows = list(newer.order_by(*order)[: size + 1])
         more = len(rows) > size  # newer ones beyond this page
         rows = rows[:size][::-1]
         if rows:
-            newer = f"after={rows[0].id}" if more else None
-            older = f"before={rows[-1].id}" if after and _exists(queryset, rows[-1].id) else None
-            return MatchPage(rows, f"after={after}", newer, older)
+            last = [getattr(rows[-1], name) for name in order]
+            older = older_than(last).order_by().values("id")[:1].exists() if after else False
+            return MatchPage(
+                rows,
+                f"after={'.'.join(map(str, after)) or 0}",
+                f"after={key(rows[0])}" if more else None,
+                f"before={key(rows[-1])}" if older else None,
+            )
         before = None  # past the newest: the newest page
+    newest_first = [f"-{name}" for name in order]
     if before is not None:
-        rows = list(queryset.filter(id__lt=before).order_by("-id")[: size + 1])
+        rows = list(older_than(before).order_by(*newest_first)[: size + 1])
         if rows:
-            older = f"before={rows[size - 1].id}" if len(rows) > size else None
-            return MatchPage(rows[:size], f"before={before}", f"after={rows[0].id}", older)
-        return match_page(queryset, {"after": "0"})  # past the oldest: the oldest page
-    rows = list(queryset.order_by("-id")[: size + 1])
-    older = f"before={rows[size - 1].id}" if len(rows) > size else None
+            older = f"before={key(rows[size - 1])}" if len(rows) > size else None
+            query = f"before={'.'.join(map(str, before))}"
+            return MatchPage(rows[:size], query, f"after={key(rows[0])}", older)
+        return match_page(queryset, {"after": "0"}, order)  # past the oldest: the oldest
+    rows = list(queryset.order_by(*newest_first)[: size + 1])
+    older = f"before={key(rows[size - 1])}" if len(rows) > size else None
     return MatchPage(rows[:size], "", None, older)
-
-
-def _exists(queryset, below: int) -> bool:
-    """Whether a match older than ``below`` exists (one index probe)."""
-    return queryset.filter(id__lt=below).order_by().values("id")[:1].exists()
 
 
 def progress_bar(progress: dict, expected: int | None) -> dict:
@@ -244,7 +269,9 @@ def tournament_context(tournament: Tournament, *, params=None) -> dict:
         "crosstable": crosstable,
         "round_tables": _round_tables(overview["rounds"], points["tables"], names),
         "bracket": _bracket(overview["bracket"], points["series"], names),
-        "matches": match_page(selectors.match_list(tournament=tournament), params),
+        "matches": match_page(
+            selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER
+        ),
         "page_path": reverse("tournament", args=[tournament.pk]),
         "live_path": reverse("tournament-live", args=[tournament.pk]),
     }
