@@ -200,6 +200,11 @@ class TournamentListCreateApi(generics.ListAPIView):
     def get_queryset(self):
         return selectors.tournament_list()
 
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        selectors.load_entrants(tournaments=page)  # one query, not one per row
+        return page
+
     @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request):
         data = TournamentSerializer(data=request.data)

@@ -49,6 +49,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     entrants,
     expected_games,
     game_points,
+    load_entrants,
     overview,
     overview_from_matches,
     progress,
