@@ -19,7 +19,7 @@ from arena.rating_forms import GatingForm, HeadToHeadForm
 from bots import services as bot_services
 from bots.models import Bot
 from games import registry
-from tournaments import pools, selectors
+from tournaments import pools, readcache, selectors
 
 
 def _game_or_404(slug: str):
@@ -37,6 +37,11 @@ def _pool_or_404(slug: str, raw: str | None) -> str:
 
 
 def leaderboard(request, slug):
+    version = readcache.board_version(slug) if slug in registry.slugs() else None
+    return readcache.page(request, version, lambda: _leaderboard(request, slug))
+
+
+def _leaderboard(request, slug):
     game = _game_or_404(slug)
     pool = _pool_or_404(slug, request.GET.get("pool"))
     query = request.GET.get("q", "")[:40].strip()
@@ -59,6 +64,11 @@ def leaderboard(request, slug):
 
 
 def head_to_head(request, slug):
+    version = readcache.board_version(slug) if slug in registry.slugs() else None
+    return readcache.page(request, version, lambda: _head_to_head(request, slug))
+
+
+def _head_to_head(request, slug):
     game = _game_or_404(slug)
     choices = selectors.pools_of_game(game=slug)
     form = HeadToHeadForm(request.GET or None, game=slug, pools=choices)

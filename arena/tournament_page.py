@@ -4,13 +4,15 @@ the page polls (htmx) while the event goes on."""
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict
+from dataclasses import dataclass
 
-from django.core.paginator import Page, Paginator
 from django.urls import reverse
 
+from arena.pagination import KeysetPagination
 from tournaments import selectors
-from tournaments.models import Ladder, Tournament
+from tournaments.models import Ladder, Match, Tournament
 
 MATCHES_PER_PAGE = 50
 # Beyond this many entrants a crosstable is too wide to read: the standings stay.
@@ -41,9 +43,90 @@ def time_left_text(seconds: float | None) -> str:
     return f"about {max(1, math.ceil(seconds / 60))} min"
 
 
-def match_page(queryset, number) -> Page:
-    """Newest first, ``MATCHES_PER_PAGE`` a page; a page out of range gives the last."""
-    return Paginator(queryset.order_by("-id"), MATCHES_PER_PAGE).get_page(number)
+CURSOR_PART = re.compile(r"[0-9]{1,18}", re.ASCII)
+# The order of each list's pages, newest first, on an index: a tournament's matches by
+# round and number (match_tournament_order), a ladder's by id (match_ladder_newest).
+TOURNAMENT_ORDER = ("round", "number", "id")
+LADDER_ORDER = ("id",)
+
+
+@dataclass
+class MatchPage:
+    """A page of matches, newest first, named by the match it starts after (keyset: a deep
+    page costs what the first does, and matches arriving meanwhile shift nothing)."""
+
+    rows: list
+    query: str  # this page's query string ("" for the newest), for links and polling
+    newer: str | None  # the query string of the page before it, None on the newest
+    older: str | None  # of the page after it, None on the oldest
+
+    @property
+    def first_id(self) -> int | None:
+        return self.rows[0].pk if self.rows else None
+
+    @property
+    def last_id(self) -> int | None:
+        return self.rows[-1].pk if self.rows else None
+
+    @property
+    def oldest(self) -> str | None:
+        return None if self.older is None else "after=0"
+
+
+def _cursor(params, name: str, width: int) -> list[int] | None:
+    """``before`` / ``after``: the order's values of a match joined by dots; ``after=0``
+    is the start of the list (an empty cursor). Anything else: None."""
+    raw = params.get(name, "") if params is not None else ""
+    if name == "after" and raw == "0":
+        return []
+    parts = raw.split(".")
+    if len(parts) != width or not all(CURSOR_PART.fullmatch(part) for part in parts):
+        return None
+    return [int(part) for part in parts]
+
+
+def match_page(queryset, params=None, order: tuple[str, ...] = LADDER_ORDER) -> MatchPage:
+    """``MATCHES_PER_PAGE`` matches, newest first in ``order``: the newest, or those older
+    than ``?before=``, or the ones just newer than ``?after=`` (``after=0``: the oldest).
+    A cursor past either end gives the page at that end; anything else the newest."""
+    size = MATCHES_PER_PAGE
+    fields = [(Match._meta.get_field(name), True) for name in order]
+
+    def key(row) -> str:
+        return ".".join(str(getattr(row, name)) for name in order)
+
+    def older_than(row_key: list[int]):
+        return queryset.filter(KeysetPagination.beyond(fields, row_key, False))
+
+    before, after = _cursor(params, "before", len(order)), _cursor(params, "after", len(order))
+    if after is not None:
+        newer = queryset
+        if after:
+            newer = queryset.filter(KeysetPagination.beyond(fields, after, True))
+        rows = list(newer.order_by(*order)[: size + 1])
+        more = len(rows) > size  # newer ones beyond this page
+        rows = rows[:size][::-1]
+        if rows:
+            last = [getattr(rows[-1], name) for name in order]
+            older = older_than(last).order_by().values("id")[:1].exists() if after else False
+            return MatchPage(
+                rows,
+                f"after={'.'.join(map(str, after)) or 0}",
+                f"after={key(rows[0])}" if more else None,
+                f"before={key(rows[-1])}" if older else None,
+            )
+        before = None  # past the newest: the newest page
+    newest_first = [f"-{name}" for name in order]
+    if before is not None:
+        rows = list(older_than(before).order_by(*newest_first)[: size + 1])
+        if rows:
+            older = f"before={key(rows[size - 1])}" if len(rows) > size else None
+            query = f"before={'.'.join(map(str, before))}"
+            return MatchPage(rows[:size], query, f"after={key(rows[0])}", older)
+        return match_page(queryset, {"after": "0"}, order)  # past the oldest: the oldest
+    rows = list(queryset.order_by(*newest_first)[: size + 1])
+    older = f"before={key(rows[size - 1])}" if len(rows) > size else None
+    return MatchPage(rows[:size], "", None, older)
 
 
 def progress_bar(progress: dict, expected: int | None) -> dict:
@@ -141,7 +224,7 @@ def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[di
     ]
 
 
-def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
+def tournament_context(tournament: Tournament, *, params=None) -> dict:
     """Everything the live part of the tournament page shows."""
     overview = selectors.overview(tournament=tournament)
     progress = selectors.progress(tournament=tournament)
@@ -186,13 +269,15 @@ def tournament_context(tournament: Tournament, *, page_number=None) -> dict:
         "crosstable": crosstable,
         "round_tables": _round_tables(overview["rounds"], points["tables"], names),
         "bracket": _bracket(overview["bracket"], points["series"], names),
-        "matches": match_page(selectors.match_list(tournament=tournament), page_number),
+        "matches": match_page(
+            selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER
+        ),
         "page_path": reverse("tournament", args=[tournament.pk]),
         "live_path": reverse("tournament-live", args=[tournament.pk]),
     }
 
 
-def ladder_context(ladder: Ladder, *, page_number=None) -> dict:
+def ladder_context(ladder: Ladder, *, params=None) -> dict:
     progress = selectors.ladder_progress(ladder=ladder)
     progress = {**progress, "done": progress["finished"] + progress["failed"]}
     progress["total"] = sum(progress[s] for s in ("done", "running", "queued"))
@@ -202,7 +287,7 @@ def ladder_context(ladder: Ladder, *, page_number=None) -> dict:
         "bar": progress_bar(progress, None),
         "live": True,
         "poll_seconds": POLL_SECONDS * 2,
-        "matches": match_page(selectors.match_list(ladder=ladder), page_number),
+        "matches": match_page(selectors.match_list(ladder=ladder), params),
         "page_path": reverse("ladder", args=[ladder.pk]),
         "live_path": reverse("ladder-live", args=[ladder.pk]),
     }

@@ -26,7 +26,7 @@ from bots import services as bot_services
 from bots.models import Bot
 from bots.validation import UploadRejected
 from games import registry
-from tournaments import selectors, services
+from tournaments import pools, readcache, selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 
@@ -46,9 +46,15 @@ def _game_or_404(slug: str):
         raise Http404(f"no game {slug!r}") from None
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_html(text: str) -> str:
+    """A rules page's HTML, by its text: converted once a process while the text stays."""
+    return markdown.markdown(text or "No rules page yet.", extensions=["tables"])
+
+
 def rules(request, slug):
     game = _game_or_404(slug)
-    html = markdown.markdown(rules_text(slug) or "No rules page yet.", extensions=["tables"])
+    html = _rules_html(rules_text(slug))
     return render(request, "arena/rules.html", {"game": game, "rules_html": html})
 
 
@@ -92,7 +98,14 @@ def bot_names(request, slug):
 
 def bot_detail(request, pk):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
-    history = selectors.rating_history(bot=bot)
+    # Each table is read once and handed to every part of the page that needs it.
+    versions = list(bot_selectors.version_list(bot=bot))
+    counts = selectors.rated_matches_by_pool(bot=bot)
+    played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
+    pool = played[0] if played else pools.default_pool(bot.game)
+    history = selectors.rating_history(
+        bot=bot, pool=pool, numbers={v.pk: v.number for v in versions}
+    )
     with_cancelled = request.GET.get("cancelled") == "1"
     matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
     return render(
@@ -100,12 +113,10 @@ def bot_detail(request, pk):
         "arena/bot_detail.html",
         {
             "bot": bot,
-            "versions": bot_selectors.version_list(bot=bot),
-            "current": bot_selectors.current_version(bot=bot),
+            "versions": versions,
+            "current": bot_selectors.current_version(bot=bot, versions=versions),
             "history": history,
-            "rated_total": (
-                selectors.rated_matches_of_bot(bot=bot, pool=history[0]["pool"]) if history else 0
-            ),
+            "rated_total": counts.get(pool, 0) if history else 0,
             # The table lists the latest changes only (the chart draws every one):
             # rendering hundreds of rows is most of a busy bot's page.
             "history_rows": botpage.latest_history(history),
@@ -114,7 +125,9 @@ def bot_detail(request, pk):
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
-            "met": selectors.opponents_met(bot=bot),
+            "met": selectors.opponents_met(
+                bot=bot, pool=pool, version_ids={v.pk for v in versions}
+            ),
         },
     )
 
@@ -219,14 +232,14 @@ def ladder_detail(request, pk):
         services.set_ladder_paused(ladder=ladder, paused=paused)
         messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
         return redirect("ladder", pk=pk)
-    context = tournament_page.ladder_context(ladder, page_number=request.GET.get("page"))
+    context = tournament_page.ladder_context(ladder, params=request.GET)
     return render(request, "arena/ladder_detail.html", context)
 
 
 def ladder_live(request, pk):
     """The part of the ladder page that its polling replaces."""
     ladder = get_object_or_404(Ladder, pk=pk)
-    context = tournament_page.ladder_context(ladder, page_number=request.GET.get("page"))
+    context = tournament_page.ladder_context(ladder, params=request.GET)
     return render(request, "arena/ladder_live.html", context)
 
 
@@ -258,10 +271,15 @@ def _may_cancel(request, tournament: Tournament) -> bool:
 
 
 def tournament_detail(request, pk):
+    version = selectors.finished_tournament_version(pk=pk)
+    return readcache.page(request, version, lambda: _tournament_detail(request, pk))
+
+
+def _tournament_detail(request, pk):
     tournament = get_object_or_404(
         Tournament.objects.select_related("organiser", "snapshot"), pk=pk
     )  # the standings snapshot comes in the same row
-    context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
+    context = tournament_page.tournament_context(tournament, params=request.GET)
     context["may_cancel"] = _may_cancel(request, tournament)
     return render(request, "arena/tournament_detail.html", context)
 
@@ -269,10 +287,15 @@ def tournament_detail(request, pk):
 def tournament_live(request, pk):
     """The part of the tournament page that its polling replaces (progress, standings,
     bracket or rounds, the page of matches asked for)."""
+    version = selectors.finished_tournament_version(pk=pk)
+    return readcache.page(request, version, lambda: _tournament_live(request, pk))
+
+
+def _tournament_live(request, pk):
     tournament = get_object_or_404(
         Tournament.objects.select_related("organiser", "snapshot"), pk=pk
     )  # the standings snapshot comes in the same row
-    context = tournament_page.tournament_context(tournament, page_number=request.GET.get("page"))
+    context = tournament_page.tournament_context(tournament, params=request.GET)
     context["may_cancel"] = _may_cancel(request, tournament)
     context["fragment"] = True
     return render(request, "arena/tournament_live.html", context)
@@ -339,6 +362,11 @@ def tournament_new(request):
 
 
 def match_detail(request, pk):
+    version = selectors.finished_match_version(pk=pk)
+    return readcache.page(request, version, lambda: _match_detail(request, pk))
+
+
+def _match_detail(request, pk):
     try:
         match = selectors.match_detail(pk=pk)
     except Match.DoesNotExist:

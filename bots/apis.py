@@ -79,6 +79,9 @@ class VersionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+_TIMESTAMP = serializers.DateTimeField()
+
+
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     current_version = serializers.SerializerMethodField()
@@ -101,6 +104,23 @@ class BotSerializer(serializers.ModelSerializer):
                 "help_text": "whether other organisers may enter this bot in their "
                 "tournaments (the owner's own tournaments always may)"
             }
+        }
+
+    def to_representation(self, bot):
+        """A row written out field by field (the generic walk costs most of a page of 50;
+        a test holds the two equal). Subclasses take the generic walk."""
+        if type(self) is not BotSerializer:
+            return super().to_representation(bot)
+        created = bot.created_at
+        return {
+            "id": bot.pk,
+            "name": str(bot.name),
+            "game": str(bot.game),
+            "description": str(bot.description),
+            "accepts_entries": bool(bot.accepts_entries),
+            "owner": str(bot.owner.username),
+            "created_at": None if created is None else _TIMESTAMP.to_representation(created),
+            "current_version": self.get_current_version(bot),
         }
 
     def get_current_version(self, bot) -> int | None:

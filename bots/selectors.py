@@ -32,10 +32,19 @@ def current_versions() -> QuerySet[BotVersion]:
     )
 
 
-def current_version(*, bot: Bot) -> BotVersion | None:
+def current_version(*, bot: Bot, versions: list[BotVersion] | None = None) -> BotVersion | None:
     """The version that enters tournaments and carries the rating: the one the owner chose
     or that last became current (``Bot.current``) while it may play; else the latest
-    active version that passed its gate (or had none)."""
+    active version that passed its gate (or had none). ``versions``: every version of the
+    bot, when the caller has read them (then no query)."""
+    if versions is not None:
+        may = [
+            v
+            for v in versions
+            if v.status == BotVersion.Status.ACTIVE and v.gating not in NOT_CURRENT
+        ]
+        chosen = next((v for v in may if v.pk == bot.current_id), None)
+        return chosen or max(may, key=lambda v: v.number, default=None)
     candidates = current_versions().filter(bot=bot).defer("upload")
     if bot.current_id is not None:
         chosen = candidates.filter(pk=bot.current_id).first()

@@ -29,7 +29,7 @@ from django.db import connection, transaction
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from games import registry
-from tournaments import pools
+from tournaments import pools, readcache
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
 from tournaments.selectors.ratings import ancestors, version_estimate
 
@@ -54,7 +54,9 @@ STORED_FIELDS = [
 
 def lock_game(game: str) -> None:
     """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
-    SQLite runs one writer at a time anyway)."""
+    SQLite runs one writer at a time anyway). Every writer of what ratings show takes it,
+    so it is also where their cached reads' version moves, once the writer commits."""
+    readcache.bump_after_commit(f"board:{game}")
     if connection.vendor != "postgresql":
         return
     key = zlib.crc32(game.encode()) - 2**31  # a signed int4

@@ -3,6 +3,7 @@ the typed game options of the tournament form and its time-zone conversion."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -65,29 +66,89 @@ def test_the_full_page_loads_htmx_and_never_refreshes_itself(client, organiser):
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'http-equiv="refresh"' not in page
     assert "arena/vendor/htmx.min.js" in page
-    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=1"' in page
+    assert f'hx-get="/tournaments/{tournament.pk}/live/"' in page
 
 
 def test_an_unknown_tournament_has_no_fragment(client, db):
     assert client.get("/tournaments/999999/live/").status_code == 404
 
 
-def test_matches_come_in_pages_of_fifty_newest_first(client, organiser):
+def shown_matches(html: str) -> list[int]:
+    return [int(pk) for pk in re.findall(r'<a href="/matches/([0-9]+)/">', html)]
+
+
+def link(html: str, rel: str) -> str | None:
+    found = re.search(rf'rel="{rel}" href="[^"?]*\?((?:before|after)=[0-9.]+)', html)
+    return found.group(1) if found else None
+
+
+def test_matches_come_in_keyset_pages_of_fifty_newest_first(client, organiser):
     tournament = started(organiser, 8, games_per_pairing=4)  # 28 pairings x 4 = 112 games
-    total = tournament.matches.count()
-    assert total == 112
-    newest = tournament.matches.order_by("-pk").first().pk
-    first = client.get(f"/tournaments/{tournament.pk}/").content.decode()
-    assert first.count('<a href="/matches/') == MATCHES_PER_PAGE
-    assert f"/matches/{newest}/" in first
-    assert "Page 1 of 3 (112 matches, newest first)" in first
-    assert f'hx-get="/tournaments/{tournament.pk}/live/?page=2"' in first
-    last = client.get(f"/tournaments/{tournament.pk}/live/?page=3").content.decode()
-    assert last.count('<a href="/matches/') == total - 2 * MATCHES_PER_PAGE
-    assert "Page 3 of 3" in last and 'rel="next"' not in last
-    # Nonsense page numbers give a page, never an error.
-    assert client.get(f"/tournaments/{tournament.pk}/?page=abc").status_code == 200
-    assert "Page 3 of 3" in client.get(f"/tournaments/{tournament.pk}/?page=99").content.decode()
+    newest_first = tournament.matches.order_by("-round", "-number", "-id")
+    ids = list(newest_first.values_list("pk", flat=True))
+    assert len(ids) == 112
+    page = f"/tournaments/{tournament.pk}/"
+    live = f"/tournaments/{tournament.pk}/live/"
+    first = client.get(page).content.decode()
+    assert shown_matches(first) == ids[:MATCHES_PER_PAGE]
+    assert f'hx-get="{live}"' in first and link(first, "prev") is None
+    older = link(first, "next")
+    second = client.get(f"{live}?{older}").content.decode()
+    assert shown_matches(second) == ids[50:100]
+    assert f'hx-get="{live}?{older}"' in second  # polling keeps the reader's place
+    back = client.get(f"{live}?{link(second, 'prev')}").content.decode()
+    assert shown_matches(back) == ids[:50]
+    last = client.get(f"{live}?{link(second, 'next')}").content.decode()
+    assert shown_matches(last) == ids[100:] and link(last, "next") is None
+    assert shown_matches(client.get(f"{page}?after=0").content.decode()) == ids[-50:]
+    # Walking the older links reaches every match exactly once, and back again.
+    seen, query = [], ""
+    while query is not None:
+        html = client.get(f"{page}?{query}").content.decode()
+        seen += shown_matches(html)
+        query = link(html, "next")
+    assert seen == ids
+    seen, query = [], "after=0"
+    while query is not None:
+        html = client.get(f"{page}?{query}").content.decode()
+        seen = shown_matches(html) + seen
+        query = link(html, "prev")
+    assert seen == ids
+    # Nonsense gives a page, never an error; a cursor past an end gives that end's page.
+    assert shown_matches(client.get(f"{page}?before=abc").content.decode()) == ids[:50]
+    assert shown_matches(client.get(f"{page}?before=1.1.1").content.decode()) == ids[-50:]
+    assert shown_matches(client.get(f"{page}?after=99.99.99").content.decode()) == ids[:50]
+
+
+def test_a_match_page_keeps_its_rows_while_matches_are_added(client, organiser):
+    tournament = started(organiser, 8, games_per_pairing=4)
+    page = f"/tournaments/{tournament.pk}/"
+    older = link(client.get(page).content.decode(), "next")
+    before = shown_matches(client.get(f"{page}?{older}").content.decode())
+    newest = tournament.matches.order_by("-pk").first()
+    for n in range(3):  # three more matches arrive (copies, for the rows only)
+        newest.pk = None
+        newest.pairing_key = f"extra-{n}"
+        newest.number += 1000
+        newest.save()
+    after = shown_matches(client.get(f"{page}?{older}").content.decode())
+    assert after == before and len(after) == MATCHES_PER_PAGE
+
+
+def test_a_ladder_pages_its_matches_by_id(client, db):
+    from tournaments.models import Ladder, Match
+
+    ladder = Ladder.objects.create(key="pairs:2", game="pairs", players=2)
+    ids = [
+        Match.objects.create(
+            game="pairs", engine_version=1, seed=i, ladder=ladder, round=i, status="finished"
+        ).pk
+        for i in range(120)
+    ]
+    html = client.get(f"/ladders/{ladder.pk}/").content.decode()
+    assert shown_matches(html) == sorted(ids, reverse=True)[:50]
+    second = client.get(f"/ladders/{ladder.pk}/?{link(html, 'next')}").content.decode()
+    assert shown_matches(second) == sorted(ids, reverse=True)[50:100]
 
 
 def test_the_crosstable_of_a_round_robin(client, organiser):

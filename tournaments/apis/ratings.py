@@ -17,7 +17,7 @@ from bots import services as bot_services
 from bots.models import Bot
 from games import registry
 from games.registry import UnknownGame
-from tournaments import pools, selectors
+from tournaments import pools, readcache, selectors
 from tournaments.models import Gate
 
 
@@ -156,6 +156,11 @@ class LeaderboardApi(APIView):
 
     @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardSerializer)
     def get(self, request, game):
+        # Stored under the game's board version (moved by every writer of the ratings).
+        version = readcache.board_version(game) if game in registry.slugs() else None
+        return readcache.api_response(request, self, version, lambda: self._data(request, game))
+
+    def _data(self, request, game) -> dict:
         try:
             registry.get(game)
         except UnknownGame as exc:
@@ -177,24 +182,28 @@ class LeaderboardApi(APIView):
             url = request.build_absolute_uri()
             return replace_query_param(url, "cursor", cursor.encode())
 
-        return Response(
-            {
-                "game": game,
-                "pool": pool,
-                "pool_label": pools.label(pool),
-                "pools": selectors.pools_of_game(game=game),
-                "fit": selectors.pool_fit_info(pool=pool),
-                "count": page["count"],
-                "next": link(page["next"]),
-                "previous": link(page["previous"]),
-                "ratings": page["rows"],
-            }
-        )
+        return {
+            "game": game,
+            "pool": pool,
+            "pool_label": pools.label(pool),
+            "pools": selectors.pools_of_game(game=game),
+            "fit": selectors.pool_fit_info(pool=pool),
+            "count": page["count"],
+            "next": link(page["next"]),
+            "previous": link(page["previous"]),
+            "ratings": page["rows"],
+        }
 
 
 class BotRatingsApi(APIView):
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
+        # Stored under the board version of the bot's game (a rated result moves it).
+        game = Bot.objects.filter(pk=pk).values_list("game", flat=True).first()
+        version = readcache.board_version(game) if game else None
+        return readcache.api_response(request, self, version, lambda: self._data(request, pk))
+
+    def _data(self, request, pk) -> dict:
         bot = get_object_or_404(Bot, pk=pk)
         query = RatingHistoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -204,17 +213,15 @@ class BotRatingsApi(APIView):
         pool = pool or (played[0] if played else pools.default_pool(bot.game))
         limit = query.validated_data.get("limit", selectors.HISTORY_POINTS)
         history = selectors.rating_history(bot=bot, pool=pool, limit=limit)
-        return Response(
-            {
-                "bot": bot.name,
-                "pool": pool,
-                "pool_label": pools.label(pool),
-                "pools": played,
-                "rated_matches": selectors.rated_matches_of_bot(bot=bot, pool=pool),
-                "history": history,
-                "series": selectors.rating_series(history),
-            }
-        )
+        return {
+            "bot": bot.name,
+            "pool": pool,
+            "pool_label": pools.label(pool),
+            "pools": played,
+            "rated_matches": selectors.rated_matches_of_bot(bot=bot, pool=pool),
+            "history": history,
+            "series": selectors.rating_series(history),
+        }
 
 
 class HeadToHeadSideSerializer(serializers.Serializer):
@@ -275,12 +282,15 @@ class HeadToHeadQuery(serializers.Serializer):
 class HeadToHeadApi(APIView):
     @extend_schema(parameters=[HeadToHeadQuery], responses=HeadToHeadSerializer)
     def get(self, request):
+        # The two bots may be of any game: stored under every game's board version.
+        version = readcache.boards_version(registry.slugs())
+        return readcache.api_response(request, self, version, lambda: self._data(request))
+
+    def _data(self, request) -> dict:
         query = HeadToHeadQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        return Response(
-            selectors.head_to_head(pool=data["pool"], first=data["first"], second=data["second"])
-        )
+        return selectors.head_to_head(pool=data["pool"], first=data["first"], second=data["second"])
 
 
 class GateSerializer(serializers.Serializer):

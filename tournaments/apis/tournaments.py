@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import registry
-from tournaments import selectors, services
+from tournaments import readcache, selectors, services
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Match, Tournament
 
@@ -200,6 +200,11 @@ class TournamentListCreateApi(generics.ListAPIView):
     def get_queryset(self):
         return selectors.tournament_list()
 
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        selectors.load_entrants(tournaments=page)  # one query, not one per row
+        return page
+
     @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request):
         data = TournamentSerializer(data=request.data)
@@ -219,6 +224,13 @@ class TournamentDetailApi(generics.RetrieveAPIView):
     serializer_class = TournamentDetailSerializer
     # The standings snapshot comes in the tournament's row (tournaments.read_models).
     queryset = Tournament.objects.select_related("organiser", "snapshot")
+
+    def retrieve(self, request, *args, **kwargs):
+        # A finished tournament's answer is stored under its results version.
+        version = selectors.finished_tournament_version(pk=kwargs["pk"])
+        return readcache.api_response(
+            request, self, version, lambda: self.get_serializer(self.get_object()).data
+        )
 
 
 class TournamentCancelApi(APIView):
@@ -240,3 +252,12 @@ class TournamentMatchesApi(generics.ListAPIView):
             return Match.objects.none()
         tournament = get_object_or_404(Tournament, pk=self.kwargs["pk"])
         return selectors.match_list(tournament=tournament)
+
+    def list(self, request, *args, **kwargs):
+        # A finished tournament's pages are stored under its results version.
+        version = selectors.finished_tournament_version(pk=kwargs["pk"])
+        return readcache.api_response(request, self, version, lambda: self._page_data())
+
+    def _page_data(self):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data).data

@@ -40,6 +40,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
     opponents_met,
     pool_fit_info,
     pools_of_game,
+    rated_matches_by_pool,
     rated_matches_of_bot,
     rating_history,
     rating_pools_of_bot,
@@ -52,10 +53,15 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     entrants,
     expected_games,
     game_points,
+    load_entrants,
     overview,
     overview_from_matches,
     progress,
     standings,
     time_left,
     tournament_list,
+)
+from tournaments.selectors.versions import (  # noqa: F401
+    finished_match_version,
+    finished_tournament_version,
 )

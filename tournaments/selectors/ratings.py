@@ -120,11 +120,19 @@ def pool_fit_info(*, pool: str) -> dict | None:
     }
 
 
-def rating_pools_of_bot(*, bot: Bot) -> list[str]:
-    """Pools the bot has rated matches in, most played first."""
+def rated_matches_by_pool(*, bot: Bot) -> dict[str, int]:
+    """How many rated matches the bot's versions played in each pool (the stored records,
+    one query): what ``rating_pools_of_bot`` and ``rated_matches_of_bot`` read."""
     counts: dict[str, int] = defaultdict(int)
-    for pool in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
-        counts[pool[0]] += pool[1]
+    for pool, matches in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
+        counts[pool] += matches
+    return dict(counts)
+
+
+def rating_pools_of_bot(*, bot: Bot, counts: dict[str, int] | None = None) -> list[str]:
+    """Pools the bot has rated matches in, most played first (from ``counts``, the bot's
+    ``rated_matches_by_pool``, when the caller has read them)."""
+    counts = rated_matches_by_pool(bot=bot) if counts is None else counts
     return sorted(counts, key=lambda key: (-counts[key], key))
 
 
@@ -132,9 +140,15 @@ HISTORY_POINTS = 500
 MAX_HISTORY_POINTS = 5000
 
 
-def rating_history(*, bot: Bot, pool: str | None = None, limit: int = HISTORY_POINTS) -> list[dict]:
+def rating_history(
+    *,
+    bot: Bot,
+    pool: str | None = None,
+    limit: int = HISTORY_POINTS,
+    numbers: dict[int, int] | None = None,
+) -> list[dict]:
     """The bot's latest ``limit`` rating changes in ``pool`` (its most played by default),
-    oldest first.
+    oldest first. ``numbers``: the bot's version numbers by id, when the caller has them.
 
     Every point names its version: a chart draws one series per version, so a new
     version (which starts from its parent's rating) never reads as a crash. Each version's
@@ -144,7 +158,8 @@ def rating_history(*, bot: Bot, pool: str | None = None, limit: int = HISTORY_PO
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
-    numbers = dict(BotVersion.objects.filter(bot=bot).values_list("pk", "number"))
+    if numbers is None:
+        numbers = dict(BotVersion.objects.filter(bot=bot).values_list("pk", "number"))
     changes = []
     for version_id in numbers:
         changes += RatingChange.objects.filter(version_id=version_id, pool=pool).order_by("-seq")[
@@ -281,15 +296,18 @@ def gates_of_bot(*, bot: Bot) -> list[dict]:
     return out
 
 
-def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict:
+def opponents_met(
+    *, bot: Bot, pool: str | None = None, limit: int = 10, version_ids: set[int] | None = None
+) -> dict:
     """The bots ``bot`` met most often in a pool's rated matches (its most played pool by
     default), each with W-D-L by rank, score, Elo difference with its 95% margin and LOS
-    (cutechess style, games counted one by one; the head-to-head page pairs them)."""
+    (cutechess style, games counted one by one; the head-to-head page pairs them).
+    ``version_ids``: the ids of the bot's versions, when the caller has them."""
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
     if _two_seat_pool(pool):
-        records = _records_from_pairs(bot=bot, pool=pool)
+        records = _records_from_pairs(bot=bot, pool=pool, mine=version_ids)
     else:
         scores = _scores_by_match(bot=bot, pool=pool)
         records = {other: match_stats.wdl(found) for other, found in scores.items()}
@@ -323,11 +341,14 @@ def _two_seat_pool(pool: str) -> bool:
         return False
 
 
-def _records_from_pairs(*, bot: Bot, pool: str) -> dict[int, tuple[int, int, int]]:
+def _records_from_pairs(
+    *, bot: Bot, pool: str, mine: set[int] | None = None
+) -> dict[int, tuple[int, int, int]]:
     """W-D-L against each other bot from the pool's stored pair sums (``RatingPair``, one
     row per pair of versions): in a two-seat pool each rated match adds one win, draw or
     loss to its pair, so these equal the per-match count without reading any match."""
-    mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
+    if mine is None:
+        mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
     rows = (
         RatingPair.objects.filter(pool=pool)
         .filter(Q(first__in=mine) | Q(second__in=mine))

@@ -1,0 +1,71 @@
+"""The match list rows written out field by field equal the generic ModelSerializer walk,
+for every kind of match a list shows (queued, running, finished with faults, failed)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
+
+from tests.tournaments.test_standings_read_models import fail, record, start
+from tournaments import selectors
+from tournaments.apis.matches import MatchSerializer
+from tournaments.models import Match
+from tournaments.services.playing import claim_match
+
+
+@pytest.fixture
+def organiser(db):
+    return get_user_model().objects.create_user(username="org")
+
+
+def generic(match, context) -> dict:
+    row = MatchSerializer(context=context)
+    return serializers.ModelSerializer.to_representation(row, match)
+
+
+@pytest.mark.parametrize("reader", ["anonymous", "owner"])
+def test_rows_equal_the_generic_serializer(organiser, settings, reader):
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    rng = random.Random(4)
+    queued = list(tournament.matches.order_by("pk"))
+    fail(queued[0])
+    for match in queued[1:6]:
+        record(match, rng)  # some seats faulted, scores of both signs
+    claim_match(match_id=queued[6].pk)  # running
+    request = Request(APIRequestFactory().get("/api/tournaments/1/matches/"))
+    request.user = organiser if reader == "owner" else AnonymousUser()
+    context = {"request": request}
+    rows = list(selectors.match_list(tournament=tournament).order_by("pk"))
+    statuses = {m.status for m in rows}
+    assert {Match.Status.FAILED, Match.Status.FINISHED, Match.Status.RUNNING} <= statuses
+    assert Match.Status.QUEUED in statuses
+    fast = MatchSerializer(rows, many=True, context=context).data
+    slow = [generic(m, context) for m in rows]
+    # Same values, same keys in the same order: the JSON text is the same.
+    assert json.dumps(fast) == json.dumps(slow)
+
+
+def test_bot_rows_equal_the_generic_serializer(organiser):
+    from bots.apis import BotSerializer
+    from bots.models import Bot
+    from tests.tournaments.test_lifecycle import make_bots
+
+    make_bots(organiser, 3)
+    Bot.objects.create(owner=organiser, name="no-version", game="pairs", description="é\n\t")
+    rows = list(Bot.objects.select_related("owner").order_by("pk"))
+    for context in ({}, {"current_versions": {}}):
+        fast = BotSerializer(rows, many=True, context=context).data
+        slow = [
+            serializers.ModelSerializer.to_representation(BotSerializer(context=context), b)
+            for b in rows
+        ]
+        assert json.dumps(fast) == json.dumps(slow)
+    assert json.dumps(fast).count('"current_version": null') == 4  # none in the empty map

@@ -1,0 +1,143 @@
+"""Reads stored under a version (tournaments.readcache): a stored answer is the very answer a
+fresh render gives, a hit skips the work, and a write that changes what a read shows moves
+its version, so the old answer is never served again."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
+from tests.tournaments.test_standings_read_models import fail, record, start
+from tournaments.models import Match, MatchSeat, Tournament
+from tournaments.services.requeue import requeue_failed_match
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def organiser(db):
+    return get_user_model().objects.create_user(username="org")
+
+
+def reads(tournament_id: int) -> list[str]:
+    return [
+        f"/api/tournaments/{tournament_id}/",
+        f"/api/tournaments/{tournament_id}/matches/",
+        f"/api/tournaments/{tournament_id}/matches/?page_size=1",
+        f"/tournaments/{tournament_id}/",
+        f"/tournaments/{tournament_id}/live/",
+    ]
+
+
+def answer(url: str):
+    response = APIClient().get(url)
+    assert response.status_code == 200, url
+    return response.content, response["Content-Type"], response.get("Vary")
+
+
+def fresh(url: str):
+    """The answer with nothing stored: rendered from the database."""
+    cache.clear()
+    return answer(url)
+
+
+def finished_with_a_failure(organiser, settings) -> tuple[Tournament, Match]:
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    tournament = start(organiser, 3, {"format": "round_robin"})
+    rng = random.Random(3)
+    matches = list(tournament.matches.order_by("pk"))
+    fail(matches[0])
+    for match in matches[1:]:
+        record(match, rng)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    return tournament, matches[0]
+
+
+def test_a_finished_tournament_is_served_stored_and_equal_to_a_fresh_render(organiser, settings):
+    tournament, _ = finished_with_a_failure(organiser, settings)
+    for url in reads(tournament.pk):
+        first = fresh(url)
+        with CaptureQueriesContext(connection) as queries:
+            again = answer(url)
+        assert again == first, url
+        # The hit reads the version row alone (and nothing of the standings or matches).
+        assert len(queries) == 1, (url, [q["sql"] for q in queries])
+
+
+def test_a_result_taken_back_is_never_answered_from_the_old_version(organiser, settings):
+    tournament, failed = finished_with_a_failure(organiser, settings)
+    before = {url: answer(url) for url in reads(tournament.pk)}
+    requeue_failed_match(match=failed)  # back to running, results version bumped
+    after = {url: answer(url) for url in reads(tournament.pk)}
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.RUNNING
+    assert (
+        after[f"/api/tournaments/{tournament.pk}/"] != before[f"/api/tournaments/{tournament.pk}/"]
+    )
+    for url in reads(tournament.pk):
+        assert after[url] == fresh(url), url
+    # Played again and finished again: the new finished answer, not the first one.
+    record(Match.objects.get(pk=failed.pk), random.Random(5))
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
+    last = {url: answer(url) for url in reads(tournament.pk)}
+    for url in reads(tournament.pk):
+        assert last[url] == fresh(url), url
+        assert answer(url) == last[url], url
+    api = f"/api/tournaments/{tournament.pk}/"
+    assert last[api] != before[api]  # the failed game is a played one now
+
+
+def test_a_running_tournament_is_not_stored(organiser, settings):
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    tournament = start(organiser, 3, {"format": "round_robin"})
+    api = f"/api/tournaments/{tournament.pk}/"
+    answer(api)
+    match = tournament.matches.order_by("pk").first()
+    record(match, random.Random(1))  # no version of a running event moves on a claim
+    assert answer(api) == fresh(api)
+    assert b'"running":0' in answer(api)[0] or b'"running": 0' in answer(api)[0]
+
+
+def test_a_finished_match_is_stored_for_spectators_only(finished_match, client_for):  # noqa: F811
+    MatchSeat.objects.filter(match=finished_match, seat=0).update(log="my stderr")
+    urls = [f"/api/matches/{finished_match.pk}/", f"/matches/{finished_match.pk}/"]
+    for url in urls:
+        first = fresh(url)
+        with CaptureQueriesContext(connection) as queries:
+            assert answer(url) == first
+        assert len(queries) == 1, url
+        assert b"my stderr" not in first[0]
+    # The owner of the bots is not served the spectators' answer: their logs show.
+    owner = client_for(finished_match.seats.get(seat=0).version.bot.owner)
+    assert b"my stderr" in owner.get(urls[0]).content
+
+
+def test_an_unfinished_match_is_not_stored(db):
+    queued = Match.objects.create(
+        game="pairs", engine_version=1, seed=1, status=Match.Status.QUEUED, options={}
+    )
+    url = f"/api/matches/{queued.pk}/"
+    answer(url)
+    Match.objects.filter(pk=queued.pk).update(status=Match.Status.CANCELLED)
+    assert b'"cancelled"' in answer(url)[0]
+
+
+def test_a_stored_page_differs_from_a_signed_in_readers(organiser, settings, client):
+    tournament, _ = finished_with_a_failure(organiser, settings)
+    url = f"/tournaments/{tournament.pk}/"
+    spectators = answer(url)
+    client.force_login(organiser)
+    mine = client.get(url).content
+    assert b"Log out" in mine and b"Log out" not in spectators[0]

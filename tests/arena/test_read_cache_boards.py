@@ -1,0 +1,110 @@
+"""Rating reads stored under the game's board version: equal to a fresh render, and never
+served again once a rated result, a refit or a change of current version commits."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tournaments import readcache
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def answer(url: str):
+    response = APIClient().get(url)
+    assert response.status_code == 200, url
+    return response.content, response["Content-Type"], response.get("Vary")
+
+
+def fresh(url: str):
+    cache.clear()
+    return answer(url)
+
+
+@pytest.fixture
+def two_bots():
+    a, va = bot_with_version("alpha")
+    b, vb = bot_with_version("beta")
+    finished_match([va, vb], [1, 2])
+    return a, b, va, vb
+
+
+def reads(a, b) -> list[str]:
+    return [
+        "/api/leaderboards/pairs/",
+        "/api/leaderboards/pairs/?pool=pairs:2",
+        "/games/pairs/",
+        "/games/pairs/?q=alp",
+        f"/api/bots/{a.pk}/ratings/",
+        f"/api/head-to-head/?a={a.pk}&b={b.pk}",
+        f"/games/pairs/head-to-head/?a={a.pk}&b={b.pk}",
+    ]
+
+
+def test_stored_rating_reads_equal_fresh_ones_and_a_hit_reads_no_table(two_bots):
+    a, b, _, _ = two_bots
+    for url in reads(a, b):
+        first = fresh(url)
+        with CaptureQueriesContext(connection) as queries:
+            assert answer(url) == first, url
+        # The bot's history asks the bot's game; the others ask nothing of the database.
+        assert len(queries) == (1 if "/ratings/" in url else 0), url
+
+
+def test_a_rated_result_moves_every_rating_read(two_bots, django_capture_on_commit_callbacks):
+    a, b, va, vb = two_bots
+    before = {url: answer(url) for url in reads(a, b)}
+    with django_capture_on_commit_callbacks(execute=True):  # the writer's commit
+        finished_match([vb, va], [1, 2], seed=2)  # beta wins this one
+    for url in reads(a, b):
+        now = answer(url)
+        assert now != before[url], url
+        assert now == fresh(url), url
+
+
+def test_a_new_current_version_moves_the_board(two_bots, django_capture_on_commit_callbacks):
+    a, b, va, _ = two_bots
+    board = "/api/leaderboards/pairs/"
+    before = answer(board)
+    with django_capture_on_commit_callbacks(execute=True):
+        version(a, number=2, parent=va)  # becomes current: the board shows v2 now
+    now = answer(board)
+    assert now != before and now == fresh(board)
+    assert b'"version":2' in now[0]
+
+
+def test_the_version_moves_only_when_the_writer_commits(db, django_capture_on_commit_callbacks):
+    name = "board:pairs"
+    token = readcache.version_of(name)
+    with django_capture_on_commit_callbacks(execute=True):  # the test's outer transaction
+        with transaction.atomic():
+            readcache.bump_after_commit(name)
+        assert readcache.version_of(name) == token  # readers keep the old one until then
+    assert readcache.version_of(name) != token
+    token = readcache.version_of(name)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        try:
+            with transaction.atomic():
+                readcache.bump_after_commit(name)
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+    assert not callbacks and readcache.version_of(name) == token
+
+
+def test_a_cleared_cache_never_revives_an_older_version(two_bots):
+    token = readcache.version_of("board:pairs")
+    cache.clear()
+    assert readcache.version_of("board:pairs") != token

@@ -1,0 +1,164 @@
+"""Reads answered from the cache under a version of what they show.
+
+A read is cached only under a key that moves whenever its answer could: the object's own
+version fields, read in the request (one narrow query), never a timeout. Nothing here
+expires an entry to make it right; an entry is only ever unreachable once the version it
+was stored under has moved, and the lifetime below just frees the memory.
+
+What a key holds (``key()``):
+
+- the release: a digest of the code and templates that render the answer, so a deploy
+  that renders differently never serves an older rendering;
+- the request's path and query, its host (absolute links), and the negotiated format;
+- the caller's version parts, e.g. a finished tournament's ``results_version``, status
+  and ``finished_at``, or a named version token bumped after the commit of every write
+  to what the read shows (``bump_after_commit``; the game's ratings and boards).
+
+Only anonymous reads are cached: a logged-in reader may see their own bots' logs or
+files, and sees their name in the page's header. Pages are not stored when they set a
+cookie (a CSRF token) or when a message was waiting for the reader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpResponse
+
+# Entries are exact while reachable; a day only bounds what an unread one costs.
+CACHE_SECONDS = 24 * 3600
+_SOURCES = ("arena", "bots", "tournaments", "games", "docs")
+_SUFFIXES = {".py", ".html", ".md", ".json"}
+_release: str | None = None
+
+
+def release() -> str:
+    """A digest of the project's code, templates and rules texts, read once a process."""
+    global _release  # noqa: PLW0603 - computed once, on first use
+    if _release is None:
+        digest = hashlib.sha256()
+        base = Path(settings.BASE_DIR)
+        for top in _SOURCES:
+            for path in sorted((base / top).rglob("*")):
+                if path.suffix in _SUFFIXES and "__pycache__" not in path.parts:
+                    digest.update(str(path.relative_to(base)).encode())
+                    digest.update(path.read_bytes())
+        _release = digest.hexdigest()[:16]
+    return _release
+
+
+# A named version kept in the cache itself, for reads whose data has no version column: a
+# fresh random token after every commit that changes it (see bump_after_commit).
+VERSION_PREFIX = "readver:"
+
+
+def version_of(name: str) -> str:
+    """The current token of ``name``; a missing one (never set, evicted, cleared) starts
+    as a new random token, so answers stored under an older one stay unreachable."""
+    key_ = VERSION_PREFIX + name
+    token = cache.get(key_)
+    if token is None:
+        cache.add(key_, uuid.uuid4().hex, None)
+        token = cache.get(key_)
+    return token
+
+
+def bump_after_commit(name: str) -> None:
+    """Move ``name`` to a new token once the current transaction commits (at once outside
+    one). A reader that stored what it read before the commit stored it under the old
+    token, which no later reader asks for."""
+    transaction.on_commit(lambda: cache.set(VERSION_PREFIX + name, uuid.uuid4().hex, None))
+
+
+def board_version(game: str) -> tuple:
+    """The version of everything ratings show in ``game``: boards, histories, head to head
+    (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it)."""
+    return ("board", game, version_of(f"board:{game}"))
+
+
+def boards_version(games: Iterable[str]) -> tuple:
+    """``board_version`` of several games at once (one round trip when all are set)."""
+    games = sorted(games)
+    names = [f"{VERSION_PREFIX}board:{game}" for game in games]
+    tokens = cache.get_many(names)
+    if len(tokens) < len(names):
+        tokens = {name: version_of(name.removeprefix(VERSION_PREFIX)) for name in names}
+    return ("boards", tuple((game, tokens[name]) for game, name in zip(games, names)))
+
+
+def key(request, kind: str, parts: Iterable) -> str:
+    """The cache key of ``request``'s answer under the version ``parts``."""
+    raw = repr((release(), kind, request.get_host(), request.get_full_path(), tuple(parts)))
+    return "read:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def anonymous(request) -> bool:
+    return not request.user.is_authenticated
+
+
+def api_response(request, view, parts: Iterable | None, build: Callable[[], object]):
+    """A DRF view's answer: ``build()``'s data rendered as usual, stored when ``parts`` is
+    not None, the reader anonymous and the format JSON; from the store when it is there."""
+    from rest_framework.response import Response
+
+    renderer = getattr(request, "accepted_renderer", None)
+    if parts is None or renderer is None or renderer.format != "json" or not anonymous(request):
+        return Response(build())
+    cache_key = key(request, f"api:{request.accepted_media_type}", parts)
+    stored = cache.get(cache_key)
+    if stored is not None:
+        content_type, body = stored
+        return HttpResponse(body, content_type=content_type)
+    response = Response(build())
+
+    def store(rendered):
+        if rendered.status_code == 200:
+            cache.set(cache_key, (rendered["Content-Type"], rendered.content), CACHE_SECONDS)
+
+    response.add_post_render_callback(store)
+    return response
+
+
+def page(request, parts: Iterable | None, build: Callable[[], HttpResponse]) -> HttpResponse:
+    """A page's answer, stored under ``parts`` for anonymous readers (see the module)."""
+    if parts is not None and request.method == "GET" and len(messages.get_messages(request)):
+        return build()  # the page shows the message once: not a shared answer
+    return response(request, "page", parts, build)
+
+
+def response(
+    request, kind: str, parts: Iterable | None, build: Callable[[], HttpResponse]
+) -> HttpResponse:
+    """``build()``'s answer, stored under ``parts`` for anonymous GETs; a stored answer is
+    the same bytes with the same content type."""
+    if parts is None or request.method != "GET" or not anonymous(request):
+        return build()
+    cache_key = key(request, kind, parts)
+    stored = cache.get(cache_key)
+    if stored is not None:
+        content_type, body = stored
+        return HttpResponse(body, content_type=content_type)
+    fresh = build()
+    if _shareable(request, fresh):
+        cache.set(cache_key, (fresh["Content-Type"], fresh.content), CACHE_SECONDS)
+    return fresh
+
+
+def _shareable(request, response: HttpResponse) -> bool:
+    """Whether every anonymous reader would have been given this very answer: a 200 that
+    sets no cookie and holds no CSRF token (which would set one) nor session change."""
+    session = getattr(request, "session", None)
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not (session is not None and session.modified)
+    )

@@ -1,0 +1,43 @@
+"""The versions cached reads are stored under (tournaments.readcache): the fields that move
+in the same transaction as anything those reads show, read in one narrow query.
+
+Only what cannot change without moving them is versioned here; anything else is None
+(read fresh):
+
+- a finished tournament: its results, entries, standings, bracket and matches change
+  only through a result taken back or re-run, which bumps ``results_version`` and puts it
+  back to running (``requeue_failed_match``); a running one's match counts change as
+  matches are claimed, with no version of their own, so it is not cached;
+- a finished match: its seats, result, moves and record are written once, with its
+  status. Bot names and version numbers, which both show, never change.
+"""
+
+from __future__ import annotations
+
+from tournaments.models import Match, Tournament
+
+
+def finished_tournament_version(*, pk: int) -> tuple | None:
+    row = (
+        Tournament.objects.filter(pk=pk)
+        .values_list("status", "results_version", "finished_at")
+        .first()
+    )
+    if row is None or row[0] != Tournament.Status.FINISHED:
+        return None
+    status, results_version, finished_at = row
+    return (
+        "tournament",
+        pk,
+        status,
+        results_version,
+        finished_at.isoformat() if finished_at else "",
+    )
+
+
+def finished_match_version(*, pk: int) -> tuple | None:
+    row = Match.objects.filter(pk=pk).values_list("status", "attempts", "finished_at").first()
+    if row is None or row[0] != Match.Status.FINISHED:
+        return None
+    status, attempts, finished_at = row
+    return ("match", pk, status, attempts, finished_at.isoformat() if finished_at else "")
