@@ -210,7 +210,7 @@ def in_process_service(tournament_ids: list[int]) -> tuple[int, float]:
         if not queued:
             break
         for pk in queued:
-            services.play_match(match_id=pk)
+            services.play_queued_match(match_id=pk)
             played += 1
     return played, time.perf_counter() - started
 

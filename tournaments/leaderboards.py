@@ -31,6 +31,8 @@ from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import pools
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
+from tournaments.ratings import bradley_terry as bt
+from tournaments.rows import update_rows
 from tournaments.selectors.ratings import ancestors, version_estimate
 
 # pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
@@ -50,6 +52,8 @@ STORED_FIELDS = [
     "losses",
     "average_rank",
 ]
+# What a rated game changes in the row of a version that played, whatever its estimate.
+PLAYED_FIELDS = ["live_elo", "games", "wins", "draws", "losses", "average_rank"]
 
 
 def lock_game(game: str) -> None:
@@ -159,9 +163,17 @@ def rebuild_pool(*, pool: str) -> int:
     return len(rows)
 
 
-def after_rating(*, pool: str, version_ids: Iterable[int]) -> None:
+def after_rating(
+    *, pool: str, version_ids: Iterable[int], ratings: dict[int, Rating] | None = None
+) -> None:
     """A result was just rated in ``pool`` (called by ``rate_match`` under the ledger lock):
-    the rows of the bots whose versions played, or every row when the pool is new."""
+    the rows of the bots whose versions played, or every row when the pool is new.
+
+    ``ratings`` (version -> its rating row as just written) lets the usual case skip the
+    reads: see :func:`_update_played`. Anything it cannot vouch for is computed as before.
+    """
+    if ratings and _update_played(pool, ratings):
+        return
     if not LeaderboardRow.objects.filter(pool=pool).exists():
         rebuild_pool(pool=pool)
         return
@@ -169,6 +181,49 @@ def after_rating(*, pool: str, version_ids: Iterable[int]) -> None:
         BotVersion.objects.filter(pk__in=list(version_ids)).values_list("bot_id", flat=True)
     )
     refresh_bots(pool=pool, bot_ids=bot_ids)
+
+
+def _update_played(pool: str, ratings: dict[int, Rating]) -> bool:
+    """Write the rows of the versions that just played from their new ratings, in one
+    UPDATE; True when every one of them had such a row.
+
+    A row whose version is the one that played and whose figure is its own (``fit`` or
+    ``live``: it had played here before) depends on nothing but that version's rating and
+    fit (``version_estimate``): the live Elo and record move, the shown figure too unless
+    a fit holds it. Any other case (a first game here, a row showing a parent's figure, a
+    bot whose current version is not the one that played, a new pool) updates fewer rows
+    than asked, and the caller computes those bots' rows from the ratings. Taken under the
+    game's leaderboard lock, as every writer does, so the row read is the committed one.
+    """
+    lock_game(pools.parse(pool).game)
+    sided = two_sided(pool)
+    rows = [
+        (
+            pool,
+            version,
+            rating.elo,
+            rating.matches,
+            rating.wins if sided else None,
+            rating.draws if sided else None,
+            rating.losses if sided else None,
+            None if sided or not rating.matches else round(rating.rank_total / rating.matches, 2),
+            rating.elo,
+            bt.new_player_stdev(rating.matches),
+            -rating.elo,
+        )
+        for version, rating in ratings.items()
+    ]
+    estimate = connection.ops.quote_name("estimate")
+    live_or_kept = f"CASE WHEN {{table}}.{estimate} = 'live' THEN {{new}} ELSE {{old}} END"
+    updated = update_rows(
+        LeaderboardRow,
+        keys=["pool", "version"],
+        fields=[*PLAYED_FIELDS, "elo", "stdev", "sort_key"],
+        rows=rows,
+        set_sql={name: live_or_kept for name in ("elo", "stdev", "sort_key")},
+        where=f"{{table}}.{estimate} IN ('fit', 'live')",
+    )
+    return updated == len(ratings)
 
 
 def after_bot_change(bot_id: int) -> None:

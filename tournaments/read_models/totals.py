@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from math import lcm
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from tournaments.formats.common import Result, game_scores, pairwise_scores
@@ -22,6 +22,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.results import decided_result
+from tournaments.rows import update_rows
 
 DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
 # An entrant's totals, in EntryTally's field order.
@@ -248,6 +249,65 @@ def count_result(*, match_id: int) -> None:
         _add(tournament_id, entries, pairs, sign)
     Match.objects.filter(pk=match_id).update(standings_counted=target)
     _bump(tournament_id)
+
+
+def count_new_result(
+    *, tournament: Tournament, key: str, round: int, series: str, seats: list[Seat]
+) -> None:
+    """:func:`count_result` for a worker's result, from what it holds: two writes and the
+    version bump instead of reading the match, its seats and entrants back.
+
+    Only for a match the totals counted as nothing and that is now finished: the
+    caller's UPDATE that finished it (in this transaction, under the tournament's row
+    lock) required ``standings_counted`` to be empty and set it to finished, so this
+    game is added exactly once. ``seats``: (entrant, rank, faulted, score) in seat order.
+    A tournament without totals yet gets them from its matches, this one included.
+    """
+    result = decided_result(
+        key=key,
+        round=round,
+        series=series,
+        failed=False,
+        seats=[(entrant, rank, fault) for entrant, rank, fault, _ in seats],
+    )
+    entries, pairs = _contribution(
+        result, seats, finished=True, scale=points_scale(tournament.players_per_match)
+    )
+    if not _add_new(tournament.pk, entries, pairs):
+        rebuild_totals(tournament_id=tournament.pk)
+        return
+    _bump(tournament.pk)
+
+
+def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
+    """Add a game's contribution: one UPDATE for its entrants' rows, one upsert for its
+    pairs' (PostgreSQL and SQLite alike). False, with nothing that matters written, when
+    the tournament has no totals (the caller rebuilds them, replacing every row)."""
+    updated = update_rows(
+        EntryTally,
+        keys=["tournament", "entrant"],
+        fields=ENTRY_FIELDS,
+        rows=[(tournament_id, entrant, *values) for entrant, values in entries.items()],
+        set_sql={name: "{old} + {new}" for name in ENTRY_FIELDS},
+    )
+    if updated != len(entries):
+        return False
+    if not pairs:
+        return True
+    quote = connection.ops.quote_name
+    table = quote(PairTally._meta.db_table)
+    columns = ", ".join(quote(name) for name in ("tournament_id", "first", "second", *PAIR_FIELDS))
+    sums = ", ".join(f"{quote(n)} = {table}.{quote(n)} + excluded.{quote(n)}" for n in PAIR_FIELDS)
+    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(pairs))
+    params = [x for (first, second), v in pairs.items() for x in (tournament_id, first, second, *v)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({columns}) VALUES {rows}"
+            f" ON CONFLICT (tournament_id, {quote('first')}, {quote('second')})"
+            f" DO UPDATE SET {sums}",
+            params,
+        )
+    return True
 
 
 def _add(tournament_id: int, entries: dict, pairs: dict, sign: int) -> None:
