@@ -32,7 +32,7 @@ from games import registry
 from tournaments import pools
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
 from tournaments.ratings import bradley_terry as bt
-from tournaments.rows import update_rows
+from tournaments.rows import Batch, update_rows
 from tournaments.selectors.ratings import ancestors, version_estimate
 
 # pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
@@ -56,14 +56,18 @@ STORED_FIELDS = [
 PLAYED_FIELDS = ["live_elo", "games", "wins", "draws", "losses", "average_rank"]
 
 
-def lock_game(game: str) -> None:
+def lock_game(game: str, batch: Batch | None = None) -> None:
     """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
-    SQLite runs one writer at a time anyway)."""
+    SQLite runs one writer at a time anyway); sent at once, or with the ``batch``."""
     if connection.vendor != "postgresql":
         return
     key = zlib.crc32(game.encode()) - 2**31  # a signed int4
+    statement = ("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, key])
+    if batch is not None:
+        batch.add(*statement)
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, key])
+        cursor.execute(*statement)
 
 
 def pools_of(game: str) -> list[str]:
@@ -164,16 +168,23 @@ def rebuild_pool(*, pool: str) -> int:
 
 
 def after_rating(
-    *, pool: str, version_ids: Iterable[int], ratings: dict[int, Rating] | None = None
+    *,
+    pool: str,
+    version_ids: Iterable[int],
+    ratings: dict[int, Rating] | None = None,
+    batch: Batch | None = None,
 ) -> None:
     """A result was just rated in ``pool`` (called by ``rate_match`` under the ledger lock):
     the rows of the bots whose versions played, or every row when the pool is new.
 
     ``ratings`` (version -> its rating row as just written) lets the usual case skip the
     reads: see :func:`_update_played`. Anything it cannot vouch for is computed as before.
+    ``batch``: the caller's writes still waiting, sent (with the lock) before any read.
     """
-    if ratings and _update_played(pool, ratings):
+    batch = batch if batch is not None else Batch()
+    if ratings and _update_played(pool, ratings, batch):
         return
+    batch.send()
     if not LeaderboardRow.objects.filter(pool=pool).exists():
         rebuild_pool(pool=pool)
         return
@@ -183,7 +194,7 @@ def after_rating(
     refresh_bots(pool=pool, bot_ids=bot_ids)
 
 
-def _update_played(pool: str, ratings: dict[int, Rating]) -> bool:
+def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
     """Write the rows of the versions that just played from their new ratings, in one
     UPDATE; True when every one of them had such a row.
 
@@ -195,7 +206,8 @@ def _update_played(pool: str, ratings: dict[int, Rating]) -> bool:
     than asked, and the caller computes those bots' rows from the ratings. Taken under the
     game's leaderboard lock, as every writer does, so the row read is the committed one.
     """
-    lock_game(pools.parse(pool).game)
+    lock_game(pools.parse(pool).game, batch)
+    batch.send()
     sided = two_sided(pool)
     rows = [
         (

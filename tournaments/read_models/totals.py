@@ -22,7 +22,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.results import decided_result
-from tournaments.rows import update_rows
+from tournaments.rows import Batch, insert_rows, update_rows
 
 DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
 # An entrant's totals, in EntryTally's field order.
@@ -165,6 +165,14 @@ def _bump(tournament_id: int) -> None:
     Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
 
 
+def _bump_statement(tournament_id: int) -> tuple[str, list]:
+    """``_bump`` as SQL, to travel with other writes."""
+    quote = connection.ops.quote_name
+    table = quote(Tournament._meta.db_table)
+    column = quote("results_version")
+    return f"UPDATE {table} SET {column} = {column} + 1 WHERE id = %s", [tournament_id]
+
+
 # --- Writes: call them inside the transaction holding the tournament's row lock. ---
 
 
@@ -275,14 +283,13 @@ def count_new_result(
     )
     if not _add_new(tournament.pk, entries, pairs):
         rebuild_totals(tournament_id=tournament.pk)
-        return
-    _bump(tournament.pk)
 
 
 def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
-    """Add a game's contribution: one UPDATE for its entrants' rows, one upsert for its
-    pairs' (PostgreSQL and SQLite alike). False, with nothing that matters written, when
-    the tournament has no totals (the caller rebuilds them, replacing every row)."""
+    """Add a game's contribution: one UPDATE for its entrants' rows, then one upsert for
+    its pairs' and the version's bump in one round trip (PostgreSQL and SQLite alike).
+    False, with nothing that matters written, when the tournament has no totals (the
+    caller rebuilds them, replacing every row, and bumps the version)."""
     updated = update_rows(
         EntryTally,
         keys=["tournament", "entrant"],
@@ -292,21 +299,18 @@ def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
     )
     if updated != len(entries):
         return False
-    if not pairs:
-        return True
-    quote = connection.ops.quote_name
-    table = quote(PairTally._meta.db_table)
-    columns = ", ".join(quote(name) for name in ("tournament_id", "first", "second", *PAIR_FIELDS))
-    sums = ", ".join(f"{quote(n)} = {table}.{quote(n)} + excluded.{quote(n)}" for n in PAIR_FIELDS)
-    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(pairs))
-    params = [x for (first, second), v in pairs.items() for x in (tournament_id, first, second, *v)]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} ({columns}) VALUES {rows}"
-            f" ON CONFLICT (tournament_id, {quote('first')}, {quote('second')})"
-            f" DO UPDATE SET {sums}",
-            params,
-        )
+    batch = Batch()
+    insert_rows(
+        PairTally,
+        fields=["tournament", "first", "second", *PAIR_FIELDS],
+        rows=[(tournament_id, first, second, *v) for (first, second), v in pairs.items()],
+        batch=batch,
+        suffix="ON CONFLICT ({tournament}, {first}, {second}) DO UPDATE SET "
+        + ", ".join(f"{{{n}}} = {{table}}.{{{n}}} + excluded.{{{n}}}" for n in PAIR_FIELDS),
+    )
+    # The snapshot goes stale with the same round trip.
+    batch.add(*_bump_statement(tournament_id))
+    batch.send()
     return True
 
 

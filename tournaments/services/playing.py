@@ -22,7 +22,7 @@ from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.read_models import count_new_result, count_result
-from tournaments.rows import update_rows
+from tournaments.rows import Batch, update_rows
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
@@ -252,7 +252,9 @@ def record_result(
         if seats is None:
             seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
         seats = sorted(seats, key=lambda seat: seat.seat)
-        _store_seats(seats, outcome)
+        # Writes nobody reads back wait here and leave in one round trip (with the rating's).
+        batch = Batch()
+        _store_seats(seats, outcome, batch)
         # A version gate's matches test two versions of one bot: not games of the pool.
         if (
             match.gate_id is None
@@ -265,7 +267,9 @@ def record_result(
                 options=match.options,
                 versions=[seat.version_id for seat in seats],
                 result=outcome["result"],
+                batch=batch,
             )
+        batch.send()
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
         if tournament is not None:
@@ -284,8 +288,8 @@ def record_result(
     return True
 
 
-def _store_seats(seats: list[MatchSeat], outcome: dict) -> None:
-    """Every seat's score, rank, fault and log, in one UPDATE."""
+def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch) -> None:
+    """Every seat's score, rank, fault and log, in one UPDATE (added to ``batch``)."""
     logs = outcome.get("logs") or []
     for seat in seats:
         seat_result = outcome["result"]["seats"][seat.seat]
@@ -298,6 +302,7 @@ def _store_seats(seats: list[MatchSeat], outcome: dict) -> None:
         keys=["id"],
         fields=["score", "rank", "fault", "log"],
         rows=[(seat.pk, seat.score, seat.rank, seat.fault, seat.log) for seat in seats],
+        batch=batch,
     )
 
 
