@@ -10,7 +10,7 @@ so every run plays the same deals. Figures, each in matches per second of wall t
 
 - in-process, bots only: the same matches played by ``bots.runner.play_match`` in this
   process with the same sandboxed players, nothing stored (the yardstick of the goal);
-- in-process, service: ``tournaments.services.play_match`` called here for each queued
+- in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
   match (claim, play, record, rate, advance), what a worker's task runs;
 - W workers: W ``celery worker`` processes (prefork, concurrency 1, queue ``matches``),
   timed from the tournaments' start to the last result stored. Worker start-up is not
@@ -210,7 +210,7 @@ def in_process_service(tournament_ids: list[int]) -> tuple[int, float]:
         if not queued:
             break
         for pk in queued:
-            services.play_match(match_id=pk)
+            services.play_queued_match(match_id=pk)
             played += 1
     return played, time.perf_counter() - started
 

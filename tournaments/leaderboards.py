@@ -31,6 +31,8 @@ from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import pools, readcache
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
+from tournaments.ratings import bradley_terry as bt
+from tournaments.rows import Batch, update_rows
 from tournaments.selectors.ratings import ancestors, version_estimate
 
 # pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
@@ -50,18 +52,25 @@ STORED_FIELDS = [
     "losses",
     "average_rank",
 ]
+# What a rated game changes in the row of a version that played, whatever its estimate.
+PLAYED_FIELDS = ["live_elo", "games", "wins", "draws", "losses", "average_rank"]
 
 
-def lock_game(game: str) -> None:
+def lock_game(game: str, batch: Batch | None = None) -> None:
     """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
-    SQLite runs one writer at a time anyway). Every writer of what ratings show takes it,
-    so it is also where their cached reads' version moves, once the writer commits."""
+    SQLite runs one writer at a time anyway); sent at once, or with the ``batch``. Every
+    writer of what ratings show takes it, so it is also where their cached reads' version
+    moves, once the writer commits."""
     readcache.bump_after_commit(f"board:{game}")
     if connection.vendor != "postgresql":
         return
     key = zlib.crc32(game.encode()) - 2**31  # a signed int4
+    statement = ("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, key])
+    if batch is not None:
+        batch.add(*statement)
+        return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, key])
+        cursor.execute(*statement)
 
 
 def pools_of(game: str) -> list[str]:
@@ -161,9 +170,24 @@ def rebuild_pool(*, pool: str) -> int:
     return len(rows)
 
 
-def after_rating(*, pool: str, version_ids: Iterable[int]) -> None:
+def after_rating(
+    *,
+    pool: str,
+    version_ids: Iterable[int],
+    ratings: dict[int, Rating] | None = None,
+    batch: Batch | None = None,
+) -> None:
     """A result was just rated in ``pool`` (called by ``rate_match`` under the ledger lock):
-    the rows of the bots whose versions played, or every row when the pool is new."""
+    the rows of the bots whose versions played, or every row when the pool is new.
+
+    ``ratings`` (version -> its rating row as just written) lets the usual case skip the
+    reads: see :func:`_update_played`. Anything it cannot vouch for is computed as before.
+    ``batch``: the caller's writes still waiting, sent (with the lock) before any read.
+    """
+    batch = batch if batch is not None else Batch()
+    if ratings and _update_played(pool, ratings, batch):
+        return
+    batch.send()
     if not LeaderboardRow.objects.filter(pool=pool).exists():
         rebuild_pool(pool=pool)
         return
@@ -171,6 +195,50 @@ def after_rating(*, pool: str, version_ids: Iterable[int]) -> None:
         BotVersion.objects.filter(pk__in=list(version_ids)).values_list("bot_id", flat=True)
     )
     refresh_bots(pool=pool, bot_ids=bot_ids)
+
+
+def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
+    """Write the rows of the versions that just played from their new ratings, in one
+    UPDATE; True when every one of them had such a row.
+
+    A row whose version is the one that played and whose figure is its own (``fit`` or
+    ``live``: it had played here before) depends on nothing but that version's rating and
+    fit (``version_estimate``): the live Elo and record move, the shown figure too unless
+    a fit holds it. Any other case (a first game here, a row showing a parent's figure, a
+    bot whose current version is not the one that played, a new pool) updates fewer rows
+    than asked, and the caller computes those bots' rows from the ratings. Taken under the
+    game's leaderboard lock, as every writer does, so the row read is the committed one.
+    """
+    lock_game(pools.parse(pool).game, batch)
+    batch.send()
+    sided = two_sided(pool)
+    rows = [
+        (
+            pool,
+            version,
+            rating.elo,
+            rating.matches,
+            rating.wins if sided else None,
+            rating.draws if sided else None,
+            rating.losses if sided else None,
+            None if sided or not rating.matches else round(rating.rank_total / rating.matches, 2),
+            rating.elo,
+            bt.new_player_stdev(rating.matches),
+            -rating.elo,
+        )
+        for version, rating in ratings.items()
+    ]
+    estimate = connection.ops.quote_name("estimate")
+    live_or_kept = f"CASE WHEN {{table}}.{estimate} = 'live' THEN {{new}} ELSE {{old}} END"
+    updated = update_rows(
+        LeaderboardRow,
+        keys=["pool", "version"],
+        fields=[*PLAYED_FIELDS, "elo", "stdev", "sort_key"],
+        rows=rows,
+        set_sql={name: live_or_kept for name in ("elo", "stdev", "sort_key")},
+        where=f"{{table}}.{estimate} IN ('fit', 'live')",
+    )
+    return updated == len(ratings)
 
 
 def after_bot_change(bot_id: int) -> None:

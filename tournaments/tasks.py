@@ -26,7 +26,7 @@ RETRY_LIMIT = 200
     max_retries=RETRY_LIMIT,
 )
 def play_match(match_id: int) -> None:
-    services.play_match(match_id=match_id)
+    services.play_queued_match(match_id=match_id)
 
 
 # Maintenance runs again on the next beat tick; a database error just skips this one.

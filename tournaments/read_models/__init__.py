@@ -34,6 +34,7 @@ from tournaments.read_models.totals import (  # noqa: F401
     PAIR_FIELDS,
     Seat,
     bump_results_version,
+    count_new_result,
     count_result,
     points_scale,
     rebuild_totals,

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from math import lcm
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from tournaments.formats.common import Result, game_scores, pairwise_scores
@@ -22,6 +22,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.results import decided_result
+from tournaments.rows import Batch, insert_rows, update_rows
 
 DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
 # An entrant's totals, in EntryTally's field order.
@@ -164,6 +165,14 @@ def _bump(tournament_id: int) -> None:
     Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
 
 
+def _bump_statement(tournament_id: int) -> tuple[str, list]:
+    """``_bump`` as SQL, to travel with other writes."""
+    quote = connection.ops.quote_name
+    table = quote(Tournament._meta.db_table)
+    column = quote("results_version")
+    return f"UPDATE {table} SET {column} = {column} + 1 WHERE id = %s", [tournament_id]
+
+
 # --- Writes: call them inside the transaction holding the tournament's row lock. ---
 
 
@@ -248,6 +257,61 @@ def count_result(*, match_id: int) -> None:
         _add(tournament_id, entries, pairs, sign)
     Match.objects.filter(pk=match_id).update(standings_counted=target)
     _bump(tournament_id)
+
+
+def count_new_result(
+    *, tournament: Tournament, key: str, round: int, series: str, seats: list[Seat]
+) -> None:
+    """:func:`count_result` for a worker's result, from what it holds: two writes and the
+    version bump instead of reading the match, its seats and entrants back.
+
+    Only for a match the totals counted as nothing and that is now finished: the
+    caller's UPDATE that finished it (in this transaction, under the tournament's row
+    lock) required ``standings_counted`` to be empty and set it to finished, so this
+    game is added exactly once. ``seats``: (entrant, rank, faulted, score) in seat order.
+    A tournament without totals yet gets them from its matches, this one included.
+    """
+    result = decided_result(
+        key=key,
+        round=round,
+        series=series,
+        failed=False,
+        seats=[(entrant, rank, fault) for entrant, rank, fault, _ in seats],
+    )
+    entries, pairs = _contribution(
+        result, seats, finished=True, scale=points_scale(tournament.players_per_match)
+    )
+    if not _add_new(tournament.pk, entries, pairs):
+        rebuild_totals(tournament_id=tournament.pk)
+
+
+def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
+    """Add a game's contribution: one UPDATE for its entrants' rows, then one upsert for
+    its pairs' and the version's bump in one round trip (PostgreSQL and SQLite alike).
+    False, with nothing that matters written, when the tournament has no totals (the
+    caller rebuilds them, replacing every row, and bumps the version)."""
+    updated = update_rows(
+        EntryTally,
+        keys=["tournament", "entrant"],
+        fields=ENTRY_FIELDS,
+        rows=[(tournament_id, entrant, *values) for entrant, values in entries.items()],
+        set_sql={name: "{old} + {new}" for name in ENTRY_FIELDS},
+    )
+    if updated != len(entries):
+        return False
+    batch = Batch()
+    insert_rows(
+        PairTally,
+        fields=["tournament", "first", "second", *PAIR_FIELDS],
+        rows=[(tournament_id, first, second, *v) for (first, second), v in pairs.items()],
+        batch=batch,
+        suffix="ON CONFLICT ({tournament}, {first}, {second}) DO UPDATE SET "
+        + ", ".join(f"{{{n}}} = {{table}}.{{{n}}} + excluded.{{{n}}}" for n in PAIR_FIELDS),
+    )
+    # The snapshot goes stale with the same round trip.
+    batch.add(*_bump_statement(tournament_id))
+    batch.send()
+    return True
 
 
 def _add(tournament_id: int, entries: dict, pairs: dict, sign: int) -> None:

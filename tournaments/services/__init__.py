@@ -3,7 +3,7 @@
 from tournaments.services.fitting import fit_pool, refit_stale_pools
 from tournaments.services.gating import advance_gate, check_gates, start_gate
 from tournaments.services.ladder import schedule_ladders, set_ladder_paused
-from tournaments.services.playing import play_match, requeue_stuck_matches
+from tournaments.services.playing import play_match, play_queued_match, requeue_stuck_matches
 from tournaments.services.rating import rate_match
 from tournaments.services.recompute import rebuild_ratings, recompute_ratings
 from tournaments.services.scheduling import (
@@ -20,6 +20,7 @@ __all__ = [
     "create_tournament",
     "fit_pool",
     "play_match",
+    "play_queued_match",
     "rate_match",
     "rebuild_ratings",
     "recompute_ratings",

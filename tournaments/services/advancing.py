@@ -27,13 +27,15 @@ FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
 PLANNED_UP_FRONT = ("round_robin", "gauntlet")
 
 
-def advance_tournament(*, tournament_id: int) -> bool:
+def advance_tournament(*, tournament_id: int, tournament: Tournament | None = None) -> bool:
     """Create and queue the games the format says are due, or finish the tournament.
 
-    Call it inside a transaction holding the tournament's row lock. Returns True
-    when the tournament finished.
+    Call it inside a transaction holding the tournament's row lock (``tournament``: the
+    row as read with that lock, if the caller has it). Returns True when the tournament
+    finished.
     """
-    tournament = Tournament.objects.get(pk=tournament_id)
+    if tournament is None:
+        tournament = Tournament.objects.get(pk=tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
         return False
     unfinished = tournament.matches.exclude(status__in=FINAL).exists()

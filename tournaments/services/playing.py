@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from bots import services as bot_services
@@ -20,8 +20,9 @@ from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
-from tournaments.models import Match, MatchSeat, Tournament
-from tournaments.read_models import count_result
+from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.read_models import count_new_result, count_result
+from tournaments.rows import Batch, update_rows
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
@@ -85,20 +86,28 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
 
 
 def play_match(*, match_id: int) -> Match:
-    claimed = _claim(match_id)
-    match = Match.objects.select_related("tournament").get(pk=match_id)
-    if not claimed:
-        return match
+    """Play the match if this call can claim it; the match as stored afterwards."""
+    play_queued_match(match_id=match_id)
+    return Match.objects.select_related("tournament").get(pk=match_id)
+
+
+def play_queued_match(*, match_id: int) -> bool:
+    """What a worker's task runs: claim, play, record. True when this call recorded it.
+
+    Two queries before the match starts: the claim, and the seats with their match,
+    versions and entrant numbers in one read (the recording uses them all).
+    """
+    if not _claim(match_id):
+        return False
+    seats = seats_to_play(match_id)
+    match = seats[0].match if seats else Match.objects.get(pk=match_id)
     # Read right after the claim: only a heartbeat gone stale (minutes) lets another
     # worker claim it again, so this is the attempt this worker holds.
     attempt = match.attempts
-    # The upload itself is read only if this worker has not unpacked it yet.
-    seats = list(
-        match.seats.select_related("version__bot").defer("version__upload").order_by("seat")
-    )
     players = []
     try:
         for seat in seats:
+            # The upload itself is read only if this worker has not unpacked it yet.
             players.append(
                 ProgramPlayer(
                     bot_services.version_dir(version=seat.version),
@@ -125,11 +134,26 @@ def play_match(*, match_id: int) -> Match:
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-    _record_when_the_database_answers(
+    return _record_when_the_database_answers(
         match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
     )
-    match.refresh_from_db()
-    return match
+
+
+def seats_to_play(match_id: int) -> list[MatchSeat]:
+    """The match's seats in order, each with its match, version and bot (not the upload)
+    and its ``entrant`` number in the match's tournament (None outside one)."""
+    entrant = Entry.objects.filter(
+        tournament_id=OuterRef("match__tournament_id"),
+        version_id=OuterRef("version_id"),
+        seed_number__isnull=False,
+    ).values("seed_number")[:1]
+    return list(
+        MatchSeat.objects.filter(match_id=match_id)
+        .select_related("match", "version__bot")
+        .defer("version__upload")
+        .annotate(entrant=Subquery(entrant))
+        .order_by("seat")
+    )
 
 
 def _beat(match_id: int, attempt: int) -> None:
@@ -197,69 +221,104 @@ def record_result(
 
     The tournament moves on in the same transaction (its next round or series queued,
     or the tournament finished), so no crash can leave it waiting with nothing to play.
-    A worker records a result per match, so this reads what it needs in two queries and
-    writes the seats in one; none when the worker passes the ``match`` (with its
-    tournament) and ``seats`` it loaded to play: neither changes while the match runs.
+    A worker records a result per match and passes the ``match`` and ``seats`` it loaded
+    to play (neither changes while the match runs; seats annotated with their
+    ``entrant``): then nothing is read back but the locked tournament and, for the
+    rating, the pool's ledger and ratings.
     """
     with transaction.atomic():
-        if match is not None:
-            tournament_id, gate_id, game, options, rated_seq = (
-                match.tournament_id, match.gate_id, match.game, match.options, match.rated_seq
-            )  # fmt: skip
-            rated = match.tournament.rated if tournament_id is not None else None
-        else:
-            tournament_id, gate_id, game, options, rated, rated_seq = (
-                Match.objects.filter(pk=match_id)
-                .values_list(
-                    "tournament_id", "gate_id", "game", "options", "tournament__rated", "rated_seq"
-                )
-                .get()
+        if match is None:
+            match = Match.objects.get(pk=match_id)
+        tournament = _lock_tournament(match.tournament_id)
+        fields = {
+            "status": Match.Status.FINISHED,
+            "finished_at": timezone.now(),
+            "result": outcome["result"],
+            "moves": outcome["moves"],
+            "record": outcome["record"],
+            "engine_version": outcome["version"],
+        }
+        ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
+        # A tournament's match is counted in its standings here, as finished: the UPDATE
+        # that finishes it says so, if the totals counted it as nothing so far (always,
+        # through the services); otherwise count_result works out the difference.
+        counted = tournament is not None and bool(
+            ours.filter(standings_counted="").update(
+                **fields, standings_counted=Match.Status.FINISHED
             )
-        _lock_tournament(tournament_id)
-        finished = Match.objects.filter(
-            pk=match_id, status=Match.Status.RUNNING, attempts=attempt
-        ).update(
-            status=Match.Status.FINISHED,
-            finished_at=timezone.now(),
-            result=outcome["result"],
-            moves=outcome["moves"],
-            record=outcome["record"],
-            engine_version=outcome["version"],
         )
-        if not finished:
+        if not counted and not ours.update(**fields):
             return False
-        logs = outcome.get("logs") or []
         if seats is None:
-            seats = list(
-                MatchSeat.objects.filter(match_id=match_id)
-                .order_by("seat")
-                .only("seat", "version_id")
-            )
-        else:
-            seats = sorted(seats, key=lambda seat: seat.seat)
-        for seat in seats:
-            seat_result = outcome["result"]["seats"][seat.seat]
-            seat.score = seat_result["score"]
-            seat.rank = seat_result["rank"]
-            seat.fault = seat_result.get("fault")
-            seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
-        MatchSeat.objects.bulk_update(seats, ["score", "rank", "fault", "log"])
+            seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
+        seats = sorted(seats, key=lambda seat: seat.seat)
+        # Writes nobody reads back wait here and leave in one round trip (with the rating's).
+        batch = Batch()
+        _store_seats(seats, outcome, batch)
         # A version gate's matches test two versions of one bot: not games of the pool.
-        if gate_id is None and rated_seq is None and (tournament_id is None or rated):
+        if (
+            match.gate_id is None
+            and match.rated_seq is None
+            and (tournament is None or tournament.rated)
+        ):
             rate_result(
                 match_id=match_id,
-                game=game,
-                options=options,
+                game=match.game,
+                options=match.options,
                 versions=[seat.version_id for seat in seats],
                 result=outcome["result"],
+                batch=batch,
             )
-        if gate_id is not None:
-            advance_gate(gate_id=gate_id)
-        if tournament_id is not None:
+        batch.send()
+        if match.gate_id is not None:
+            advance_gate(gate_id=match.gate_id)
+        if tournament is not None:
             # The standings' totals move with the result, in its transaction.
-            count_result(match_id=match_id)
-            advance_tournament(tournament_id=tournament_id)
+            if counted:
+                count_new_result(
+                    tournament=tournament,
+                    key=match.pairing_key,
+                    round=match.round,
+                    series=match.series,
+                    seats=_entrant_seats(tournament.pk, seats),
+                )
+            else:
+                count_result(match_id=match_id)
+            advance_tournament(tournament_id=tournament.pk, tournament=tournament)
     return True
+
+
+def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch) -> None:
+    """Every seat's score, rank, fault and log, in one UPDATE (added to ``batch``)."""
+    logs = outcome.get("logs") or []
+    for seat in seats:
+        seat_result = outcome["result"]["seats"][seat.seat]
+        seat.score = seat_result["score"]
+        seat.rank = seat_result["rank"]
+        seat.fault = seat_result.get("fault")
+        seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
+    update_rows(
+        MatchSeat,
+        keys=["id"],
+        fields=["score", "rank", "fault", "log"],
+        rows=[(seat.pk, seat.score, seat.rank, seat.fault, seat.log) for seat in seats],
+        batch=batch,
+    )
+
+
+def _entrant_seats(tournament_id: int, seats: list[MatchSeat]) -> list[tuple]:
+    """(entrant, rank, faulted, score) of each seat, in seat order; the entrant numbers
+    come with the worker's seats (``seats_to_play``), or are read here."""
+    entrant = {seat.version_id: getattr(seat, "entrant", None) for seat in seats}
+    if None in entrant.values():
+        entrant = dict(
+            Entry.objects.filter(
+                tournament_id=tournament_id, version_id__in=list(entrant), seed_number__isnull=False
+            ).values_list("version_id", "seed_number")
+        )
+    return [
+        (entrant[seat.version_id], seat.rank, seat.fault is not None, seat.score) for seat in seats
+    ]
 
 
 def _lock_tournament_of(match_id: int) -> int | None:
@@ -274,9 +333,11 @@ def _lock_tournament_of(match_id: int) -> int | None:
     return tournament_id
 
 
-def _lock_tournament(tournament_id: int | None) -> None:
-    if tournament_id is not None:
-        Tournament.objects.select_for_update().filter(pk=tournament_id).exists()
+def _lock_tournament(tournament_id: int | None) -> Tournament | None:
+    """The tournament's row, locked until the transaction ends (None for none)."""
+    if tournament_id is None:
+        return None
+    return Tournament.objects.select_for_update().get(pk=tournament_id)
 
 
 def requeue_stuck_matches() -> int:

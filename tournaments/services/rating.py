@@ -19,6 +19,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, Rating, RatingChange, RatingLedger, RatingPair
+from tournaments.rows import Batch, insert_rows, update_rows
 from tournaments.services.queueing import request_fit_after_commit
 
 log = logging.getLogger(__name__)
@@ -52,24 +53,35 @@ def rate_match(*, match: Match) -> None:
 
 
 def rate_result(
-    *, match_id: int, game: str, options: dict, versions: list[int], result: dict
+    *,
+    match_id: int,
+    game: str,
+    options: dict,
+    versions: list[int],
+    result: dict,
+    batch: Batch | None = None,
 ) -> tuple[int, str] | None:
     """``rate_match`` from what the caller already holds: the versions in seat order and
     the result. Call it inside a transaction; returns (ledger position, pool), or None for
-    a match with no pool. A handful of queries whatever the seat count: one lock on the
-    ledger, one on the versions' rows, one write each for ratings, changes, pairs, ledger
-    and match (parents are looked up only for a version's first match in the pool).
+    a match with no pool. A handful of queries whatever the seat count: the ledger locked
+    and its position taken in one, the versions' rows locked, one write each for ratings,
+    changes, pairs and match, and the leaderboard rows' (parents are looked up only for a
+    version's first match in the pool). The writes nobody reads back go in one round trip
+    (``batch``: the caller's, with writes of its own waiting, or one of its own), sent
+    before the leaderboard rows are written.
     """
+    batch = batch if batch is not None else Batch()
     try:
         pool = pools.pool_key(game, len(versions), options)
     except pools.InvalidPool:
         # Options the engine no longer accepts (a rules change): no pool to rate it in.
         log.warning("match %s is not rated: no pool for its options", match_id)
         return None
-    ledger = RatingLedger.objects.select_for_update().filter(pool=pool).first()
-    if ledger is None:
+    taken = _take_position(pool)
+    if taken is None:
         RatingLedger.objects.get_or_create(pool=pool)
-        ledger = RatingLedger.objects.select_for_update().get(pool=pool)
+        taken = _take_position(pool)
+    seq, fit_requested_at = taken
     rated = elo.sides_from_match_result(result, versions)
     keys = {key for side in rated.sides for key in side}
     rows = {
@@ -89,7 +101,6 @@ def rate_result(
         )
     current.update({key: row.elo for key, row in rows.items()})
     moved = elo.apply(current, rated, settings.ARENA_ELO_K, settings.ARENA_ELO_START, parents)
-    seq = ledger.last_seq + 1
     side_of = {key: i for i, side in enumerate(rated.sides) for key in side}
     now = timezone.now()
     fresh, changes = [], []
@@ -101,35 +112,55 @@ def rate_result(
         row.elo = after
         elo.count_game(row, rated, side_of[key])
         row.updated_at = now
-        changes.append(
-            RatingChange(
-                match_id=match_id, version_id=key, pool=pool, seq=seq, before=before, after=after
-            )
-        )
+        changes.append((match_id, key, pool, seq, before, after, now))
     if fresh:
         Rating.objects.bulk_create(fresh)
     if rows:
-        Rating.objects.bulk_update(list(rows.values()), RATING_FIELDS)
-    RatingChange.objects.bulk_create(changes)
-    _add_pairs(pool, elo.pair_records(rated))
-    ledger.last_seq = seq
-    fields = ["last_seq"]
-    if ledger.fit_requested_at is None:
-        ledger.fit_requested_at = now
-        fields.append("fit_requested_at")
+        update_rows(
+            Rating,
+            keys=["id"],
+            fields=RATING_FIELDS,
+            rows=[
+                (row.pk, *(getattr(row, name) for name in RATING_FIELDS)) for row in rows.values()
+            ],
+            batch=batch,
+        )
+    insert_rows(RatingChange, fields=CHANGE_FIELDS, rows=changes, batch=batch)
+    _add_pairs(pool, elo.pair_records(rated), batch)
+    if fit_requested_at is None:
+        RatingLedger.objects.filter(pool=pool).update(fit_requested_at=now)
         request_fit_after_commit(pool)
-    ledger.save(update_fields=fields)
-    Match.objects.filter(pk=match_id).update(rated_seq=seq, pool=pool)
-    leaderboards.after_rating(pool=pool, version_ids=keys)
+    update_rows(
+        Match, keys=["id"], fields=["rated_seq", "pool"], rows=[(match_id, seq, pool)], batch=batch
+    )
+    written = {row.version_id: row for row in [*rows.values(), *fresh]}
+    leaderboards.after_rating(pool=pool, version_ids=keys, ratings=written, batch=batch)
     return seq, pool
 
 
+def _take_position(pool: str) -> tuple[int, object] | None:
+    """Lock the pool's ledger and take its next position, in one statement: (position,
+    when a refit was last asked for and not yet done), or None when the pool has none."""
+    table = connection.ops.quote_name(RatingLedger._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE pool = %s"
+            " RETURNING last_seq, fit_requested_at",
+            [pool],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return row[0], row[1]
+
+
+CHANGE_FIELDS = ["match", "version", "pool", "seq", "before", "after", "created_at"]
 RATING_FIELDS = [
     "elo", "matches", "wins", "draws", "losses", "rank_total", "sides_total", "updated_at"
 ]  # fmt: skip
 
 
-def _add_pairs(pool: str, records: list[tuple]) -> None:
+def _add_pairs(pool: str, records: list[tuple], batch: Batch) -> None:
     """Add the result's pairwise records to the pool's sums (the caller holds the lock)."""
     totals: dict[tuple[int, int], list[float]] = {}
     for first, second, wins, draws, losses in records:
@@ -143,16 +174,12 @@ def _add_pairs(pool: str, records: list[tuple]) -> None:
         return
     # One upsert for every pair of the result (PostgreSQL and SQLite alike), against the
     # (pool, first, second) unique constraint; the sums only ever grow under the lock.
-    table = connection.ops.quote_name(RatingPair._meta.db_table)
-    rows = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(totals))
-    params = [
-        value for (first, second), sums in totals.items() for value in (pool, first, second, *sums)
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (pool, first_id, second_id, wins, draws, losses)"
-            f" VALUES {rows} ON CONFLICT (pool, first_id, second_id) DO UPDATE SET"
-            f" wins = {table}.wins + excluded.wins, draws = {table}.draws + excluded.draws,"
-            f" losses = {table}.losses + excluded.losses",
-            params,
-        )
+    insert_rows(
+        RatingPair,
+        fields=["pool", "first", "second", "wins", "draws", "losses"],
+        rows=[(pool, first, second, *sums) for (first, second), sums in totals.items()],
+        batch=batch,
+        suffix="ON CONFLICT (pool, first_id, second_id) DO UPDATE SET"
+        " wins = {table}.wins + excluded.wins, draws = {table}.draws + excluded.draws,"
+        " losses = {table}.losses + excluded.losses",
+    )

@@ -1,0 +1,141 @@
+"""Many rows of one table updated by one plain statement, for the result's hot path.
+
+``QuerySet.bulk_update`` and ``update()`` with a ``Case``/``When`` per row build one
+ORM expression per row and field; on a worker recording a result every few tens of
+milliseconds that construction cost more than the database's work. Here the rows go
+into a ``VALUES`` list joined to the table (``UPDATE ... FROM``, PostgreSQL and SQLite
+3.33+ alike; both name a ``VALUES`` list's columns ``column1``, ``column2``...).
+
+Writes whose outcome nobody reads can wait in a :class:`Batch` and go to the database
+together: with PostgreSQL in one round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection
+from django.db.models import Model
+
+
+class Batch:
+    """Statements whose results nobody reads (no rows, no counts), sent together.
+
+    On PostgreSQL Django's cursor binds parameters on the client, so several statements
+    separated by semicolons travel in one ``execute``: one round trip instead of one
+    each, which is what a worker recording a result waits on. They run in the order
+    added, in the caller's transaction, and the first error raises as it would alone.
+    Elsewhere (SQLite) each is executed in turn. Call :meth:`send` before any read or
+    write that must see them.
+    """
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, list]] = []
+
+    def add(self, sql: str, params: Sequence = ()) -> None:
+        self.statements.append((sql, list(params)))
+
+    def send(self) -> None:
+        statements, self.statements = self.statements, []
+        if not statements:
+            return
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql" and _binds_on_client(cursor):
+                cursor.execute(
+                    "; ".join(sql for sql, _ in statements),
+                    [value for _, params in statements for value in params],
+                )
+                return
+            for sql, params in statements:
+                cursor.execute(sql, params)
+
+
+def _binds_on_client(cursor) -> bool:
+    import psycopg
+
+    return isinstance(cursor.cursor, psycopg.ClientCursor)
+
+
+def update_rows(
+    model: type[Model],
+    *,
+    keys: Sequence[str],
+    fields: Sequence[str],
+    rows: Sequence[Sequence],
+    set_sql: dict[str, str] | None = None,
+    where: str = "",
+    where_params: Sequence = (),
+    batch: Batch | None = None,
+) -> int | None:
+    """Update the rows of ``model`` matched by ``keys`` from ``rows`` (the key values, then
+    the ``fields``' values, per row); how many rows changed.
+
+    ``set_sql`` gives a field's new value as SQL other than the row's value itself, with
+    ``{new}`` for the row's value, ``{old}`` for the column as it stands (for instance
+    ``"{old} + {new}"``) and ``{table}`` for the table's quoted name. ``where`` adds a condition on the table (its columns quoted by
+    the caller, ``{table}`` for the table's quoted name) with ``where_params``. With a
+    ``batch`` the statement waits in it (and the count is not known: None).
+    """
+    if not rows:
+        return 0 if batch is None else None
+    quote = connection.ops.quote_name
+    meta = model._meta
+    table = quote(meta.db_table)
+    columns = [meta.get_field(name) for name in (*keys, *fields)]
+    casts = [f"CAST(%s AS {field.cast_db_type(connection)})" for field in columns]
+    values = ", ".join(f"({', '.join(casts)})" for _ in rows)
+    params = [
+        field.get_db_prep_save(value, connection)
+        for row in rows
+        for field, value in zip(columns, row, strict=True)
+    ]
+    sets = []
+    for position, field in enumerate(columns[len(keys) :], start=len(keys) + 1):
+        old, new = f"{table}.{quote(field.column)}", f"v.column{position}"
+        template = (set_sql or {}).get(field.name, "{new}")
+        sets.append(f"{quote(field.column)} = {template.format(old=old, new=new, table=table)}")
+    matches = [
+        f"{table}.{quote(field.column)} = v.column{position}"
+        for position, field in enumerate(columns[: len(keys)], start=1)
+    ]
+    if where:
+        matches.append(f"({where.format(table=table)})")
+    sql = f"UPDATE {table} SET {', '.join(sets)} FROM (VALUES {values}) AS v"
+    sql += f" WHERE {' AND '.join(matches)}"
+    if batch is not None:
+        batch.add(sql, [*params, *where_params])
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *where_params])
+        return cursor.rowcount
+
+
+def insert_rows(
+    model: type[Model],
+    *,
+    fields: Sequence[str],
+    rows: Sequence[Sequence],
+    batch: Batch,
+    suffix: str = "",
+) -> None:
+    """Add to ``batch`` one INSERT of ``rows`` (the ``fields``' values per row) into
+    ``model``'s table, ``suffix`` after it (``ON CONFLICT ...``; ``{table}`` for the
+    table's quoted name, ``{column}`` for a quoted column: ``{first}``)."""
+    if not rows:
+        return
+    quote = connection.ops.quote_name
+    meta = model._meta
+    table = quote(meta.db_table)
+    columns = [meta.get_field(name) for name in fields]
+    one = f"({', '.join(['%s'] * len(columns))})"
+    params = [
+        field.get_db_prep_save(value, connection)
+        for row in rows
+        for field, value in zip(columns, row, strict=True)
+    ]
+    names = {field.name: quote(field.column) for field in meta.concrete_fields}
+    batch.add(
+        f"INSERT INTO {table} ({', '.join(quote(f.column) for f in columns)})"
+        f" VALUES {', '.join([one] * len(rows))} {suffix.format(table=table, **names)}",
+        params,
+    )
