@@ -77,14 +77,30 @@ def bump_after_commit(name: str) -> None:
     transaction.on_commit(lambda: cache.set(VERSION_PREFIX + name, uuid.uuid4().hex, None))
 
 
-def board_version(game: str) -> tuple:
+def tokens_shared() -> bool:
+    """Whether a token bumped by a writer reaches every reader. Rated results are written
+    by Celery workers, other processes: a cache in each process's memory (locmem, the
+    embedded default) never sees their bumps, so there a token-keyed read is not cached.
+    ``ARENA_READ_CACHE_TOKENS`` overrides (tests whose writers run in the reading process)."""
+    configured = getattr(settings, "ARENA_READ_CACHE_TOKENS", None)
+    if configured is not None:
+        return bool(configured)
+    return not settings.CACHES["default"]["BACKEND"].endswith(("LocMemCache", "DummyCache"))
+
+
+def board_version(game: str) -> tuple | None:
     """The version of everything ratings show in ``game``: boards, histories, head to head
-    (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it)."""
+    (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it); None,
+    so not cached, when the cache is not shared with the writers."""
+    if not tokens_shared():
+        return None
     return ("board", game, version_of(f"board:{game}"))
 
 
-def boards_version(games: Iterable[str]) -> tuple:
+def boards_version(games: Iterable[str]) -> tuple | None:
     """``board_version`` of several games at once (one round trip when all are set)."""
+    if not tokens_shared():
+        return None
     games = sorted(games)
     names = [f"{VERSION_PREFIX}board:{game}" for game in games]
     tokens = cache.get_many(names)

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
+def empty_cache(settings):
+    # The tests' writers run in the reading process, so its memory cache sees their bumps.
+    settings.ARENA_READ_CACHE_TOKENS = True
     cache.clear()
     yield
     cache.clear()
@@ -108,3 +110,16 @@ def test_a_cleared_cache_never_revives_an_older_version(two_bots):
     token = readcache.version_of("board:pairs")
     cache.clear()
     assert readcache.version_of("board:pairs") != token
+
+
+def test_a_cache_the_workers_do_not_share_keeps_no_rating_read(two_bots, settings):
+    """In each process's memory (locmem, the embedded default), a worker's bump never
+    reaches the web process: rating reads are then built every time, never stored."""
+    settings.ARENA_READ_CACHE_TOKENS = None
+    assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
+    a, b, va, vb = two_bots
+    before = {url: answer(url) for url in reads(a, b)}
+    with transaction.atomic():  # a worker's write: its commit callbacks run elsewhere
+        finished_match([vb, va], [1, 2], seed=2)
+    for url in reads(a, b):
+        assert answer(url) != before[url], url
