@@ -261,9 +261,12 @@ class Match(models.Model):
                 fields=["tournament", "round", "number", "id"], name="match_tournament_order"
             ),
             # A ladder's newest matches (its pages and API) without walking past the
-            # tournament matches played since: the planner picks this over the primary key.
+            # tournament matches played since: keyed by ladder first, since on (-id) alone
+            # the planner preferred the primary key and filtered 20,000 rows (375 ms).
             models.Index(
-                fields=["-id"], condition=models.Q(ladder__isnull=False), name="match_ladder_newest"
+                fields=["ladder", "-id"],
+                condition=models.Q(ladder__isnull=False),
+                name="match_ladder_newest",
             ),
         ]
         constraints = [
