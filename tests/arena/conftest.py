@@ -4,6 +4,7 @@ import hashlib
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -48,3 +49,11 @@ def stored_version(db):
         )
 
     return make
+
+
+@pytest.fixture
+def empty_cache():
+    """Nothing stored before or after the test (stored reads and replays)."""
+    cache.clear()
+    yield
+    cache.clear()

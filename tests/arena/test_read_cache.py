@@ -8,11 +8,10 @@ import random
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
+from tests.arena.read_cache_support import answer, fresh
 from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
 from tests.tournaments.test_standings_read_models import fail, record, start
 from tournaments.models import Match, MatchSeat, Tournament
@@ -20,10 +19,8 @@ from tournaments.services.requeue import requeue_failed_match
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
+def _empty_cache(empty_cache):
+    pass
 
 
 @pytest.fixture
@@ -39,18 +36,6 @@ def reads(tournament_id: int) -> list[str]:
         f"/tournaments/{tournament_id}/",
         f"/tournaments/{tournament_id}/live/",
     ]
-
-
-def answer(url: str):
-    response = APIClient().get(url)
-    assert response.status_code == 200, url
-    return response.content, response["Content-Type"], response.get("Vary")
-
-
-def fresh(url: str):
-    """The answer with nothing stored: rendered from the database."""
-    cache.clear()
-    return answer(url)
 
 
 def finished_with_a_failure(organiser, settings) -> tuple[Tournament, Match]:

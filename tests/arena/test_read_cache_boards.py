@@ -7,8 +7,8 @@ import pytest
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
+from tests.arena.read_cache_support import answer, fresh
 from tests.tournaments.rating_support import bot_with_version, finished_match, version
 from tournaments import readcache
 
@@ -16,23 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def empty_cache(settings):
+def shared_tokens(settings, empty_cache):
     # The tests' writers run in the reading process, so its memory cache sees their bumps.
     settings.ARENA_READ_CACHE_TOKENS = True
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def answer(url: str):
-    response = APIClient().get(url)
-    assert response.status_code == 200, url
-    return response.content, response["Content-Type"], response.get("Vary")
-
-
-def fresh(url: str):
-    cache.clear()
-    return answer(url)
 
 
 @pytest.fixture

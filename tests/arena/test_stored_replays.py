@@ -32,10 +32,8 @@ VIEWERS = [None, 0, 1]
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
+def _empty_cache(empty_cache):
+    pass
 
 
 @pytest.fixture
