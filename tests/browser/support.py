@@ -22,6 +22,16 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
+def follow(page, selector: str) -> None:
+    """Click a link or submit button and wait until the page it leads to has loaded.
+
+    A bare click returns once the request has started; reading the page then can see the old
+    page or, mid-navigation, an empty document (a CI run failed on exactly that).
+    """
+    with page.expect_navigation(wait_until="load"):
+        page.click(selector)
+
+
 def assert_no_sideways_scroll(page) -> None:
     scroll, client = page.evaluate(
         "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"

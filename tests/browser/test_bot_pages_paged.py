@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bots.selectors import BOT_PAGE_SIZE
-from tests.browser.support import NARROW, WIDE, check_page
+from tests.browser.support import NARROW, WIDE, check_page, follow
 from tests.tournaments.rating_support import bot_with_version, finished_match, owner
 
 
@@ -22,12 +22,12 @@ def test_bots_page_pages_and_searches(page_at, live_server, transactional_db, wi
     page.goto(f"{live_server.url}/bots/")
     assert page.locator("#bots tr").count() == BOT_PAGE_SIZE + 1
     check_page(page, "bots-paged")
-    page.click("a[rel=next]")
+    follow(page, "a[rel=next]")
     assert page.locator("#bots tr").count() == 12 + 1
     assert "bot050" in page.locator("#bots").inner_text()
     check_page(page, "bots-paged-2")
     page.fill("#bot-search input[name=q]", "bot06")
-    page.click("#bot-search button")
+    follow(page, "#bot-search button")
     assert page.locator("#bots tr").count() == 2 + 1  # bot060, bot061
     check_page(page, "bots-search")
 
@@ -45,6 +45,6 @@ def test_head_to_head_suggests_names_as_one_types(page_at, live_server, transact
     page.wait_for_function("document.querySelectorAll('#h2h-bots option').length === 2")
     page.fill("#id_a", "alpha")
     page.fill("#id_b", "alphonse")
-    page.click("#h2h-form button")
+    follow(page, "#h2h-form button")
     assert "alpha against alphonse" in page.locator("h2").first.inner_text()
     check_page(page, "h2h-result")

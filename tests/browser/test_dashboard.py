@@ -6,6 +6,7 @@ import pytest
 
 from bots import services as bot_services
 from bots.models import BotVersion
+from tests.browser.support import follow
 from tournaments import services
 
 BOT = b"from arena_sdk import run\n\nrun(lambda observation, legal: legal[0])\n"
@@ -39,17 +40,17 @@ def test_tournament_leaderboard_bot_and_match_pages(page, live_server, finished_
     assert "first-bot" in standings.inner_text() and "second-bot" in standings.inner_text()
     assert "2 of 2 matches played" in page.locator("#progress").inner_text()
 
-    page.click("#matches a >> nth=0")
+    follow(page, "#matches a >> nth=0")
     assert page.locator("#result tr").count() == 3
     assert page.locator("#events tr").count() > 1
-    page.click("text=seat 0")
+    follow(page, "text=seat 0")
     assert "seat=0" in page.url and "what seat 0 saw" in page.content()
 
     page.goto(f"{live_server.url}/games/pairs/")
     board = page.locator("#leaderboard").inner_text()
     assert "first-bot" in board and "second-bot" in board
 
-    page.click("#leaderboard a >> text=first-bot")
+    follow(page, "#leaderboard a >> text=first-bot")
     # The chart is drawn by a deferred script once the page has loaded: wait for it.
     page.locator("#rating-chart polyline").first.wait_for()
     assert page.locator("#rating-chart polyline").count() == 1
@@ -61,7 +62,7 @@ def test_sign_up_and_upload_through_the_form(page, live_server, transactional_db
     page.fill("input[name=username]", "newcomer")
     page.fill("input[name=password1]", "a long password 77")
     page.fill("input[name=password2]", "a long password 77")
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "newcomer" in page.locator("header").inner_text()
 
     page.goto(f"{live_server.url}/bots/new/")
@@ -70,7 +71,7 @@ def test_sign_up_and_upload_through_the_form(page, live_server, transactional_db
     bot_file = tmp_path / "main.py"
     bot_file.write_bytes(BOT)
     page.set_input_files("input[name=file]", str(bot_file))
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "form-bot" in page.locator("h1").inner_text()
     assert "pending" in page.locator("#versions").inner_text()
     assert BotVersion.objects.get(bot__name="form-bot").status == "pending"
@@ -82,6 +83,6 @@ def test_sign_up_and_upload_through_the_form(page, live_server, transactional_db
     bad = tmp_path / "bad.py"
     bad.write_bytes(b"def broken(:\n")
     page.set_input_files("input[name=file]", str(bad))
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "Upload refused" in page.content() and "SyntaxError" in page.content()
     assert not BotVersion.objects.filter(bot__name="broken-bot").exists()

@@ -12,6 +12,7 @@ import pytest
 from bots import sandbox
 from bots import services as bot_services
 from bots.models import BotVersion
+from tests.browser.support import follow
 from tournaments import services
 
 BOT = (
@@ -54,7 +55,7 @@ def log_in(page, url, username):
     page.goto(f"{url}/login/")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", "a long password 1")
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
 
 
 def test_owner_reads_the_log_and_the_commands(page, live_server, match, tmp_path):

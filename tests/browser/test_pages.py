@@ -10,7 +10,7 @@ import pytest
 
 from bots import hooks
 from bots.models import Bot, BotVersion
-from tests.browser.support import NARROW, WIDE, check_page
+from tests.browser.support import NARROW, WIDE, check_page, follow
 from tests.rated_history import FIRST_LEGAL, bots_with_history
 from tests.replay_matches import store_match
 from tournaments import selectors
@@ -28,7 +28,7 @@ def log_in(page, base: str, username: str = "author") -> None:
     page.goto(f"{base}/login/")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert username in page.locator("header").inner_text()
 
 
@@ -101,21 +101,21 @@ def test_sign_up_from_the_login_page_and_upload_on_a_phone(
     page = page_at(NARROW)
     page.goto(f"{live_server.url}/login/")
     assert "upload bots" in page.locator("#form-intro").inner_text()
-    page.click("#form-after a:has-text('Sign up')")
+    follow(page, "#form-after a:has-text('Sign up')")
     assert page.url.endswith("/signup/")
     page.fill("input[name=username]", "phone-user")
     page.fill("input[name=password1]", "a long password 77")
     page.fill("input[name=password2]", "a long password 77")
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "phone-user" in page.locator("header").inner_text()
 
-    page.click("header >> text=Upload a bot")
+    follow(page, "header >> text=Upload a bot")
     page.fill("input[name=name]", "phone-bot")
     page.select_option("select[name=game]", "punk")
     bot_file = tmp_path / "main.py"
     bot_file.write_bytes(FIRST_LEGAL)
     page.set_input_files("input[name=file]", str(bot_file))
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "phone-bot" in page.locator("h1").inner_text()
     assert "pending" in page.locator("#versions").inner_text()
     check_page(page, "flow-uploaded")
@@ -145,18 +145,18 @@ def test_leaderboard_search_and_pages(page_at, live_server, author, django_user_
     page.goto(f"{live_server.url}/games/stax/")
     assert page.locator("#leaderboard tr").count() == 26  # header and 25 rows
     assert "1–25 of 31 bots" in page.locator(".pager").inner_text()
-    page.click(".pager a[rel=next]")
+    follow(page, ".pager a[rel=next]")
     assert page.locator("#leaderboard tr").count() == 7
     assert "26–31 of 31 bots" in page.locator(".pager").inner_text()
     check_page(page, "leaderboard-last-page")
-    page.click(".pager a[rel=prev]")
+    follow(page, ".pager a[rel=prev]")
     assert page.locator("#leaderboard tr").count() == 26
     page.fill("#board-search", "ZELD")  # owners are searched too, in any case
-    page.click("form.search button")
+    follow(page, "form.search button")
     rows = page.locator("#leaderboard").inner_text()
     assert "lonely" in rows and "stax-" not in rows
     page.fill("#board-search", "nobody-here")
-    page.click("form.search button")
+    follow(page, "form.search button")
     assert "No bot or owner matches" in page.locator("#leaderboard").inner_text()
     check_page(page, "leaderboard-search")
 
@@ -173,5 +173,5 @@ def test_cancelled_matches_are_hidden_until_asked_for(page_at, live_server, auth
     assert "1 cancelled match hidden" in page.content()
     opponent = played.seats.get(seat=1).version.bot.name
     assert opponent in table
-    page.click("text=Show them")
+    follow(page, "text=Show them")
     assert f"#{cancelled.pk}" in page.locator("#matches").inner_text()

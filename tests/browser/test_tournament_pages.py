@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.arena.tournament_play import named_bot, play_queued
-from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page
+from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page, follow
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import services
 from tournaments.models import Ladder, Tournament
@@ -25,7 +25,7 @@ def log_in(page, base: str) -> None:
     page.goto(f"{base}/login/")
     page.fill("input[name=username]", "organiser")
     page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    follow(page, "button[type=submit]")
     assert "organiser" in page.locator("header").inner_text()
 
 
@@ -86,7 +86,7 @@ def test_create_each_format_through_the_form(page_at, live_server, organiser, fo
     assert page.locator("fieldset.game-options:visible").count() == 1
     page.select_option("select[name=option__pairs__gambling]", "tacoma")
     check_page(page, f"form-{format}")
-    page.click("#tournament-form button[type=submit]")
+    follow(page, "#tournament-form button[type=submit]")
     assert page.locator("h1").inner_text().startswith(f"{format} cup")
     tournament = Tournament.objects.get()
     assert tournament.format == format
@@ -123,7 +123,7 @@ def test_the_form_on_a_phone_in_another_time_zone(browser, live_server, organise
         page.fill("input[name=start_at]", "2030-01-02T09:30")
         assert_no_sideways_scroll(page)
         check_page(page, "form-time-zone")
-        page.click("#tournament-form button[type=submit]")
+        follow(page, "#tournament-form button[type=submit]")
         assert "starts 2030-01-02 00:30 UTC" in page.locator("#settings").inner_text()
     finally:
         context.close()
@@ -146,7 +146,7 @@ def test_the_form_without_javascript_keeps_every_field(browser, live_server, org
         page.select_option("select[name=format]", "swiss")
         page.fill("input[name=start_at]", "2030-01-02T09:30")
         assert_no_sideways_scroll(page)
-        page.click("#tournament-form button[type=submit]")
+        follow(page, "#tournament-form button[type=submit]")
         assert "starts 2030-01-02 09:30 UTC" in page.locator("#settings").inner_text()
     finally:
         context.close()
@@ -188,7 +188,7 @@ def test_cancel_from_the_page_asks_first(page_at, live_server, organiser):
     page.click("#cancel-open")
     assert "cannot be undone" in page.locator("#cancel-box").inner_text()
     check_page(page, "tournament-cancel-confirm")
-    page.click("#cancel")
+    follow(page, "#cancel")
     assert page.locator("#status").inner_text() == "cancelled"
     assert "6 cancelled" in page.locator("#progress").inner_text()
     assert page.locator("#cancel-open").count() == 0
