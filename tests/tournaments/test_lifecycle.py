@@ -308,3 +308,23 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
     # Recorded once: a second delivery of the same attempt changes nothing.
     assert not record_result(match_id=second.pk, attempt=attempt, outcome=outcome(second, ranks))
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
+
+
+def test_a_database_lost_between_the_claim_and_the_load_leaves_the_match_queued(tournament):
+    """The task's retry must find the match claimable again, not running under a claim
+    that nobody plays (it would wait minutes for the reaper)."""
+    from django.db import OperationalError
+
+    from tournaments.services.playing import play_queued_match
+
+    def lose_the_seats_read(execute, sql, params, many, context):
+        if sql.lstrip().upper().startswith("SELECT") and "tournaments_matchseat" in sql:
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    match = tournament.matches.first()
+    with connection.execute_wrapper(lose_the_seats_read), pytest.raises(OperationalError):
+        play_queued_match(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED and match.attempts == 0
+    assert claim_match(match_id=match.pk) == 1

@@ -97,10 +97,14 @@ def play_queued_match(*, match_id: int) -> bool:
     Two queries before the match starts: the claim, and the seats with their match,
     versions and entrant numbers in one read (the recording uses them all).
     """
-    if not _claim(match_id):
-        return False
-    seats = seats_to_play(match_id)
-    match = seats[0].match if seats else Match.objects.get(pk=match_id)
+    # The claim and the read commit together: a database lost between them would leave
+    # the match claimed by a task whose retry can no longer claim it. (A claim whose
+    # commit answer is lost waits for its heartbeat to go stale and the reaper.)
+    with transaction.atomic():
+        if not _claim(match_id):
+            return False
+        seats = seats_to_play(match_id)
+        match = seats[0].match if seats else Match.objects.get(pk=match_id)
     # Read right after the claim: only a heartbeat gone stale (minutes) lets another
     # worker claim it again, so this is the attempt this worker holds.
     attempt = match.attempts
