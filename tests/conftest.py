@@ -14,7 +14,7 @@ EMBEDDED = os.environ.get("ARENA_EMBEDDED_TEST") == "1"
 # parallel (pytest-xdist, one test database per process).
 SERIAL_PATHS = (
     "tests/integration/",
-    "tests/bots/test_hostile.py",
+    "tests/bots/test_hostile",  # and test_hostile_unprivileged.py
     "tests/bots/test_fallback.py",
     "tests/bots/test_sandbox.py",
     "tests/bots/test_worker_death.py",
