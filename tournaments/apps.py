@@ -14,3 +14,15 @@ class TournamentsConfig(AppConfig):
         hooks.on_version_active(start_gate_after_activation)
         # The leaderboard rows follow the bot's current version in the same transaction.
         hooks.on_bot_changed(after_bot_change)
+        self._stored_reads_follow_renames()
+
+    @staticmethod
+    def _stored_reads_follow_renames() -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        from bots.models import Bot
+        from tournaments.readcache import bump_names
+
+        post_save.connect(bump_names, sender=Bot, dispatch_uid="readcache-bot-names")
+        post_save.connect(bump_names, sender=get_user_model(), dispatch_uid="readcache-user-names")

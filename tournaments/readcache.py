@@ -109,9 +109,31 @@ def boards_version(games: Iterable[str]) -> tuple | None:
     return ("boards", tuple((game, tokens[name]) for game, name in zip(games, names)))
 
 
+# Every stored read shows bot names and owners' usernames, which have no version column
+# and may be changed by an operator (the admin): renaming either moves this token.
+NAMES = "names"
+
+
+def bump_names(sender, instance, created: bool = False, update_fields=None, **_) -> None:
+    """A ``post_save`` receiver for bots and users (``tournaments.apps``): a rename moves
+    every stored read. Saves that cannot rename (a log-in's ``last_login``) move nothing."""
+    field = "username" if hasattr(instance, "USERNAME_FIELD") else "name"
+    if not created and (update_fields is None or field in update_fields):
+        bump_after_commit(NAMES)
+
+
 def key(request, kind: str, parts: Iterable) -> str:
     """The cache key of ``request``'s answer under the version ``parts``."""
-    raw = repr((release(), kind, request.get_host(), request.get_full_path(), tuple(parts)))
+    raw = repr(
+        (
+            release(),
+            version_of(NAMES),
+            kind,
+            request.get_host(),
+            request.get_full_path(),
+            tuple(parts),
+        )
+    )
     return "read:" + hashlib.sha256(raw.encode()).hexdigest()
 
 

@@ -126,3 +126,38 @@ def test_a_stored_page_differs_from_a_signed_in_readers(organiser, settings, cli
     client.force_login(organiser)
     mine = client.get(url).content
     assert b"Log out" in mine and b"Log out" not in spectators[0]
+
+
+def test_renaming_a_bot_or_its_owner_moves_every_stored_read(
+    organiser, settings, django_capture_on_commit_callbacks
+):
+    """Names have no version column; an operator may change them in the admin."""
+    from bots.models import Bot
+
+    tournament, _ = finished_with_a_failure(organiser, settings)
+    bot = Bot.objects.filter(entries__tournament=tournament).order_by("pk").first()
+    owner = bot.owner
+    for url in reads(tournament.pk):
+        answer(url)
+    with django_capture_on_commit_callbacks(execute=True):
+        bot.name = "renamed-bot"
+        bot.save()
+    after = {url: answer(url) for url in reads(tournament.pk)}  # before fresh() clears
+    for url in reads(tournament.pk):
+        assert after[url] == fresh(url), url
+    assert b"renamed-bot" in answer(f"/tournaments/{tournament.pk}/")[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        owner.username = "renamed-owner"
+        owner.save()
+    assert answer(f"/api/tournaments/{tournament.pk}/") == fresh(
+        f"/api/tournaments/{tournament.pk}/"
+    )
+    # A log-in saves last_login only: nothing stored moves.
+    stored = answer(f"/tournaments/{tournament.pk}/")
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        owner.save(update_fields=["last_login"])
+        bot.save(update_fields=["description"])
+    assert not callbacks
+    with CaptureQueriesContext(connection) as queries:
+        assert answer(f"/tournaments/{tournament.pk}/") == stored
+    assert len(queries) == 1
