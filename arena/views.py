@@ -224,23 +224,33 @@ def ladder_list(request):
 
 
 def ladder_detail(request, pk):
+    if request.method != "POST":
+        return _ladder_page(request, pk, "arena/ladder_detail.html")
     ladder = get_object_or_404(Ladder, pk=pk)
-    if request.method == "POST":
-        if not request.user.is_staff:
-            raise PermissionDenied("only staff may pause or resume a ladder")
-        paused = request.POST.get("action") == "pause"
-        services.set_ladder_paused(ladder=ladder, paused=paused)
-        messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
-        return redirect("ladder", pk=pk)
-    context = tournament_page.ladder_context(ladder, params=request.GET)
-    return render(request, "arena/ladder_detail.html", context)
+    if not request.user.is_staff:
+        raise PermissionDenied("only staff may pause or resume a ladder")
+    paused = request.POST.get("action") == "pause"
+    services.set_ladder_paused(ladder=ladder, paused=paused)
+    messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
+    return redirect("ladder", pk=pk)
 
 
 def ladder_live(request, pk):
     """The part of the ladder page that its polling replaces."""
-    ladder = get_object_or_404(Ladder, pk=pk)
-    context = tournament_page.ladder_context(ladder, params=request.GET)
-    return render(request, "arena/ladder_live.html", context)
+    return _ladder_page(request, pk, "arena/ladder_live.html")
+
+
+def _ladder_page(request, pk: int, template: str):
+    # Stored under the ladder's version, read before the ladder and its rows: a write
+    # between the two leaves newer rows under the older version, never the reverse.
+    version = selectors.ladder_version(pk=pk)
+
+    def build():
+        ladder = get_object_or_404(Ladder, pk=pk)
+        context = tournament_page.ladder_context(ladder, params=request.GET)
+        return render(request, template, context)
+
+    return readcache.page(request, version, build)
 
 
 @login_required

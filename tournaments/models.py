@@ -196,6 +196,9 @@ class LadderCount(models.Model):
     finished = models.BigIntegerField(default=0)
     failed = models.BigIntegerField(default=0)
     cancelled = models.BigIntegerField(default=0)
+    # The version of the ladder's matches as its reads show them: moved by a trigger with
+    # every write of a shown column (migration 0010_ladder_changes); only ever grows.
+    changes = models.BigIntegerField(default=0, db_default=0)
 
 
 class Match(models.Model):

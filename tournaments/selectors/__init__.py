@@ -64,4 +64,5 @@ from tournaments.selectors.tournaments import (  # noqa: F401
 from tournaments.selectors.versions import (  # noqa: F401
     finished_match_version,
     finished_tournament_version,
+    ladder_version,
 )
