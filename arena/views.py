@@ -19,14 +19,13 @@ from django.views.decorators.http import require_POST
 
 from arena import botpage, replay, throttling, tournament_page
 from arena.api import rules_text
-from arena.charts import rating_series
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import Bot
 from bots.validation import UploadRejected
 from games import registry
-from tournaments import pools, readcache, selectors, services
+from tournaments import readcache, selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 
@@ -100,12 +99,6 @@ def bot_detail(request, pk):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     # Each table is read once and handed to every part of the page that needs it.
     versions = list(bot_selectors.version_list(bot=bot))
-    counts = selectors.rated_matches_by_pool(bot=bot)
-    played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
-    pool = played[0] if played else pools.default_pool(bot.game)
-    history = selectors.rating_history(
-        bot=bot, pool=pool, numbers={v.pk: v.number for v in versions}
-    )
     with_cancelled = request.GET.get("cancelled") == "1"
     matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
     return render(
@@ -115,19 +108,11 @@ def bot_detail(request, pk):
             "bot": bot,
             "versions": versions,
             "current": bot_selectors.current_version(bot=bot, versions=versions),
-            "history": history,
-            "rated_total": counts.get(pool, 0) if history else 0,
-            # The table lists the latest changes only (the chart draws every one):
-            # rendering hundreds of rows is most of a busy bot's page.
-            "history_rows": botpage.latest_history(history),
-            "chart": rating_series(history),
+            "ratings": botpage.rating_parts(bot=bot, versions=versions),
             "matches": matches,
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
-            "met": selectors.opponents_met(
-                bot=bot, pool=pool, version_ids={v.pk for v in versions}
-            ),
         },
     )
 
