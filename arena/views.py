@@ -30,12 +30,15 @@ from tournaments.models import Ladder, Match, Tournament
 
 
 def home(request):
-    games = [registry.get(slug) for slug in registry.slugs()]
-    return render(
-        request,
-        "arena/home.html",
-        {"games": games, "tournaments": selectors.tournament_list()[:10]},
-    )
+    # Stored under the tournament list's version (the games are the code's).
+    version = selectors.tournament_list_version()
+
+    def build():
+        games = [registry.get(slug) for slug in registry.slugs()]
+        context = {"games": games, "tournaments": selectors.tournament_list()[:10]}
+        return render(request, "arena/home.html", context)
+
+    return readcache.page(request, version, build)
 
 
 def _game_or_404(slug: str):
@@ -256,9 +259,13 @@ def bot_current(request, pk):
 
 
 def tournament_list(request):
-    return render(
-        request, "arena/tournament_list.html", {"tournaments": selectors.tournament_list()}
-    )
+    version = selectors.tournament_list_version()  # read before the rows
+
+    def build():
+        context = {"tournaments": selectors.tournament_list()}
+        return render(request, "arena/tournament_list.html", context)
+
+    return readcache.page(request, version, build)
 
 
 def _may_cancel(request, tournament: Tournament) -> bool:

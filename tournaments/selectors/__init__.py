@@ -65,4 +65,5 @@ from tournaments.selectors.versions import (  # noqa: F401
     finished_match_version,
     finished_tournament_version,
     ladder_version,
+    tournament_list_version,
 )

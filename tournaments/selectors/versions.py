@@ -13,12 +13,15 @@ Only what cannot change without moving them is versioned here; anything else is 
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
-  row yet: not cached.
+  row yet: not cached;
+- the tournament list (API, page, home page): ``ReadVersion('tournaments')``, which
+  triggers move with every write of a tournament column, an entry or a username the list
+  shows (migration 0011_read_versions).
 """
 
 from __future__ import annotations
 
-from tournaments.models import Ladder, Match, Tournament
+from tournaments.models import Ladder, Match, ReadVersion, Tournament
 
 
 def finished_tournament_version(*, pk: int) -> tuple | None:
@@ -62,3 +65,10 @@ def ladder_version(*, pk: int) -> tuple | None:
     if row is None:
         return None
     return ("ladder", *(v.isoformat() if hasattr(v, "isoformat") else v for v in row))
+
+
+def tournament_list_version() -> tuple | None:
+    """The version of every tournament list (any filter or page); None without its row."""
+    changes = ReadVersion.objects.filter(name="tournaments").values_list("changes", flat=True)
+    found = changes.first()
+    return None if found is None else ("tournaments", found)
