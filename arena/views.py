@@ -68,15 +68,17 @@ def _text(request, name: str) -> str:
 def bot_list(request):
     """A page of bots by name, with a name search and a game filter; pages are keyset
     (``after`` / ``before`` a name), so the last page costs what the first does."""
-    query, game = _text(request, "q"), _text(request, "game")
-    page = bot_selectors.bot_page(
-        query=query, game=game, after=_text(request, "after"), before=_text(request, "before")
-    )
-    return render(
-        request,
-        "arena/bot_list.html",
-        {**page, "q": query, "game": game, "games": registry.slugs()},
-    )
+    version = selectors.bot_list_version()  # read before the rows
+
+    def build():
+        query, game = _text(request, "q"), _text(request, "game")
+        page = bot_selectors.bot_page(
+            query=query, game=game, after=_text(request, "after"), before=_text(request, "before")
+        )
+        context = {**page, "q": query, "game": game, "games": registry.slugs()}
+        return render(request, "arena/bot_list.html", context)
+
+    return readcache.page(request, version, build)
 
 
 BOT_NAME_SUGGESTIONS = 20

@@ -110,3 +110,50 @@ def test_the_triggers_watch_every_column_the_list_shows():
             continue
     shown.discard("id")
     assert shown <= set(versions_migration.TOURNAMENT_SHOWN)
+
+
+BOT_READS = ["/bots/", "/bots/?q=bot", "/bots/?game=pairs", "/bots/?after=a"]
+bots_migration = importlib.import_module("tournaments.migrations.0012_bot_list_version")
+
+
+def moves_the_bot_list(write) -> None:
+    ReadVersion.objects.get_or_create(name="bots")
+    before = selectors.bot_list_version()
+    for url in BOT_READS:
+        answer(url)
+    write()
+    assert selectors.bot_list_version() != before
+    for url in BOT_READS:
+        assert answer(url) == fresh(url), url
+
+
+def test_the_bot_list_page_is_stored_and_every_shown_write_moves_it(organiser, tournament):
+    ReadVersion.objects.get_or_create(name="bots")
+    for url in BOT_READS:
+        first = fresh(url)
+        with CaptureQueriesContext(connection) as queries:
+            assert answer(url) == first, url
+        assert len(queries) == 1, url
+    from bots.models import Bot
+
+    bot = Bot.objects.order_by("pk").first()
+    moves_the_bot_list(lambda: Bot.objects.create(owner=organiser, name="new-bot", game="pairs"))
+    moves_the_bot_list(lambda: Bot.objects.filter(pk=bot.pk).update(name="renamed"))
+    moves_the_bot_list(
+        lambda: get_user_model().objects.filter(pk=organiser.pk).update(username="org3")
+    )
+    moves_the_bot_list(lambda: Bot.objects.filter(name="new-bot").delete())
+    # What the page does not show moves nothing.
+    before = selectors.bot_list_version()
+    Bot.objects.filter(pk=bot.pk).update(description="changed", accepts_entries=False)
+    assert selectors.bot_list_version() == before
+
+
+def test_the_bot_list_triggers_watch_every_column_the_page_reads(organiser):
+    from bots.models import Bot
+    from bots.selectors import bot_page
+
+    Bot.objects.create(owner=organiser, name="b", game="pairs")
+    row = bot_page()["bots"][0]
+    loaded = {f.attname for f in Bot._meta.concrete_fields} - row.get_deferred_fields()
+    assert loaded - {"id"} <= set(bots_migration.BOT_SHOWN)

@@ -16,7 +16,9 @@ Only what cannot change without moving them is versioned here; anything else is 
   row yet: not cached;
 - the tournament list (API, page, home page): ``ReadVersion('tournaments')``, which
   triggers move with every write of a tournament column, an entry or a username the list
-  shows (migration 0011_read_versions).
+  shows (migration 0011_read_versions);
+- the bot list page: ``ReadVersion('bots')``, moved with every write of a bot's name,
+  game, owner or date and of a username (migration 0012_bot_list_version).
 """
 
 from __future__ import annotations
@@ -67,8 +69,16 @@ def ladder_version(*, pk: int) -> tuple | None:
     return ("ladder", *(v.isoformat() if hasattr(v, "isoformat") else v for v in row))
 
 
+def _read_version(name: str) -> tuple | None:
+    found = ReadVersion.objects.filter(name=name).values_list("changes", flat=True).first()
+    return None if found is None else (name, found)
+
+
 def tournament_list_version() -> tuple | None:
     """The version of every tournament list (any filter or page); None without its row."""
-    changes = ReadVersion.objects.filter(name="tournaments").values_list("changes", flat=True)
-    found = changes.first()
-    return None if found is None else ("tournaments", found)
+    return _read_version("tournaments")
+
+
+def bot_list_version() -> tuple | None:
+    """The version of the bot list page (any search or page); None without its row."""
+    return _read_version("bots")
