@@ -55,18 +55,34 @@ FOR EACH ROW EXECUTE FUNCTION tournaments_match_ladder_version();
 
 CREATE OR REPLACE FUNCTION tournaments_seat_ladder_version() RETURNS trigger AS $$
 BEGIN
-    IF TG_OP <> 'INSERT' THEN
-        {BUMP.format(SEAT_LADDER.format("OLD"))};
-    END IF;
-    IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.match_id <> OLD.match_id) THEN
+    {BUMP.format(SEAT_LADDER.format("OLD"))};
+    IF NEW.match_id <> OLD.match_id THEN
         {BUMP.format(SEAT_LADDER.format("NEW"))};
     END IF;
     RETURN NULL;
 END $$ LANGUAGE plpgsql;
 
 CREATE TRIGGER tournaments_seat_ladder_version
-AFTER INSERT OR DELETE OR UPDATE OF {", ".join(SEAT_SHOWN)} ON tournaments_matchseat
+AFTER UPDATE OF {", ".join(SEAT_SHOWN)} ON tournaments_matchseat
 FOR EACH ROW EXECUTE FUNCTION tournaments_seat_ladder_version();
+
+-- Seats come and go in bulk (a round robin's start writes tens of thousands): one bump
+-- per statement and ladder, from the statement's rows, not one per seat.
+CREATE OR REPLACE FUNCTION tournaments_seats_ladder_version() RETURNS trigger AS $$
+BEGIN
+    UPDATE tournaments_laddercount SET changes = changes + 1 WHERE ladder_id IN (
+        SELECT m.ladder_id FROM changed s JOIN tournaments_match m ON m.id = s.match_id
+        WHERE m.ladder_id IS NOT NULL);
+    RETURN NULL;
+END $$ LANGUAGE plpgsql;
+
+CREATE TRIGGER tournaments_seat_insert_ladder_version
+AFTER INSERT ON tournaments_matchseat REFERENCING NEW TABLE AS changed
+FOR EACH STATEMENT EXECUTE FUNCTION tournaments_seats_ladder_version();
+
+CREATE TRIGGER tournaments_seat_delete_ladder_version
+AFTER DELETE ON tournaments_matchseat REFERENCING OLD TABLE AS changed
+FOR EACH STATEMENT EXECUTE FUNCTION tournaments_seats_ladder_version();
 """
 
 UNTRIGGER = """
@@ -74,6 +90,9 @@ DROP TRIGGER IF EXISTS tournaments_match_ladder_version ON tournaments_match;
 DROP FUNCTION IF EXISTS tournaments_match_ladder_version();
 DROP TRIGGER IF EXISTS tournaments_seat_ladder_version ON tournaments_matchseat;
 DROP FUNCTION IF EXISTS tournaments_seat_ladder_version();
+DROP TRIGGER IF EXISTS tournaments_seat_insert_ladder_version ON tournaments_matchseat;
+DROP TRIGGER IF EXISTS tournaments_seat_delete_ladder_version ON tournaments_matchseat;
+DROP FUNCTION IF EXISTS tournaments_seats_ladder_version();
 """
 
 
