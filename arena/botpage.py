@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from tournaments import selectors
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+
+from arena.charts import rating_series
+from bots.models import Bot, BotVersion
+from tournaments import pools, readcache, selectors
 from tournaments.models import Match, MatchSeat
 
 
@@ -20,6 +25,14 @@ def result_text(rank: int | None, ranks: list[int]) -> str:
 
 
 HISTORY_ROWS = 50
+RECENT_FIELDS = (
+    "status",
+    "queued_at",
+    "started_at",
+    "finished_at",
+    "tournament_id",
+    "tournament__name",
+)
 
 
 def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[dict]:
@@ -38,7 +51,12 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
     if not with_cancelled:
         seats = seats.exclude(match__status=Match.Status.CANCELLED)
     ids = list(seats.order_by("-match_id").values_list("match_id", flat=True).distinct()[:limit])
-    matches = selectors.match_list().filter(pk__in=ids).select_related("tournament")
+    matches = (
+        selectors.match_list()
+        .filter(pk__in=ids)
+        .select_related("tournament")
+        .only(*RECENT_FIELDS)  # what the rows show, not whole match and tournament rows
+    )
     rows = []
     for match in matches.order_by("-id"):
         seats = list(match.seats.all())
@@ -57,3 +75,44 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
             }
         )
     return rows, hidden
+
+
+def rating_parts(*, bot: Bot, versions: list[BotVersion]) -> dict:
+    """The page's rating history (chart and table) and head-to-head table, rendered: the
+    same for every reader, so stored under the game's ratings version (moved after every
+    write of ratings, ``tournaments.leaderboards.lock_game``) and the bot's versions; that
+    version is read before any rating row. ``chart``: whether the page needs its script."""
+    parts = readcache.board_version(bot.game)
+    if parts is not None:
+        parts = (*parts, bot.pk, bot.game, tuple(v.pk for v in versions))
+    stored = readcache.fragment("bot-ratings", parts, lambda: _rating_parts(bot, versions))
+    return {
+        **stored,
+        "history": mark_safe(stored["history"]),
+        "head_to_head": mark_safe(stored["head_to_head"]),
+    }
+
+
+def _rating_parts(bot: Bot, versions: list[BotVersion]) -> dict:
+    counts = selectors.rated_matches_by_pool(bot=bot)
+    played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
+    pool = played[0] if played else pools.default_pool(bot.game)
+    history = selectors.rating_history(
+        bot=bot, pool=pool, numbers={v.pk: v.number for v in versions}
+    )
+    chart = rating_series(history)
+    context = {
+        "bot": bot,
+        "history": history,
+        "rated_total": counts.get(pool, 0) if history else 0,
+        # The table lists the latest changes only (the chart draws every one):
+        # rendering hundreds of rows is most of a busy bot's page.
+        "history_rows": latest_history(history),
+        "chart": chart,
+        "met": selectors.opponents_met(bot=bot, pool=pool, version_ids={v.pk for v in versions}),
+    }
+    return {
+        "history": render_to_string("arena/_bot_rating_history.html", context).rstrip("\n"),
+        "head_to_head": render_to_string("arena/_bot_head_to_head.html", context).rstrip("\n"),
+        "chart": bool(chart),
+    }

@@ -19,24 +19,26 @@ from django.views.decorators.http import require_POST
 
 from arena import botpage, replay, throttling, tournament_page
 from arena.api import rules_text
-from arena.charts import rating_series
 from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import Bot
 from bots.validation import UploadRejected
 from games import registry
-from tournaments import pools, readcache, selectors, services
+from tournaments import readcache, selectors, services
 from tournaments.models import Ladder, Match, Tournament
 
 
 def home(request):
-    games = [registry.get(slug) for slug in registry.slugs()]
-    return render(
-        request,
-        "arena/home.html",
-        {"games": games, "tournaments": selectors.tournament_list()[:10]},
-    )
+    # Stored under the tournament list's version (the games are the code's).
+    version = selectors.tournament_list_version()
+
+    def build():
+        games = [registry.get(slug) for slug in registry.slugs()]
+        context = {"games": games, "tournaments": selectors.tournament_list()[:10]}
+        return render(request, "arena/home.html", context)
+
+    return readcache.page(request, version, build)
 
 
 def _game_or_404(slug: str):
@@ -66,15 +68,17 @@ def _text(request, name: str) -> str:
 def bot_list(request):
     """A page of bots by name, with a name search and a game filter; pages are keyset
     (``after`` / ``before`` a name), so the last page costs what the first does."""
-    query, game = _text(request, "q"), _text(request, "game")
-    page = bot_selectors.bot_page(
-        query=query, game=game, after=_text(request, "after"), before=_text(request, "before")
-    )
-    return render(
-        request,
-        "arena/bot_list.html",
-        {**page, "q": query, "game": game, "games": registry.slugs()},
-    )
+    version = selectors.bot_list_version()  # read before the rows
+
+    def build():
+        query, game = _text(request, "q"), _text(request, "game")
+        page = bot_selectors.bot_page(
+            query=query, game=game, after=_text(request, "after"), before=_text(request, "before")
+        )
+        context = {**page, "q": query, "game": game, "games": registry.slugs()}
+        return render(request, "arena/bot_list.html", context)
+
+    return readcache.page(request, version, build)
 
 
 BOT_NAME_SUGGESTIONS = 20
@@ -100,12 +104,6 @@ def bot_detail(request, pk):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     # Each table is read once and handed to every part of the page that needs it.
     versions = list(bot_selectors.version_list(bot=bot))
-    counts = selectors.rated_matches_by_pool(bot=bot)
-    played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
-    pool = played[0] if played else pools.default_pool(bot.game)
-    history = selectors.rating_history(
-        bot=bot, pool=pool, numbers={v.pk: v.number for v in versions}
-    )
     with_cancelled = request.GET.get("cancelled") == "1"
     matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
     return render(
@@ -115,19 +113,11 @@ def bot_detail(request, pk):
             "bot": bot,
             "versions": versions,
             "current": bot_selectors.current_version(bot=bot, versions=versions),
-            "history": history,
-            "rated_total": counts.get(pool, 0) if history else 0,
-            # The table lists the latest changes only (the chart draws every one):
-            # rendering hundreds of rows is most of a busy bot's page.
-            "history_rows": botpage.latest_history(history),
-            "chart": rating_series(history),
+            "ratings": botpage.rating_parts(bot=bot, versions=versions),
             "matches": matches,
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
-            "met": selectors.opponents_met(
-                bot=bot, pool=pool, version_ids={v.pk for v in versions}
-            ),
         },
     )
 
@@ -224,23 +214,33 @@ def ladder_list(request):
 
 
 def ladder_detail(request, pk):
+    if request.method != "POST":
+        return _ladder_page(request, pk, "arena/ladder_detail.html")
     ladder = get_object_or_404(Ladder, pk=pk)
-    if request.method == "POST":
-        if not request.user.is_staff:
-            raise PermissionDenied("only staff may pause or resume a ladder")
-        paused = request.POST.get("action") == "pause"
-        services.set_ladder_paused(ladder=ladder, paused=paused)
-        messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
-        return redirect("ladder", pk=pk)
-    context = tournament_page.ladder_context(ladder, params=request.GET)
-    return render(request, "arena/ladder_detail.html", context)
+    if not request.user.is_staff:
+        raise PermissionDenied("only staff may pause or resume a ladder")
+    paused = request.POST.get("action") == "pause"
+    services.set_ladder_paused(ladder=ladder, paused=paused)
+    messages.success(request, "Ladder paused." if paused else "Ladder resumed.")
+    return redirect("ladder", pk=pk)
 
 
 def ladder_live(request, pk):
     """The part of the ladder page that its polling replaces."""
-    ladder = get_object_or_404(Ladder, pk=pk)
-    context = tournament_page.ladder_context(ladder, params=request.GET)
-    return render(request, "arena/ladder_live.html", context)
+    return _ladder_page(request, pk, "arena/ladder_live.html")
+
+
+def _ladder_page(request, pk: int, template: str):
+    # Stored under the ladder's version, read before the ladder and its rows: a write
+    # between the two leaves newer rows under the older version, never the reverse.
+    version = selectors.ladder_version(pk=pk)
+
+    def build():
+        ladder = get_object_or_404(Ladder, pk=pk)
+        context = tournament_page.ladder_context(ladder, params=request.GET)
+        return render(request, template, context)
+
+    return readcache.page(request, version, build)
 
 
 @login_required
@@ -261,9 +261,13 @@ def bot_current(request, pk):
 
 
 def tournament_list(request):
-    return render(
-        request, "arena/tournament_list.html", {"tournaments": selectors.tournament_list()}
-    )
+    version = selectors.tournament_list_version()  # read before the rows
+
+    def build():
+        context = {"tournaments": selectors.tournament_list()}
+        return render(request, "arena/tournament_list.html", context)
+
+    return readcache.page(request, version, build)
 
 
 def _may_cancel(request, tournament: Tournament) -> bool:

@@ -155,6 +155,17 @@ class BotUpdateSerializer(serializers.Serializer):
         return attrs
 
 
+LIST_FIELDS = (
+    "name",
+    "game",
+    "description",
+    "accepts_entries",
+    "owner__username",
+    "created_at",
+    "current_id",
+)
+
+
 class BotListCreateApi(generics.ListAPIView):
     """Bots by name, a page at a time (keyset on the name: arena.pagination)."""
 
@@ -163,7 +174,8 @@ class BotListCreateApi(generics.ListAPIView):
     keyset_ordering = ("name",)
 
     def get_queryset(self):
-        return selectors.bot_list()
+        # Only the columns a row shows (not the owner's whole user row).
+        return selectors.bot_list().only(*LIST_FIELDS)
 
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))

@@ -180,6 +180,15 @@ class Ladder(models.Model):
         return f"ladder {self.key}"
 
 
+class ReadVersion(models.Model):
+    """A version of a list that has no row of its own to carry one (``tournaments``: the
+    tournament list), moved by database triggers in the writer's transaction with every
+    write of what the list shows (migration 0011_read_versions); only ever grows."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    changes = models.BigIntegerField(default=0)
+
+
 class LadderCount(models.Model):
     """How many of a ladder's matches are in each status: a read model kept by a database
     trigger on the match table (migration 0007_ladder_counts), so every write path, the ORM's bulk
@@ -196,6 +205,9 @@ class LadderCount(models.Model):
     finished = models.BigIntegerField(default=0)
     failed = models.BigIntegerField(default=0)
     cancelled = models.BigIntegerField(default=0)
+    # The version of the ladder's matches as its reads show them: moved by a trigger with
+    # every write of a shown column (migration 0010_ladder_changes); only ever grows.
+    changes = models.BigIntegerField(default=0, db_default=0)
 
 
 class Match(models.Model):

@@ -137,6 +137,21 @@ def key(request, kind: str, parts: Iterable) -> str:
     return "read:" + hashlib.sha256(raw.encode()).hexdigest()
 
 
+def fragment(kind: str, parts: Iterable | None, build: Callable[[], object]):
+    """A piece of a page that is the same for every reader (any picklable value), stored
+    under ``parts``; built every time when ``parts`` is None."""
+    if parts is None:
+        return build()
+    raw = repr((release(), kind, tuple(parts)))
+    cache_key = "read:fragment:" + hashlib.sha256(raw.encode()).hexdigest()
+    stored = cache.get(cache_key)
+    if stored is not None:
+        return stored
+    value = build()
+    cache.set(cache_key, value, CACHE_SECONDS)
+    return value
+
+
 def anonymous(request) -> bool:
     return not request.user.is_authenticated
 

@@ -109,3 +109,23 @@ def test_a_cache_the_workers_do_not_share_keeps_no_rating_read(two_bots, setting
         finished_match([vb, va], [1, 2], seed=2)
     for url in reads(a, b):
         assert answer(url) != before[url], url
+
+
+def test_the_bot_pages_rating_parts_are_stored_and_a_rated_result_moves_them(
+    two_bots, django_capture_on_commit_callbacks
+):
+    """The bot page is built for every reader, but its rating history and head-to-head
+    parts are stored under the board version (arena.botpage.rating_parts): the page equals
+    a fresh render, reads no rating table when stored, and shows a new rated result."""
+    a, _, va, vb = two_bots
+    url = f"/bots/{a.pk}/"
+    first = fresh(url)
+    with CaptureQueriesContext(connection) as queries:
+        assert answer(url) == first
+    tables = " ".join(q["sql"] for q in queries)
+    assert "tournaments_ratingchange" not in tables and "tournaments_ratingpair" not in tables
+    with django_capture_on_commit_callbacks(execute=True):
+        finished_match([vb, va], [1, 2], seed=2)
+    now = answer(url)
+    assert now != first and now == fresh(url)
+    assert now[0].count(b"<tr><td>") > first[0].count(b"<tr><td>")  # one more history row

@@ -151,6 +151,44 @@ def test_a_ladder_pages_its_matches_by_id(client, db):
     assert shown_matches(second) == sorted(ids, reverse=True)[50:100]
 
 
+def test_a_ladder_lists_only_its_own_matches_past_newer_tournament_ones(
+    client, db, django_assert_max_num_queries
+):
+    """Ladder pages read the page's ids first (tournaments.selectors.LadderMatchQuerySet):
+    still only the ladder's matches, in order, with their seats, past newer matches of
+    other events, on both ends of the list and in the API."""
+    from rest_framework.test import APIClient
+
+    from tournaments.models import Ladder, Match
+
+    ladder = Ladder.objects.create(key="pairs:2", game="pairs", players=2)
+    other = Ladder.objects.create(key="pairs:3", game="pairs", players=3)
+    ids = []
+    for i in range(130):
+        made = Match.objects.create(
+            game="pairs", engine_version=1, seed=i, ladder=ladder, round=i, status="finished"
+        )
+        ids.append(made.pk)
+        Match.objects.create(game="pairs", engine_version=1, seed=i, ladder=other, round=i)
+    for i in range(60):  # newer than every ladder match, none of them the ladder's
+        Match.objects.create(game="pairs", engine_version=1, seed=i, round=i)
+    newest = sorted(ids, reverse=True)
+    with django_assert_max_num_queries(5):
+        html = client.get(f"/ladders/{ladder.pk}/").content.decode()
+    assert shown_matches(html) == newest[:50]
+    assert (
+        shown_matches(client.get(f"/ladders/{ladder.pk}/?after=0").content.decode())
+        == (newest[-50:])
+    )
+    api = APIClient()
+    body = api.get(f"/api/ladders/{ladder.pk}/matches/?page_size=40").json()
+    assert [m["id"] for m in body["results"]] == newest[:40]
+    following = api.get(body["next"]).json()
+    assert [m["id"] for m in following["results"]] == newest[40:80]
+    back = api.get(following["previous"]).json()
+    assert [m["id"] for m in back["results"]] == newest[:40]
+
+
 def test_the_crosstable_of_a_round_robin(client, organiser):
     tournament = started(organiser, 3)
     play_queued(tournament.pk)  # the lower bot id wins every game

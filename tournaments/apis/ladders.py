@@ -11,7 +11,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import selectors, services
+from tournaments import readcache, selectors, services
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Ladder, Match
 
@@ -59,6 +59,15 @@ class LadderMatchesApi(generics.ListAPIView):
             return Match.objects.none()
         ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
         return selectors.match_list(ladder=ladder)
+
+    def list(self, request, *args, **kwargs):
+        # Stored under the ladder's version, read before the rows (see selectors.versions).
+        version = selectors.ladder_version(pk=kwargs["pk"])
+        return readcache.api_response(request, self, version, lambda: self._page_data())
+
+    def _page_data(self):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
 
 
 class LadderPauseApi(APIView):

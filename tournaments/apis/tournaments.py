@@ -205,6 +205,16 @@ class TournamentListCreateApi(generics.ListAPIView):
         selectors.load_entrants(tournaments=page)  # one query, not one per row
         return page
 
+    def list(self, request, *args, **kwargs):
+        # Stored under the list's version, read before the rows (selectors.versions).
+        version = selectors.tournament_list_version()
+        return readcache.api_response(request, self, version, lambda: self._page_data())
+
+    def _page_data(self):
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+
     @extend_schema(request=TournamentSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request):
         data = TournamentSerializer(data=request.data)

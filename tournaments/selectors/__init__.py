@@ -62,6 +62,9 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     tournament_list,
 )
 from tournaments.selectors.versions import (  # noqa: F401
+    bot_list_version,
     finished_match_version,
     finished_tournament_version,
+    ladder_version,
+    tournament_list_version,
 )

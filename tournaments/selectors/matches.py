@@ -8,6 +8,7 @@ import shlex
 
 from django.core.cache import cache
 from django.db.models import Prefetch, QuerySet
+from django.db.models.query import ModelIterable
 
 from bots.cli import option_text
 from bots.models import BotVersion
@@ -25,8 +26,24 @@ from tournaments.read_models import replays
 def public_seats() -> Prefetch:
     """A match's seats without their logs (nor their versions' uploads): what every page and
     list may load."""
-    seats = MatchSeat.objects.defer("log", "version__upload").select_related("version__bot")
+    # Only what the pages, lists and reproduce commands read: whole bot and version rows
+    # cost most of a list page's time in building model instances.
+    seats = MatchSeat.objects.select_related("version__bot").only(*SEAT_FIELDS)
     return Prefetch("seats", queryset=seats)
+
+
+SEAT_FIELDS = (
+    "match_id",
+    "seat",
+    "score",
+    "rank",
+    "fault",
+    "version__number",
+    "version__kind",
+    "version__bot_id",
+    "version__bot__name",
+    "version__bot__owner_id",
+)
 
 
 def match_detail(*, pk: int) -> Match:
@@ -133,6 +150,31 @@ class LadderMatchQuerySet(QuerySet):
             if row is not None:
                 return sum(getattr(row, status) for status in Match.Status.values)
         return super().count()
+
+    def __getitem__(self, k):
+        """A page (a slice of rows in an order) read as the ids of the page, on the ladder's
+        index alone, and then those rows: one query, two plans. Asked for whole rows in id
+        order, PostgreSQL walks the primary key and filters on the ladder, which reads past
+        every newer match of other events (47 ms past 20,000 tournament matches); the ids
+        alone come from ``match_ladder_newest`` (0.1 ms)."""
+        query = self.query
+        if (
+            not isinstance(k, slice)
+            or k.step is not None
+            or self._result_cache is not None
+            or self._iterable_class is not ModelIterable
+            or not query.order_by
+            or query.annotations
+            or query.distinct
+            or query.combinator
+        ):
+            return super().__getitem__(k)
+        ids = QuerySet.__getitem__(self.values("pk"), k)
+        page = QuerySet(model=self.model).filter(pk__in=ids).order_by(*query.order_by)
+        page.query.deferred_loading = query.deferred_loading
+        page.query.select_related = query.select_related
+        page._prefetch_related_lookups = self._prefetch_related_lookups
+        return page
 
 
 def ladder_matches(*, ladder: Ladder) -> LadderMatchQuerySet:

@@ -9,12 +9,21 @@ Only what cannot change without moving them is versioned here; anything else is 
   back to running (``requeue_failed_match``); a running one's match counts change as
   matches are claimed, with no version of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
-  status. Bot names and version numbers, which both show, never change.
+  status. Bot names and version numbers, which both show, never change;
+- a ladder's matches (its page, live part and matches API): every column of the ladder's
+  row, its counters and ``LadderCount.changes``, which a trigger moves with every write
+  of a match or seat column those reads show (migration 0010_ladder_changes). No counter
+  row yet: not cached;
+- the tournament list (API, page, home page): ``ReadVersion('tournaments')``, which
+  triggers move with every write of a tournament column, an entry or a username the list
+  shows (migration 0011_read_versions);
+- the bot list page: ``ReadVersion('bots')``, moved with every write of a bot's name,
+  game, owner or date and of a username (migration 0012_bot_list_version).
 """
 
 from __future__ import annotations
 
-from tournaments.models import Match, Tournament
+from tournaments.models import Ladder, Match, ReadVersion, Tournament
 
 
 def finished_tournament_version(*, pk: int) -> tuple | None:
@@ -41,3 +50,35 @@ def finished_match_version(*, pk: int) -> tuple | None:
         return None
     status, attempts, finished_at = row
     return ("match", pk, status, attempts, finished_at.isoformat() if finished_at else "")
+
+
+LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")
+
+
+def ladder_version(*, pk: int) -> tuple | None:
+    """The version of a ladder's page and match lists, in one query; None when there is no
+    such ladder or no counter row (then the read is built, and 404s, as usual)."""
+    fields = [f.attname for f in Ladder._meta.concrete_fields]
+    row = (
+        Ladder.objects.filter(pk=pk, count__isnull=False)
+        .values_list(*fields, *(f"count__{name}" for name in LADDER_COUNTS))
+        .first()
+    )
+    if row is None:
+        return None
+    return ("ladder", *(v.isoformat() if hasattr(v, "isoformat") else v for v in row))
+
+
+def _read_version(name: str) -> tuple | None:
+    found = ReadVersion.objects.filter(name=name).values_list("changes", flat=True).first()
+    return None if found is None else (name, found)
+
+
+def tournament_list_version() -> tuple | None:
+    """The version of every tournament list (any filter or page); None without its row."""
+    return _read_version("tournaments")
+
+
+def bot_list_version() -> tuple | None:
+    """The version of the bot list page (any search or page); None without its row."""
+    return _read_version("bots")

@@ -172,20 +172,32 @@ def set_ladder_paused(*, ladder: Ladder, paused: bool) -> Ladder:
     return ladder
 
 
-# The same statement as migration 0007_ladder_counts's initial fill.
+# Migration 0007_ladder_counts's initial fill, as an upsert: a recount never takes a
+# ladder's ``changes`` back (a stored read keyed by it could answer again), it moves it.
 RECOUNT = """
-DELETE FROM tournaments_laddercount;
+DELETE FROM tournaments_laddercount
+WHERE ladder_id NOT IN (SELECT id FROM tournaments_ladder);
 INSERT INTO tournaments_laddercount
-    (ladder_id, scheduled, queued, running, finished, failed, cancelled)
+    (ladder_id, scheduled, queued, running, finished, failed, cancelled, changes)
 SELECT l.id,
     count(m.id) FILTER (WHERE m.status = 'scheduled'),
     count(m.id) FILTER (WHERE m.status = 'queued'),
     count(m.id) FILTER (WHERE m.status = 'running'),
     count(m.id) FILTER (WHERE m.status = 'finished'),
     count(m.id) FILTER (WHERE m.status = 'failed'),
-    count(m.id) FILTER (WHERE m.status = 'cancelled')
+    count(m.id) FILTER (WHERE m.status = 'cancelled'),
+    1
 FROM tournaments_ladder l LEFT JOIN tournaments_match m ON m.ladder_id = l.id
-GROUP BY l.id;
+WHERE true  -- SQLite: a SELECT before ON CONFLICT needs a WHERE
+GROUP BY l.id
+ON CONFLICT (ladder_id) DO UPDATE SET
+    scheduled = EXCLUDED.scheduled,
+    queued = EXCLUDED.queued,
+    running = EXCLUDED.running,
+    finished = EXCLUDED.finished,
+    failed = EXCLUDED.failed,
+    cancelled = EXCLUDED.cancelled,
+    changes = tournaments_laddercount.changes + 1;
 """
 
 
