@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from arena import rating_views, views
+from arena import account_views, rating_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -25,7 +25,7 @@ urlpatterns = [
     path("ladders/", views.ladder_list, name="ladders"),
     path("ladders/<int:pk>/", views.ladder_detail, name="ladder"),
     path("ladders/<int:pk>/live/", views.ladder_live, name="ladder-live"),
-    path("signup/", views.signup, name="signup"),
-    path("login/", views.LoginView.as_view(), name="login"),
+    path("signup/", account_views.signup, name="signup"),
+    path("login/", account_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -6,20 +6,17 @@ import functools
 
 import markdown
 from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
-from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from arena import botpage, replay, throttling, tournament_page
+from arena.account_views import throttled_form
 from arena.api import rules_text
-from arena.forms import BotUploadForm, ThrottledLoginForm, TournamentForm, VersionUploadForm
+from arena.forms import BotUploadForm, TournamentForm, VersionUploadForm
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import Bot
@@ -132,32 +129,11 @@ def _upload(request, bot, upload) -> bool:
     return True
 
 
-TOO_MANY_REQUESTS = 429
-
-
-def _throttled_form(
-    request, form, context: dict, *throttle_classes, template: str = "arena/form.html"
-):
-    """The form again with the throttle's sentence, answered 429; None when not throttled.
-
-    Every POST counts, as on the API, whether or not it then succeeds."""
-    if request.method != "POST":
-        return None
-    message = throttling.refusal(request, *throttle_classes)
-    if message is None:
-        return None
-    if form.is_bound:
-        form.add_error(None, message)
-    else:  # an empty POST body leaves the form unbound, with no errors to add to
-        messages.error(request, message)
-    return render(request, template, {"form": form, **context}, status=TOO_MANY_REQUESTS)
-
-
 @login_required
 def bot_new(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
     context = {"title": "New bot", "multipart": True}
-    if refused := _throttled_form(request, form, context, throttling.UploadThrottle):
+    if refused := throttled_form(request, form, context, throttling.UploadThrottle):
         return refused
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -184,7 +160,7 @@ def bot_upload(request, pk):
     bot = get_object_or_404(Bot, pk=pk, owner=request.user)
     form = VersionUploadForm(request.POST or None, request.FILES or None)
     context = {"title": f"Upload a new version of {bot.name}", "multipart": True}
-    if refused := _throttled_form(request, form, context, throttling.UploadThrottle):
+    if refused := throttled_form(request, form, context, throttling.UploadThrottle):
         return refused
     if request.method == "POST" and form.is_valid():
         if _upload(request, bot, form.cleaned_data["file"]):
@@ -329,7 +305,7 @@ TOURNAMENT_FORM = "arena/tournament_form.html"
 def tournament_new(request):
     form = TournamentForm(request.POST or None, organiser=request.user)
     context = {"title": "New tournament"}
-    if refused := _throttled_form(
+    if refused := throttled_form(
         request, form, context, throttling.TournamentThrottle, template=TOURNAMENT_FORM
     ):
         return refused
@@ -418,49 +394,3 @@ def _match_detail(request, pk):
             ),
         },
     )
-
-
-SIGN_UP_INTRO = (
-    "An account lets you upload bots, enter them in tournaments and organise your own. "
-    "Leaderboards, bots and replays stay open to everyone without one."
-)
-
-
-def signup(request):
-    form = UserCreationForm(request.POST or None)
-    context = {
-        "title": "Sign up",
-        "intro": SIGN_UP_INTRO,
-        "after": format_html('Already have an account? <a href="{}">Log in</a>.', reverse("login")),
-    }
-    if refused := _throttled_form(request, form, context, throttling.SignUpThrottle):
-        return refused
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        return redirect("home")
-    return render(request, "arena/form.html", {"form": form, **context})
-
-
-class LoginView(auth_views.LoginView):
-    """Django's log-in page; refused guesses (see ThrottledLoginForm) answer 429."""
-
-    template_name = "arena/form.html"
-    authentication_form = ThrottledLoginForm
-
-    def get_context_data(self, **kwargs):
-        return {
-            **super().get_context_data(**kwargs),
-            "title": "Log in",
-            "intro": "Log in to upload bots, enter tournaments and organise them; "
-            "everything else here is open to all.",
-            "after": format_html(
-                'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
-            ),
-        }
-
-    def form_invalid(self, form):
-        response = super().form_invalid(form)
-        if form.has_error(NON_FIELD_ERRORS, "throttled"):
-            response.status_code = TOO_MANY_REQUESTS
-        return response

@@ -1,0 +1,81 @@
+"""The account pages (sign up, log in), and the 429 answer every throttled form gives."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
+
+from arena import throttling
+from arena.forms import ThrottledLoginForm
+
+TOO_MANY_REQUESTS = 429
+
+
+def throttled_form(
+    request, form, context: dict, *throttle_classes, template: str = "arena/form.html"
+):
+    """The form again with the throttle's sentence, answered 429; None when not throttled.
+
+    Every POST counts, as on the API, whether or not it then succeeds."""
+    if request.method != "POST":
+        return None
+    message = throttling.refusal(request, *throttle_classes)
+    if message is None:
+        return None
+    if form.is_bound:
+        form.add_error(None, message)
+    else:  # an empty POST body leaves the form unbound, with no errors to add to
+        messages.error(request, message)
+    return render(request, template, {"form": form, **context}, status=TOO_MANY_REQUESTS)
+
+
+SIGN_UP_INTRO = (
+    "An account lets you upload bots, enter them in tournaments and organise your own. "
+    "Leaderboards, bots and replays stay open to everyone without one."
+)
+
+
+def signup(request):
+    form = UserCreationForm(request.POST or None)
+    context = {
+        "title": "Sign up",
+        "intro": SIGN_UP_INTRO,
+        "after": format_html('Already have an account? <a href="{}">Log in</a>.', reverse("login")),
+    }
+    if refused := throttled_form(request, form, context, throttling.SignUpThrottle):
+        return refused
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("home")
+    return render(request, "arena/form.html", {"form": form, **context})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page; refused guesses (see ThrottledLoginForm) answer 429."""
+
+    template_name = "arena/form.html"
+    authentication_form = ThrottledLoginForm
+
+    def get_context_data(self, **kwargs):
+        return {
+            **super().get_context_data(**kwargs),
+            "title": "Log in",
+            "intro": "Log in to upload bots, enter tournaments and organise them; "
+            "everything else here is open to all.",
+            "after": format_html(
+                'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
+            ),
+        }
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "throttled"):
+            response.status_code = TOO_MANY_REQUESTS
+        return response
