@@ -103,6 +103,8 @@ class ProgramPlayer:
         self._ended = False
         self._cleanup: list = []
         self._prepare_error: BotTooLarge | None = None
+        self._ready_by = 0.0  # monotonic time its start-up allowance ends (begin_start)
+        self._start_error: WireError | None = None
 
     def _fault(self, error: WireError, during: str, waited_ms: int) -> Fault:
         """Turn a wire error into a fault, asking the sandbox which limit (if any) was hit."""
@@ -160,6 +162,14 @@ class ProgramPlayer:
             self._prepare_error = exc
 
     def start(self, info: dict) -> Fault | None:
+        self.begin_start(info)
+        return self.finish_start()
+
+    def begin_start(self, info: dict) -> None:
+        """The first half of ``start``: the program starts (released, if prepared) and is
+        sent "start"; ``finish_start`` waits for its "ready". The runner begins every seat's
+        start before it waits for any, so the programs' start-ups overlap. Raises what
+        ``start`` raises for the host's failures (and :class:`BotTooLarge`)."""
         if self._prepare_error is not None:
             raise self._prepare_error
         if self.box is None:
@@ -171,9 +181,25 @@ class ProgramPlayer:
             proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
             self.limits.line_bytes, self.limits.output_mb << 20,
         )  # fmt: skip
-        deadline = time.monotonic() + self.limits.start_ms / 1000
+        self._ready_by = time.monotonic() + self.limits.start_ms / 1000
+        self._start_error = None
         try:
-            self.channel.send({"type": "start", **info}, deadline)
+            self.channel.queue({"type": "start", **info})  # what fits now; the rest in finish
+        except WireError as error:
+            self._start_error = error
+
+    def finish_start(self) -> Fault | None:
+        """The second half of ``start``: wait, until the start-up allowance counted from
+        ``begin_start`` runs out, for "ready"; then pause the bot. A fault or None."""
+        assert self.box is not None and self.channel is not None
+        deadline = self._ready_by
+        try:
+            if self._start_error is not None:
+                raise self._start_error
+            self.channel.flush(deadline)
+            # What the bot wrote while the runner waited for another seat counts even if
+            # the runner only looks after this seat's allowance (that seat used up its own).
+            self.channel.read_waiting()
             message = self.channel.recv(deadline)
         except WireError as error:
             return self._fault(error, "before it was ready", self.limits.start_ms)
