@@ -79,7 +79,12 @@ def play_match(
     seed: int,
     clock: Clock | None = None,
     on_move: Callable[[int], None] | None = None,
+    while_starting: Callable[[], None] | None = None,
 ) -> MatchOutcome:
+    """Play the match out. ``while_starting`` runs once every seat has been started and
+    before the runner waits for their "ready" (a worker prepares its next match's sandboxes
+    there, bots/spares.py): the seats' allowances run meanwhile, and a "ready" that arrives
+    then counts as on time."""
     clock = clock or Clock()
     game = registry.get(game_slug)
     count = len(players)
@@ -120,6 +125,8 @@ def play_match(
             except BotTooLarge as exc:
                 started = Fault("crashed", f"could not be started: {exc}")
             _note_start(seat, started, players, faults)
+        if while_starting is not None:
+            while_starting()
         for seat in starting:
             _note_start(seat, players[seat].finish_start(), players, faults)  # type: ignore[attr-defined]
         while acting := state.to_act():
