@@ -10,9 +10,9 @@ release is left.
 
 Nothing changes for the bot: a spare is what ``prepare`` would have built, the same files,
 limits and containment, and its start-up allowance runs from its release as before. Spares
-that the next match cannot use are closed when it prepares its own, and any older than
-``MAX_AGE_S`` before they are taken, so a process holds at most one match's seats more than
-it plays, briefly. Call everything here from the thread that plays the matches: bwrap dies
+that the next match cannot use are closed while its bots start, and any older than
+``MAX_AGE_S`` are never taken, so a process holds at most one match's seats more than the
+match it plays. Call everything here from the thread that plays the matches: bwrap dies
 with the thread that started it. A process that dies leaves nothing: the sandboxes die with
 it and the sweepers remove their staging folders and cgroups.
 """

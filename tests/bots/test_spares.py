@@ -65,11 +65,11 @@ def test_a_bot_playing_itself_gets_a_spare_per_seat(make_bot):
     assert spares.held() == 2  # built again while the second match started
 
 
-def test_spares_of_other_bots_are_closed_by_the_next_prepare(make_bot):
+def test_spares_the_next_match_cannot_use_are_closed_while_it_starts(make_bot):
     a, b, c = (raw_bot(make_bot, name=n) for n in "abc")
     play(seats(a, b))
     old = held_boxes()
-    play(seats(a, c))  # takes a's spare; b's is closed when this match prepares its own
+    play(seats(a, c))  # takes a's spare; b's is closed while this match starts
     assert all(box.returncode is not None for box in old)
     assert sorted(key[0].name for key, _made, _box in spares._SPARES) == ["a", "c"]
     assert all(box.held for box in held_boxes())
