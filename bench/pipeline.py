@@ -165,6 +165,19 @@ def failed_count(tournament_ids: list[int]) -> int:
     ).count()
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its reaped children (the bots, through bubblewrap)."""
+    import resource
+
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
+
+
 def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tuple[int, float]:
     """The queued matches played by the runner here, with the worker's players; not stored.
     ``ahead``: building the next match's sandboxes while each match starts, as a worker does
@@ -317,9 +330,16 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
     start(ids)
     purge_broker()
+    cpu = cpu_seconds()
     n, seconds = in_process_bots_only(ids)
+    cores = (cpu_seconds() - cpu) / seconds
     yardstick = n / seconds
-    print(f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s)")
+    # The cores it keeps busy (the bench and its bots; both seats start at once) bound what
+    # W workers can reach on a machine with that many cores.
+    print(
+        f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s),"
+        f" {cores:.2f} cores busy"
+    )
     n, seconds = in_process_bots_only(ids, ahead=True)
     print(
         f"  the same, with spares: {n / seconds:7.2f} matches/s ({n} in {seconds:.1f} s)"
