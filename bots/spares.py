@@ -13,7 +13,8 @@ limits and containment, and its start-up allowance runs from its release as befo
 that the next match cannot use are closed while its bots start, and any older than
 ``MAX_AGE_S`` are never taken, so a process holds at most one match's seats more than the
 match it plays. Call everything here from the thread that plays the matches: bwrap dies
-with the thread that started it. A process that dies leaves nothing: the sandboxes die with
+with the thread that started it, so a spare is taken only by the thread that built it, and
+closed once that thread has ended (tasks run eagerly, a thread per request). A process that dies leaves nothing: the sandboxes die with
 it and the sweepers remove their staging folders and cgroups.
 """
 
@@ -21,8 +22,10 @@ from __future__ import annotations
 
 import atexit
 import logging
+import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bots import sandbox
@@ -31,19 +34,30 @@ from bots.sandbox import BotProcess, Limits
 log = logging.getLogger(__name__)
 MAX_AGE_S = 30.0
 _Key = tuple[Path, Limits]
-_SPARES: list[tuple[_Key, float, BotProcess]] = []
+
+
+@dataclass
+class _Spare:
+    key: _Key
+    thread: int  # only the thread that built it may take it (bwrap dies with that thread)
+    made: float
+    box: BotProcess
+
+
+_SPARES: list[_Spare] = []
 
 
 def take(bot_dir: Path, limits: Limits) -> BotProcess | None:
-    """A prepared sandbox for this bot folder and limits, still waiting; None if none."""
+    """A prepared sandbox for this bot folder and limits, built by this thread and still
+    waiting; None if none."""
     _drop_stale()
-    key = (Path(bot_dir), limits)
-    for index, (spare_key, _made, box) in enumerate(_SPARES):
-        if spare_key == key:
+    key, thread = (Path(bot_dir), limits), threading.get_ident()
+    for index, spare in enumerate(_SPARES):
+        if spare.key == key and spare.thread == thread:
             del _SPARES[index]
-            if box.returncode is None:
-                return box
-            box.close()  # its bubblewrap is gone (killed from outside): build a fresh one
+            if spare.box.returncode is None:
+                return spare.box
+            spare.box.close()  # its bubblewrap is gone (killed from outside): build a fresh one
             return None
     return None
 
@@ -56,17 +70,17 @@ def prepare_like(seats: Iterable[tuple[Path, Limits]]) -> None:
     wanted = [(Path(folder), limits) for folder, limits in seats]
     if not wanted or not sandbox.sandbox_available():
         return
-    kept: list[tuple[_Key, float, BotProcess]] = []
-    for entry in _SPARES:
-        if entry[0] in wanted and entry[2].returncode is None:
-            wanted.remove(entry[0])
-            kept.append(entry)
+    _drop_stale()
+    thread = threading.get_ident()
+    for spare in [s for s in _SPARES if s.thread == thread]:
+        if spare.key in wanted and spare.box.returncode is None:
+            wanted.remove(spare.key)
         else:
-            entry[2].close()
-    _SPARES[:] = kept
+            _SPARES.remove(spare)
+            spare.box.close()
     for key in wanted:
         try:
-            _SPARES.append((key, time.monotonic(), sandbox.prepare(key[0], key[1])))
+            _SPARES.append(_Spare(key, thread, time.monotonic(), sandbox.prepare(*key)))
         except Exception:  # the match being played must not fail for a spare
             log.warning("could not prepare a spare sandbox for %s", key[0], exc_info=True)
 
@@ -74,7 +88,7 @@ def prepare_like(seats: Iterable[tuple[Path, Limits]]) -> None:
 def discard() -> None:
     """Close every spare (a process stopping, a test ending)."""
     while _SPARES:
-        _SPARES.pop()[2].close()
+        _SPARES.pop().box.close()
 
 
 def held() -> int:
@@ -82,10 +96,12 @@ def held() -> int:
 
 
 def _drop_stale() -> None:
-    now = time.monotonic()
-    for entry in [e for e in _SPARES if now - e[1] > MAX_AGE_S]:
-        _SPARES.remove(entry)
-        entry[2].close()
+    """Close spares too old to use, and those of threads that have ended: bwrap died with
+    the thread that built them, and no other thread may take them."""
+    now, alive = time.monotonic(), {t.ident for t in threading.enumerate()}
+    for spare in [s for s in _SPARES if now - s.made > MAX_AGE_S or s.thread not in alive]:
+        _SPARES.remove(spare)
+        spare.box.close()
 
 
 atexit.register(discard)

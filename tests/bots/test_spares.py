@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from bots import spares
@@ -38,7 +40,7 @@ def play(players, ahead=True):
 
 
 def held_boxes():
-    return [box for _key, _made, box in spares._SPARES]
+    return [spare.box for spare in spares._SPARES]
 
 
 def test_the_next_match_of_the_same_bots_takes_the_spares(make_bot):
@@ -71,7 +73,7 @@ def test_spares_the_next_match_cannot_use_are_closed_while_it_starts(make_bot):
     old = held_boxes()
     play(seats(a, c))  # takes a's spare; b's is closed while this match starts
     assert all(box.returncode is not None for box in old)
-    assert sorted(key[0].name for key, _made, _box in spares._SPARES) == ["a", "c"]
+    assert sorted(spare.key[0].name for spare in spares._SPARES) == ["a", "c"]
     assert all(box.held for box in held_boxes())
 
 
@@ -101,4 +103,22 @@ def test_a_spare_that_cannot_be_built_is_left_out(make_bot, monkeypatch):
     outcome = play(seats(small, large))
     assert outcome.result["seats"][0]["fault"] is None
     assert "could not be started" in outcome.result["seats"][1]["fault"]["reason"]
-    assert [key[0].name for key, _made, _box in spares._SPARES] == ["small"]
+    assert [spare.key[0].name for spare in spares._SPARES] == ["small"]
+
+
+def test_only_the_thread_that_built_a_spare_takes_it(make_bot):
+    """bwrap dies with the thread that started it: another thread's spare is never taken,
+    and a spare whose thread has ended is closed."""
+    a, b = raw_bot(make_bot, name="a"), raw_bot(make_bot, name="b")
+    outcome: list = []
+    builder = threading.Thread(target=lambda: outcome.append(play(seats(a, b))))
+    builder.start()
+    builder.join()
+    assert all(s["fault"] is None for s in outcome[0].result["seats"])
+    theirs = held_boxes()
+    assert len(theirs) == 2
+    players = seats(a, b)
+    play(players, ahead=False)  # their thread has ended: closed, not taken
+    assert not set(map(id, theirs)) & {id(p.box) for p in players}
+    assert all(box.returncode is not None for box in theirs)
+    assert spares.held() == 0

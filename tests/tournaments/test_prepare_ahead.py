@@ -28,13 +28,11 @@ def pairs_games(tournament):  # noqa: F811
 def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(tournament):  # noqa: F811
     first, second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
-    built = [box for _key, _made, box in spares._SPARES]
+    built = [spare.box for spare in spares._SPARES]
     assert len(built) == 2 and all(box.held for box in built)
     assert play_queued_match(match_id=second.pk)
     assert all(box.returncode is not None for box in built)  # taken, played and closed
-    assert spares.held() == 2 and not set(map(id, built)) & {
-        id(box) for _key, _made, box in spares._SPARES
-    }
+    assert spares.held() == 2 and not set(map(id, built)) & {id(s.box) for s in spares._SPARES}
     assert Match.objects.filter(pk__in=[first.pk, second.pk], status="finished").count() == 2
 
 
