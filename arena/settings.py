@@ -329,6 +329,9 @@ ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
 ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPTS", "3"))
 # A running match whose heartbeat is older than this is taken as lost.
 ARENA_STALE_MATCH_SECONDS = int(os.environ.get("ARENA_STALE_MATCH_SECONDS", "120"))
+# While a match's bots start up, the worker builds sandboxes for the same seats, which its
+# next match takes if it plays the same bots (bots/spares.py): a third of a short match.
+ARENA_PREPARE_AHEAD = env_bool("ARENA_PREPARE_AHEAD", True)
 # A queued match or pending version is re-sent only when the broker no longer holds its
 # message and it was sent at least this long ago (covers a message in flight).
 ARENA_LOST_MESSAGE_SECONDS = int(os.environ.get("ARENA_LOST_MESSAGE_SECONDS", "30"))

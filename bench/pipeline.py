@@ -10,6 +10,9 @@ so every run plays the same deals. Figures, each in matches per second of wall t
 
 - in-process, bots only: the same matches played by ``bots.runner.play_match`` in this
   process with the same sandboxed players, nothing stored (the yardstick of the goal);
+- the same with spares: as above, building each next match's sandboxes while a match's
+  bots start up, as a worker does (bots/spares.py); shown beside the yardstick, not used
+  by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
   match (claim, play, record, rate, advance), what a worker's task runs;
 - W workers: W ``celery worker`` processes (prefork, concurrency 1, queue ``matches``),
@@ -162,9 +165,25 @@ def failed_count(tournament_ids: list[int]) -> int:
     ).count()
 
 
-def in_process_bots_only(tournament_ids: list[int]) -> tuple[int, float]:
-    """The queued matches played by the runner here, with the worker's players; not stored."""
+def cpu_seconds() -> float:
+    """CPU time of this process and of its reaped children (the bots, through bubblewrap)."""
+    import resource
+
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
+
+
+def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tuple[int, float]:
+    """The queued matches played by the runner here, with the worker's players; not stored.
+    ``ahead``: building the next match's sandboxes while each match starts, as a worker does
+    (bots/spares.py)."""
     from bots import services as bot_services
+    from bots import spares
     from bots.players import ProgramPlayer
     from bots.runner import Clock
     from bots.runner import play_match as run_match
@@ -184,14 +203,18 @@ def in_process_bots_only(tournament_ids: list[int]) -> tuple[int, float]:
             )
             for seat in sorted(match.seats.all(), key=lambda s: s.seat)
         ]
+        seats = [(p.bot_dir, p.limits) for p in players]
         run_match(
             game_slug=match.game,
             players=players,
             options=match.options,
             seed=match.seed,
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
+            while_starting=(lambda seats=seats: spares.prepare_like(seats)) if ahead else None,
         )
-    return len(matches), time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    spares.discard()
+    return len(matches), elapsed
 
 
 def in_process_service(tournament_ids: list[int]) -> tuple[int, float]:
@@ -307,9 +330,22 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
     start(ids)
     purge_broker()
+    cpu = cpu_seconds()
     n, seconds = in_process_bots_only(ids)
+    cores = (cpu_seconds() - cpu) / seconds
     yardstick = n / seconds
-    print(f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s)")
+    # The cores it keeps busy (the bench and its bots; both seats start at once) bound what
+    # W workers can reach on a machine with that many cores.
+    print(
+        f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s),"
+        f" {cores:.2f} cores busy"
+    )
+    n, seconds = in_process_bots_only(ids, ahead=True)
+    print(
+        f"  the same, with spares: {n / seconds:7.2f} matches/s ({n} in {seconds:.1f} s)"
+        f"  = {n / seconds / yardstick:.2f} x bots only (a worker's prepare-ahead; not the goal's"
+        " yardstick)"
+    )
 
     ids = create_tournaments(user, bot_ids, matches, f"{label} service")
     start(ids)

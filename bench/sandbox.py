@@ -9,7 +9,8 @@
    timed from ``release``). Then the parts: what a prepare costs, bwrap alone (and without
    the launcher's preexec_fn, which keeps Python from using vfork), the launch without a
    cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
-   "ready") seat by seat as before against prepared first, as ``play_match`` now does.
+   "ready") seat by seat as before, prepared first, and prepared first and started together
+   (every seat released before the runner waits for any "ready"), as ``play_match`` now does.
 2. Move round trip: one JSON line to an echo program and back through pipes, a plain child vs
    the sandboxed child, then a full ProgramPlayer.act alone (CPU reading, fault checks) and
    with two program seats: the runner's lazy pause of the other seat (a CPU reading, see
@@ -122,23 +123,34 @@ def bench_start(count: int) -> dict[str, float]:
     return {k: median_ms(v) for k, v in samples.items()}
 
 
-def bench_match_start(folder: Path, count: int) -> tuple[float, float]:
-    """Two echo seats up to "ready": one after the other from scratch (as before), and
-    prepared both first, then started (as play_match does now). Median ms of each."""
-    before, now = [], []
+def bench_match_start(folder: Path, count: int) -> tuple[float, float, float]:
+    """Two echo seats up to "ready": one after the other from scratch (as before issue 18),
+    prepared both first and then started one after the other, and prepared first and
+    started together (both released before waiting for either "ready", as play_match now
+    does). Median ms of each."""
+    samples: dict[str, list[float]] = {"before": [], "prepared": [], "together": []}
     for _ in range(count):
-        for prepare, samples in ((False, before), (True, now)):
+        for variant, times in samples.items():
             seats = [ProgramPlayer(folder, sandbox.Limits(), label=f"s{i}") for i in range(2)]
             began = time.perf_counter()
-            if prepare:
+            if variant != "before":
                 for seat in seats:
                     seat.prepare()
-            for seat in seats:
-                assert seat.start({"game": "bench"}) is None
-            samples.append(time.perf_counter() - began)
+            if variant == "together":
+                for seat in seats:
+                    seat.begin_start({"game": "bench"})
+                assert all(seat.finish_start() is None for seat in seats)
+            else:
+                for seat in seats:
+                    assert seat.start({"game": "bench"}) is None
+            times.append(time.perf_counter() - began)
             for seat in seats:
                 seat.close()
-    return median_ms(before), median_ms(now)
+    return (
+        median_ms(samples["before"]),
+        median_ms(samples["prepared"]),
+        median_ms(samples["together"]),
+    )
 
 
 def bench_end(folder: Path, count: int) -> float:
@@ -394,9 +406,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "main.py").write_text(ECHO)
-        before, now = bench_match_start(folder, max(3, args.starts // 4))
+        before, prepared, together = bench_match_start(folder, max(3, args.starts // 4))
         print(f"two-seat match start-up (echo bots to ready): one after the other {before:7.1f}"
-              f" ms, prepared first {now:7.1f} ms   x{now / before:.2f}")  # fmt: skip
+              f" ms, prepared first {prepared:7.1f} ms   x{prepared / before:.2f}, prepared and"
+              f" started together {together:7.1f} ms   x{together / before:.2f}")  # fmt: skip
         ended = bench_end(folder, max(3, args.starts // 4))
         print(f"a seat's end and close (a bot reading until end of input) {ended:7.1f} ms")
         # Both sides on one core: on an idle two-core machine a plain child that sleeps on

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bots import sandbox
+from bots import sandbox, spares
 from bots.sandbox import Limits, botprocess, slots
 from bots.sandbox.slots import BotTooLarge
 from bots.wire import STDERR_TAIL, Channel, WireError, short
@@ -103,6 +103,8 @@ class ProgramPlayer:
         self._ended = False
         self._cleanup: list = []
         self._prepare_error: BotTooLarge | None = None
+        self._ready_by = 0.0  # monotonic time its start-up allowance ends (begin_start)
+        self._start_error: WireError | None = None
 
     def _fault(self, error: WireError, during: str, waited_ms: int) -> Fault:
         """Turn a wire error into a fault, asking the sandbox which limit (if any) was hit."""
@@ -148,11 +150,14 @@ class ProgramPlayer:
         (``sandbox.prepare``): a runner prepares every seat of a match, or the next match's
         seats while one plays, and each ``start`` then costs little more than the program's
         own start-up. Nothing of the bot runs before ``start``; ``close`` disposes of an
-        unused one. A no-op where bots are not sandboxed (the program would start at once).
+        unused one. A spare built for this folder and limits (bots/spares.py) is taken. A no-op where bots are not sandboxed (the program would start at once).
         A bot too large to stage is reported by ``start``, as without a prepare."""
         if self.box is not None or self._prepare_error is not None:
             return
         if not sandbox.sandbox_available():
+            return
+        self.box = spares.take(self.bot_dir, self.limits)  # one built while a match started
+        if self.box is not None:
             return
         try:
             self.box = sandbox.prepare(self.bot_dir, self.limits)
@@ -160,6 +165,14 @@ class ProgramPlayer:
             self._prepare_error = exc
 
     def start(self, info: dict) -> Fault | None:
+        self.begin_start(info)
+        return self.finish_start()
+
+    def begin_start(self, info: dict) -> None:
+        """The first half of ``start``: the program starts (released, if prepared) and is
+        sent "start"; ``finish_start`` waits for its "ready". The runner begins every seat's
+        start before it waits for any, so the programs' start-ups overlap. Raises what
+        ``start`` raises for the host's failures (and :class:`BotTooLarge`)."""
         if self._prepare_error is not None:
             raise self._prepare_error
         if self.box is None:
@@ -171,9 +184,25 @@ class ProgramPlayer:
             proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno(),
             self.limits.line_bytes, self.limits.output_mb << 20,
         )  # fmt: skip
-        deadline = time.monotonic() + self.limits.start_ms / 1000
+        self._ready_by = time.monotonic() + self.limits.start_ms / 1000
+        self._start_error = None
         try:
-            self.channel.send({"type": "start", **info}, deadline)
+            self.channel.queue({"type": "start", **info})  # what fits now; the rest in finish
+        except WireError as error:
+            self._start_error = error
+
+    def finish_start(self) -> Fault | None:
+        """The second half of ``start``: wait, until the start-up allowance counted from
+        ``begin_start`` runs out, for "ready"; then pause the bot. A fault or None."""
+        assert self.box is not None and self.channel is not None
+        deadline = self._ready_by
+        try:
+            if self._start_error is not None:
+                raise self._start_error
+            self.channel.flush(deadline)
+            # What the bot wrote while the runner waited for another seat counts even if
+            # the runner only looks after this seat's allowance (that seat used up its own).
+            self.channel.read_waiting()
             message = self.channel.recv(deadline)
         except WireError as error:
             return self._fault(error, "before it was ready", self.limits.start_ms)

@@ -79,7 +79,12 @@ def play_match(
     seed: int,
     clock: Clock | None = None,
     on_move: Callable[[int], None] | None = None,
+    while_starting: Callable[[], None] | None = None,
 ) -> MatchOutcome:
+    """Play the match out. ``while_starting`` runs once every seat has been started and
+    before the runner waits for their "ready" (a worker prepares its next match's sandboxes
+    there, bots/spares.py): the seats' allowances run meanwhile, and a "ready" that arrives
+    then counts as on time."""
     clock = clock or Clock()
     game = registry.get(game_slug)
     count = len(players)
@@ -96,12 +101,14 @@ def play_match(
 
     try:
         # Every program seat's sandbox is built first (ProgramPlayer.prepare): their cgroup
-        # moves and bubblewrap set-ups overlap, and each start below costs little more than
-        # the program's own start-up. Programs still start one at a time, each in its own
-        # start-up allowance, and pause once ready.
+        # moves and bubblewrap set-ups overlap. Then every program is released and sent
+        # "start" before the runner waits for any "ready" (begin_start, finish_start), so
+        # the interpreters' start-ups overlap too. Each seat still has its own start-up
+        # allowance, counted from its own release, its own faults, and pauses once ready.
         for player in players:
             if hasattr(player, "prepare"):
                 player.prepare()
+        starting: list[int] = []
         for seat, player in enumerate(players):
             info = {
                 "game": game.slug, "version": game.version, "seat": seat, "players": count,
@@ -110,13 +117,18 @@ def play_match(
             # A launch that fails for the host's reasons (no sandbox, no free uid, a missing
             # directory) raises: the match is the host's to retry, not the bot's to lose.
             try:
+                if hasattr(player, "begin_start"):
+                    player.begin_start(info)
+                    starting.append(seat)
+                    continue
                 started = player.start(info)
             except BotTooLarge as exc:
                 started = Fault("crashed", f"could not be started: {exc}")
-            if started is not None:
-                started.move = None
-                faults[seat] = started
-                player.close()
+            _note_start(seat, started, players, faults)
+        if while_starting is not None:
+            while_starting()
+        for seat in starting:
+            _note_start(seat, players[seat].finish_start(), players, faults)  # type: ignore[attr-defined]
         while acting := state.to_act():
             actions, wall, cpu, defaulted = {}, {}, {}, []
             for seat in acting:  # each seat sees only its own observation: no peeking
@@ -171,6 +183,15 @@ def play_match(
         options=dict(state.options), clock=clock.to_dict(), result=result, moves=moves,
         record=state.to_json(), logs=[getattr(p, "log", None) for p in players],
     )  # fmt: skip
+
+
+def _note_start(seat: int, started: Fault | None, players: list[Player], faults: dict) -> None:
+    """A seat that failed to start is that seat's fault, before the first move; it is
+    closed at once."""
+    if started is not None:
+        started.move = None
+        faults[seat] = started
+        players[seat].close()
 
 
 def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) -> dict:

@@ -221,6 +221,20 @@ class Channel:
             )
         return bool(self.buffer.strip())
 
+    def read_waiting(self) -> None:
+        """Take in what the bot has already written (stdout, stderr), without waiting: up to
+        its first line, or as much as one line may hold."""
+        self._drain_stderr()
+        while (
+            not self.stdout_eof
+            and len(self.buffer) <= self.line_bytes
+            and self._stdout_poll.poll(0)
+        ):
+            before = len(self.buffer)
+            self._read_stdout()
+            if len(self.buffer) == before or b"\n" in self.buffer[self.scanned :]:
+                break
+
     def recv(self, deadline: float) -> dict:
         """The next message; WireError on timeout, EOF, oversize or garbage."""
         while True:

@@ -37,3 +37,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(
                 pytest.mark.skip(reason="runs in the embedded pass (ARENA_EMBEDDED_TEST=1)")
             )
+
+
+@pytest.fixture(autouse=True)
+def _no_spare_sandboxes_after():
+    """A worker's spare sandboxes (bots/spares.py) last until its next match; a test's are
+    closed when it ends, so no test inherits another's."""
+    yield
+    from bots import spares
+
+    spares.discard()

@@ -15,6 +15,7 @@ from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from bots import services as bot_services
+from bots import spares
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock
@@ -126,6 +127,9 @@ def play_queued_match(*, match_id: int) -> bool:
                 last_beat[0] = time.monotonic()
                 _beat(match_id, attempt)
 
+        def prepare_ahead() -> None:  # the next match likely plays the same bots
+            spares.prepare_like((p.bot_dir, p.limits) for p in players)
+
         outcome = run_match(
             game_slug=match.game,
             players=players,
@@ -133,6 +137,7 @@ def play_queued_match(*, match_id: int) -> bool:
             seed=match.seed,
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
             on_move=heartbeat,
+            while_starting=prepare_ahead if settings.ARENA_PREPARE_AHEAD else None,
         ).to_dict()
     except Exception as exc:  # the host failed, not a bot: give the match back
         log.exception("match %s attempt %s could not be played", match_id, attempt)

@@ -1,0 +1,107 @@
+"""Sandboxes prepared ahead for the next match a process plays (issue 18, goal 3).
+
+A worker cannot know its next match, but tournaments mostly play the same pairings again and
+again. So while a match's programs start up (the runner waits for their "ready", the worker
+would sit idle), ``prepare_like`` builds one sandbox per program seat of that match
+(``sandbox.prepare``: staging, uid, cgroup, bubblewrap; nothing of the bot runs), and the
+next ``ProgramPlayer.prepare`` of the same bot folder and limits takes one (``take``)
+instead of building its own. Building a sandbox is a third of a short match; taken, only its
+release is left.
+
+Nothing changes for the bot: a spare is what ``prepare`` would have built, the same files,
+limits and containment, and its start-up allowance runs from its release as before. Spares
+that the next match cannot use are closed while its bots start, and any older than
+``MAX_AGE_S`` are never taken, so a process holds at most one match's seats more than the
+match it plays. Call everything here from the thread that plays the matches: bwrap dies
+with the thread that started it, so a spare is taken only by the thread that built it, and
+closed once that thread has ended (tasks run eagerly, a thread per request). A process that dies leaves nothing: the sandboxes die with
+it and the sweepers remove their staging folders and cgroups.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bots import sandbox
+from bots.sandbox import BotProcess, Limits
+
+log = logging.getLogger(__name__)
+MAX_AGE_S = 30.0
+_Key = tuple[Path, Limits]
+
+
+@dataclass
+class _Spare:
+    key: _Key
+    thread: int  # only the thread that built it may take it (bwrap dies with that thread)
+    made: float
+    box: BotProcess
+
+
+_SPARES: list[_Spare] = []
+
+
+def take(bot_dir: Path, limits: Limits) -> BotProcess | None:
+    """A prepared sandbox for this bot folder and limits, built by this thread and still
+    waiting; None if none."""
+    _drop_stale()
+    key, thread = (Path(bot_dir), limits), threading.get_ident()
+    for index, spare in enumerate(_SPARES):
+        if spare.key == key and spare.thread == thread:
+            del _SPARES[index]
+            if spare.box.returncode is None:
+                return spare.box
+            spare.box.close()  # its bubblewrap is gone (killed from outside): build a fresh one
+            return None
+    return None
+
+
+def prepare_like(seats: Iterable[tuple[Path, Limits]]) -> None:
+    """Hold one prepared sandbox per seat (bot folder, limits) for the next match, closing
+    the spares these seats do not match. Never raises: a spare that cannot be built (no
+    free uid, a folder too large, no sandbox) is left out, and its seat is prepared when it
+    plays, as without spares."""
+    wanted = [(Path(folder), limits) for folder, limits in seats]
+    if not wanted or not sandbox.sandbox_available():
+        return
+    _drop_stale()
+    thread = threading.get_ident()
+    for spare in [s for s in _SPARES if s.thread == thread]:
+        if spare.key in wanted and spare.box.returncode is None:
+            wanted.remove(spare.key)
+        else:
+            _SPARES.remove(spare)
+            spare.box.close()
+    for key in wanted:
+        try:
+            _SPARES.append(_Spare(key, thread, time.monotonic(), sandbox.prepare(*key)))
+        except Exception:  # the match being played must not fail for a spare
+            log.warning("could not prepare a spare sandbox for %s", key[0], exc_info=True)
+
+
+def discard() -> None:
+    """Close every spare (a process stopping, a test ending)."""
+    while _SPARES:
+        _SPARES.pop().box.close()
+
+
+def held() -> int:
+    return len(_SPARES)
+
+
+def _drop_stale() -> None:
+    """Close spares too old to use, and those of threads that have ended: bwrap died with
+    the thread that built them, and no other thread may take them."""
+    now, alive = time.monotonic(), {t.ident for t in threading.enumerate()}
+    for spare in [s for s in _SPARES if now - s.made > MAX_AGE_S or s.thread not in alive]:
+        _SPARES.remove(spare)
+        spare.box.close()
+
+
+atexit.register(discard)
