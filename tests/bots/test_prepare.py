@@ -172,6 +172,7 @@ print("stdin closed", file=sys.stderr, flush=True)
 """
 
 
+@pytest.mark.serial  # the bot must exit within the 50 ms moment: not beside other tests
 def test_a_bot_reading_until_end_of_input_sees_it_once_the_match_ended(make_bot):
     """After "end" the arena closes the bot's stdin before its moment to log and exit, so a
     bot that reads until end of input (and ignores "end") finishes instead of being killed
