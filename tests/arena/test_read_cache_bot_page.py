@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import sqlite3
+import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from arena import botpage
@@ -273,3 +274,40 @@ def test_the_sqlite_triggers_move_the_same_rows():
     db.execute("DELETE FROM tournaments_gate")
     db.execute("DELETE FROM bots_botversion WHERE id = 11")
     assert changes() == {"bot:1": 14, "bot:2": 8}
+
+
+def test_a_write_locks_no_bot_row_before_its_commit(match):
+    """On PostgreSQL the versions move at the writer's commit, in one statement in name
+    order: an open transaction holds no bot's row, so two writers of many matches (a
+    tournament's round, a worker's claim) cannot wait on each other's rows in turn."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one writer at a time")
+    bot = seated(match)[0]
+    ReadVersion.objects.get_or_create(name=f"bot:{bot.pk}")
+    before = selectors.bot_page_version(pk=bot.pk)
+    opened, release, seen = threading.Event(), threading.Event(), {}
+
+    def writer():
+        try:
+            with transaction.atomic():
+                Match.objects.filter(pk=match.pk).update(status="running")
+                opened.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert opened.wait(10)
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT changes FROM tournaments_readversion WHERE name = %s FOR UPDATE NOWAIT",
+                [f"bot:{bot.pk}"],
+            )
+            seen["row"] = cursor.fetchone()
+    finally:
+        release.set()
+        thread.join(10)
+    assert seen["row"] is not None
+    assert selectors.bot_page_version(pk=bot.pk) != before  # moved at the commit

@@ -4,8 +4,8 @@ gates, its matches' seats (version, rank, fault) and the shown columns of its ma
 (status, attempts, times, tournament; a heartbeat or a stored record moves nothing). A
 bot without a row yet reads as version 0: the first write makes the row at 1.
 
-A match's write moves the row of every bot seated in it, in name order, so two writers
-lock shared rows in the same order."""
+A match's write moves the row of every bot seated in it. On PostgreSQL the rows are moved
+at the writer's commit, in name order (see FLUSH)."""
 
 from django.db import migrations
 
@@ -59,35 +59,80 @@ def _events(events: str) -> list[str]:
     return [event.strip() for event in events.split(" OR ")]
 
 
+# PostgreSQL: a write only notes the bots it moves (a setting local to the transaction);
+# the notes are applied at commit, by a deferred trigger, in one statement in name order.
+# So a transaction that writes many matches (a tournament's round, a ladder's tables)
+# locks its bots' rows only at its commit and always in the same order as every other
+# writer: no lock-order deadlock with a worker claiming a match of the same bots, and a
+# row stays locked only for the commit.
+NOTES = "arena.bot_pages"
+FLUSH = f"""
+CREATE OR REPLACE FUNCTION tournaments_bot_pages_flush() RETURNS trigger AS $$
+DECLARE
+    notes text := current_setting('{NOTES}', true);
+BEGIN
+    IF coalesce(notes, '') = '' THEN RETURN NULL; END IF;
+    PERFORM set_config('{NOTES}', '', true);
+    INSERT INTO tournaments_readversion (name, changes)
+    SELECT DISTINCT name, 1 FROM unnest(string_to_array(trim(BOTH ',' FROM notes), ',')) name
+    ORDER BY 1
+    ON CONFLICT (name) DO UPDATE SET changes = tournaments_readversion.changes + 1;
+    RETURN NULL;
+END $$ LANGUAGE plpgsql;
+"""
+
+
 def _function(table: str, column: str, select: str) -> str:
     # An update that moves a row to another bot (a seat to another version) moves the old
-    # bot's page as well as the new one's; any other update moves the row once.
-    old = UPSERT.format(select=select.format(row="OLD"))
-    new = UPSERT.format(select=select.format(row="NEW"))
+    # bot's page as well as the new one's; any other update notes the new row only.
     moved = " OR ".join(f"OLD.{c} IS DISTINCT FROM NEW.{c}" for c in column.split())
     return f"""
 CREATE OR REPLACE FUNCTION {table}_bot_page_version() RETURNS trigger AS $$
+DECLARE
+    notes text := coalesce(current_setting('{NOTES}', true), '');
+    bot text;
 BEGIN
-    IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND {moved}) THEN {old}; END IF;
-    IF TG_OP <> 'DELETE' THEN {new}; END IF;
+    IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({moved})) THEN
+        FOR bot IN SELECT t.name FROM ({select.format(row="OLD")}) AS t(name, one) LOOP
+            IF position(',' || bot || ',' IN notes) = 0 THEN
+                notes := coalesce(nullif(notes, ''), ',') || bot || ',';
+            END IF;
+        END LOOP;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        FOR bot IN SELECT t.name FROM ({select.format(row="NEW")}) AS t(name, one) LOOP
+            IF position(',' || bot || ',' IN notes) = 0 THEN
+                notes := coalesce(nullif(notes, ''), ',') || bot || ',';
+            END IF;
+        END LOOP;
+    END IF;
+    PERFORM set_config('{NOTES}', notes, true);
     RETURN NULL;
 END $$ LANGUAGE plpgsql;
 CREATE TRIGGER {table}_bot_page_version AFTER {{events}} ON {table}
 FOR EACH ROW EXECUTE FUNCTION {table}_bot_page_version();
+CREATE CONSTRAINT TRIGGER {table}_bot_pages_flush AFTER {{events}} ON {table}
+DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tournaments_bot_pages_flush();
 """
 
 
-TRIGGER = "".join(
+TRIGGER = FLUSH + "".join(
     _function(table, column, select).replace("{events}", events)
     for table, events, column, select in WATCHED
 )
-UNTRIGGER = "".join(
-    f"DROP TRIGGER IF EXISTS {table}_bot_page_version ON {table};\n"
-    f"DROP FUNCTION IF EXISTS {table}_bot_page_version();\n"
-    for table, *_ in WATCHED
+UNTRIGGER = (
+    "".join(
+        f"DROP TRIGGER IF EXISTS {table}_bot_page_version ON {table};\n"
+        f"DROP TRIGGER IF EXISTS {table}_bot_pages_flush ON {table};\n"
+        f"DROP FUNCTION IF EXISTS {table}_bot_page_version();\n"
+        for table, *_ in WATCHED
+    )
+    + "DROP FUNCTION IF EXISTS tournaments_bot_pages_flush();\n"
 )
 
 
+# SQLite has one writer at a time (no lock order to keep): its triggers move the rows at
+# once.
 def _sqlite_body(event: str, column: str, select: str) -> str:
     rows = {"INSERT": ["NEW"], "DELETE": ["OLD"]}.get(event.split()[0], ["OLD", "NEW"])
     moved = " OR ".join(f"OLD.{c} IS NOT NEW.{c}" for c in column.split())
