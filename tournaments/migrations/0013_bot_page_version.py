@@ -22,9 +22,9 @@ OF_VERSION = "SELECT 'bot:' || v.bot_id, 1 FROM bots_botversion v WHERE v.id = {
 # A seat shows on every page of its match's bots (opponents' ranks): a seat moves them all,
 # its own bot's included when the seat is gone (a delete).
 OF_SEAT = (
-    "SELECT DISTINCT 'bot:' || v.bot_id, 1 FROM bots_botversion v WHERE (v.id = {row}.version_id"
-    " OR v.id IN (SELECT s.version_id FROM tournaments_matchseat s"
-    " WHERE s.match_id = {row}.match_id)) ORDER BY 1"
+    "SELECT 'bot:' || v.bot_id, 1 FROM bots_botversion v WHERE v.id = {row}.version_id UNION "
+    "SELECT 'bot:' || v.bot_id, 1 FROM tournaments_matchseat s "
+    "JOIN bots_botversion v ON v.id = s.version_id WHERE s.match_id = {row}.match_id ORDER BY 1"
 )
 OF_MATCH = (
     "SELECT DISTINCT 'bot:' || v.bot_id, 1 FROM tournaments_matchseat s "
@@ -145,10 +145,7 @@ def _sqlite_body(event: str, column: str, select: str) -> str:
 
 def _where(select: str, condition: str) -> str:
     # SQLite needs a WHERE in an upsert's SELECT (to tell ON CONFLICT from a join's ON).
-    if " WHERE " not in select:
-        return f"{select} WHERE {condition}"
-    head, _, tail = select.partition(" ORDER BY ")
-    return f"{head} AND {condition}" + (f" ORDER BY {tail}" if tail else "")
+    return f"SELECT * FROM ({select}) WHERE {condition}"
 
 
 SQLITE_TRIGGER = [
