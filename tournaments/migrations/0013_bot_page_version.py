@@ -175,7 +175,7 @@ def remove(apps, schema_editor):
     else:
         for statement in SQLITE_UNTRIGGER:
             schema_editor.execute(statement)
-    apps.get_model("tournaments", "ReadVersion").objects.filter(name__startswith="bot:").delete()
+    # The rows stay: a version never goes back to one a stored page may still be under.
 
 
 class Migration(migrations.Migration):
