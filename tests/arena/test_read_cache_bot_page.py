@@ -311,3 +311,22 @@ def test_a_write_locks_no_bot_row_before_its_commit(match):
         thread.join(10)
     assert seen["row"] is not None
     assert selectors.bot_page_version(pk=bot.pk) != before  # moved at the commit
+
+
+def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
+    """Past about 400 bots noted, a transaction moves every bot's page at its commit."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's triggers move each row at once")
+    make_bots(owner, 2)
+    first = Bot.objects.order_by("pk").first()
+    before = selectors.bot_page_version(pk=first.pk)
+    many = Bot.objects.bulk_create(
+        [Bot(owner=owner, name=f"many{i}", game="pairs") for i in range(600)]
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        Bot.objects.filter(pk__in=[b.pk for b in many]).update(description="bulk")
+        cursor.execute(f"SELECT current_setting('{page_migration.NOTES}', true)")
+        assert cursor.fetchone() == ("*",)
+    # The first bot was not written, but its page moved with every other.
+    assert selectors.bot_page_version(pk=first.pk) != before
+    assert ReadVersion.objects.filter(name__startswith="bot:").count() >= 602

@@ -66,6 +66,10 @@ def _events(events: str) -> list[str]:
 # writer: no lock-order deadlock with a worker claiming a match of the same bots, and a
 # row stays locked only for the commit.
 NOTES = "arena.bot_pages"
+# Past this many characters of notes (about 400 bots) a transaction moves every bot's page
+# at its commit (one pass over the bots) and stops noting: a bulk write of many bots or
+# matches must not search a growing list once a row.
+EVERY_BOT_AFTER = 4000
 FLUSH = f"""
 CREATE OR REPLACE FUNCTION tournaments_bot_pages_flush() RETURNS trigger AS $$
 DECLARE
@@ -73,6 +77,12 @@ DECLARE
 BEGIN
     IF coalesce(notes, '') = '' THEN RETURN NULL; END IF;
     PERFORM set_config('{NOTES}', '', true);
+    IF notes = '*' THEN
+        INSERT INTO tournaments_readversion (name, changes)
+        SELECT 'bot:' || id, 1 FROM bots_bot ORDER BY 1
+        ON CONFLICT (name) DO UPDATE SET changes = tournaments_readversion.changes + 1;
+        RETURN NULL;
+    END IF;
     INSERT INTO tournaments_readversion (name, changes)
     SELECT DISTINCT name, 1 FROM unnest(string_to_array(trim(BOTH ',' FROM notes), ',')) name
     ORDER BY 1
@@ -92,6 +102,7 @@ DECLARE
     notes text := coalesce(current_setting('{NOTES}', true), '');
     bot text;
 BEGIN
+    IF notes = '*' THEN RETURN NULL; END IF;
     IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND ({moved})) THEN
         FOR bot IN SELECT t.name FROM ({select.format(row="OLD")}) AS t(name, one) LOOP
             IF position(',' || bot || ',' IN notes) = 0 THEN
@@ -106,6 +117,7 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
+    IF length(notes) > {EVERY_BOT_AFTER} THEN notes := '*'; END IF;
     PERFORM set_config('{NOTES}', notes, true);
     RETURN NULL;
 END $$ LANGUAGE plpgsql;
