@@ -77,6 +77,16 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
     return rows, hidden
 
 
+def page_version(*, bot_id: int) -> tuple | None:
+    """The version of the whole page as an anonymous reader sees it: the bot's page version
+    (``selectors.bot_page_version``: its rows, versions, gates, matches, tournament names)
+    and its game's ratings version (the rating parts). None, so built as usual, when either
+    has none (no such bot; a cache not shared with the rating writers)."""
+    page = selectors.bot_page_version(pk=bot_id)
+    ratings = readcache.board_version(page[2]) if page is not None else None
+    return None if ratings is None else (*page, *ratings)
+
+
 def rating_parts(*, bot: Bot, versions: list[BotVersion]) -> dict:
     """The page's rating history (chart and table) and head-to-head table, rendered: the
     same for every reader, so stored under the game's ratings version (moved after every

@@ -98,25 +98,31 @@ def bot_names(request, slug):
 
 
 def bot_detail(request, pk):
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
-    # Each table is read once and handed to every part of the page that needs it.
-    versions = list(bot_selectors.version_list(bot=bot))
-    with_cancelled = request.GET.get("cancelled") == "1"
-    matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
-    return render(
-        request,
-        "arena/bot_detail.html",
-        {
-            "bot": bot,
-            "versions": versions,
-            "current": bot_selectors.current_version(bot=bot, versions=versions),
-            "ratings": botpage.rating_parts(bot=bot, versions=versions),
-            "matches": matches,
-            "hidden_cancelled": hidden,
-            "with_cancelled": with_cancelled,
-            "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
-        },
-    )
+    # Anonymous readers share one stored page per version (read before any row).
+    version = botpage.page_version(bot_id=pk) if readcache.anonymous(request) else None
+
+    def build():
+        bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+        # Each table is read once and handed to every part of the page that needs it.
+        versions = list(bot_selectors.version_list(bot=bot))
+        with_cancelled = request.GET.get("cancelled") == "1"
+        matches, hidden = botpage.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
+        return render(
+            request,
+            "arena/bot_detail.html",
+            {
+                "bot": bot,
+                "versions": versions,
+                "current": bot_selectors.current_version(bot=bot, versions=versions),
+                "ratings": botpage.rating_parts(bot=bot, versions=versions),
+                "matches": matches,
+                "hidden_cancelled": hidden,
+                "with_cancelled": with_cancelled,
+                "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+            },
+        )
+
+    return readcache.page(request, version, build)
 
 
 def _upload(request, bot, upload) -> bool:

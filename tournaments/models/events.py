@@ -183,7 +183,8 @@ class Ladder(models.Model):
 class ReadVersion(models.Model):
     """A version of a list that has no row of its own to carry one (``tournaments``: the
     tournament list), moved by database triggers in the writer's transaction with every
-    write of what the list shows (migration 0011_read_versions); only ever grows."""
+    write of what the list shows (migration 0011_read_versions); only ever grows. Also
+    ``bot:<id>``, a bot's page (0013_bot_page_version)."""
 
     name = models.CharField(max_length=40, primary_key=True)
     changes = models.BigIntegerField(default=0)

@@ -63,6 +63,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
 )
 from tournaments.selectors.versions import (  # noqa: F401
     bot_list_version,
+    bot_page_version,
     finished_match_version,
     finished_tournament_version,
     ladder_version,
