@@ -20,6 +20,19 @@ from tournaments.models import Match, RatingChange, Tournament
 pytestmark = [pytest.mark.integration]
 
 OUTAGE_SECONDS = 12
+# Bots that take a few seconds a match: the outage must come while matches are left to play
+# (with quick bots a worker finished all twelve before the test could cut anything).
+PACED_BOT = b"""import time
+from arena_sdk import run
+
+
+def act(observation, legal):
+    time.sleep(0.05)
+    return legal[0]
+
+
+run(act)
+"""
 # Waits below are liveness bounds for a loaded 2-core machine, not speed goals: the
 # recovery times themselves are measured and printed (run with -s), never asserted.
 
@@ -52,6 +65,7 @@ def time_the_recovery(tournament, worker, what: str) -> tuple[float, float]:
     match; returns the seconds from now to each."""
     restored = time.monotonic()
     finished_before = finished_count(tournament)
+    assert not all_final(tournament), "every match finished before the outage ended"
     wait_for(
         lambda: finished_count(tournament) > finished_before,
         180,
@@ -70,7 +84,7 @@ def time_the_recovery(tournament, worker, what: str) -> tuple[float, float]:
 def bots(transactional_db):
     needs_redis_and_postgres()
     owner = get_user_model().objects.create_user("outage-test")
-    return owner, active_bots(owner, ["o-a", "o-b", "o-c"])
+    return owner, active_bots(owner, ["o-a", "o-b", "o-c"], source=PACED_BOT)
 
 
 def test_a_database_cut_drops_no_match_message(bots, tmp_path):

@@ -41,12 +41,12 @@ def needs_redis_and_postgres() -> None:
         pytest.skip("needs Redis and PostgreSQL (make test sets them)")
 
 
-def active_bots(owner, names: list[str]) -> list[int]:
+def active_bots(owner, names: list[str], source: bytes = QUICK_BOT) -> list[int]:
     """Bots with an active version, validated in this process (no worker involved)."""
     ids = []
     for name in names:
         bot = bot_services.create_bot(owner=owner, name=name, game="pairs")
-        version = bot_services.upload_version(bot=bot, filename="quick.py", data=QUICK_BOT)
+        version = bot_services.upload_version(bot=bot, filename="quick.py", data=source)
         assert bot_services.validate_version(version_id=version.pk).status == "active"
         ids.append(bot.pk)
     return ids
