@@ -178,6 +178,20 @@ def cpu_seconds() -> float:
     )
 
 
+def machine_busy() -> float:
+    """Busy CPU seconds of the whole machine so far, every core (/proc/stat's first line:
+    all but idle and iowait; guest time is already counted in user)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cores(before: float, seconds: float) -> str:
+    """The machine's cores kept busy since ``before`` (everything running, not only the
+    bench), out of how many it has: whether a run was bound by the machine."""
+    busy = machine_busy() - before
+    return f"machine {busy / seconds:.2f} of {os.cpu_count()} cores busy"
+
+
 def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tuple[int, float]:
     """The queued matches played by the runner here, with the worker's players; not stored.
     ``ahead``: building the next match's sandboxes while each match starts, as a worker does
@@ -288,8 +302,9 @@ def stop_worker(worker: subprocess.Popen) -> None:
 
 def with_workers(
     count: int, tournament_ids: list[int], env: dict, log_dir: Path, samples: int = 3
-) -> tuple[int, float, list[list[tuple[int, int]]]]:
-    """Play the tournaments on ``count`` fresh workers; (matches, seconds, RSS samples).
+) -> tuple[int, float, list[list[tuple[int, int]]], str]:
+    """Play the tournaments on ``count`` fresh workers; (matches, seconds, RSS samples, the
+    machine's cores busy meanwhile).
 
     RSS samples per worker: (matches finished so far, KiB), at ready, along the way, at the end.
     """
@@ -304,7 +319,7 @@ def with_workers(
         pools = [wait_ready(w) for w in workers]
         rss = [[(0, rss_kib(p))] for p in pools]
         marks = [total * (i + 1) // samples for i in range(samples - 1)]
-        started = time.perf_counter()
+        started, machine = time.perf_counter(), machine_busy()
         start(tournament_ids)
         done = 0
         while done < total:
@@ -317,12 +332,13 @@ def with_workers(
             if any(w.poll() is not None for w in workers):
                 sys.exit("a worker died:\n" + workers[0].log_path.read_text()[-3000:])
         elapsed = time.perf_counter() - started
+        busy = machine_cores(machine, elapsed)
         for samples_, pid in zip(rss, pools):
             samples_.append((done, rss_kib(pid)))
     finally:
         for worker in workers:
             stop_worker(worker)
-    return total, elapsed, rss
+    return total, elapsed, rss, busy
 
 
 def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[float, float]:
@@ -330,7 +346,7 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
     start(ids)
     purge_broker()
-    cpu = cpu_seconds()
+    cpu, machine = cpu_seconds(), machine_busy()
     n, seconds = in_process_bots_only(ids)
     cores = (cpu_seconds() - cpu) / seconds
     yardstick = n / seconds
@@ -338,23 +354,25 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     # W workers can reach on a machine with that many cores.
     print(
         f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s),"
-        f" {cores:.2f} cores busy"
+        f" {cores:.2f} cores busy; {machine_cores(machine, seconds)}"
     )
+    machine = machine_busy()
     n, seconds = in_process_bots_only(ids, ahead=True)
     print(
         f"  the same, with spares: {n / seconds:7.2f} matches/s ({n} in {seconds:.1f} s)"
         f"  = {n / seconds / yardstick:.2f} x bots only (a worker's prepare-ahead; not the goal's"
-        " yardstick)"
+        f" yardstick); {machine_cores(machine, seconds)}"
     )
 
     ids = create_tournaments(user, bot_ids, matches, f"{label} service")
     start(ids)
     purge_broker()
+    machine = machine_busy()
     n, seconds = in_process_service(ids)
     service = n / seconds
     print(
         f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
-        f"  = {service / yardstick:.2f} x bots only"
+        f"  = {service / yardstick:.2f} x bots only; {machine_cores(machine, seconds)}"
     )
     return yardstick, service
 
@@ -391,7 +409,7 @@ def main() -> None:
         yardstick, service = in_process(user, bot_ids, args.matches, label)
     for count in counts:
         ids = create_tournaments(user, bot_ids, args.matches, f"{label} w{count}")
-        n, seconds, rss = with_workers(count, ids, env, Path(cache))
+        n, seconds, rss, busy = with_workers(count, ids, env, Path(cache))
         failed = failed_count(ids)
         rate = n / seconds
         goal = 0.8 if count > 1 else 0.9
@@ -401,7 +419,7 @@ def main() -> None:
             f"{count} worker{'s' if count > 1 else ' '}             : {rate:7.2f} matches/s"
             f" ({n} in {seconds:.1f} s{f', {failed} failed' if failed else ''})"
             f"  = {ratio:.2f} x {count} x bots only (goal >= {goal:.2f})"
-            f", {rate / (count * service):.2f} x {count} x service{flag}"
+            f", {rate / (count * service):.2f} x {count} x service{flag}; {busy}"
         )
         for index, samples in enumerate(rss):
             trail = ", ".join(f"{kib / 1024:.1f} MiB after {done}" for done, kib in samples)
@@ -409,8 +427,10 @@ def main() -> None:
 
     if args.soak:
         ids = create_tournaments(user, bot_ids, args.soak, f"{label} soak")
-        n, seconds, rss = with_workers(1, ids, env, Path(cache), samples=10)
-        print(f"soak, 1 worker        : {n / seconds:7.2f} matches/s ({n} in {seconds:.0f} s)")
+        n, seconds, rss, busy = with_workers(1, ids, env, Path(cache), samples=10)
+        print(
+            f"soak, 1 worker        : {n / seconds:7.2f} matches/s ({n} in {seconds:.0f} s); {busy}"
+        )
         samples = rss[0]
         trail = ", ".join(f"{kib / 1024:.1f}" for _, kib in samples)
         print(f"    RSS MiB at 0, each tenth, end: {trail}")
