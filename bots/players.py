@@ -282,18 +282,19 @@ class ProgramPlayer:
             self.channel.send({"type": "end", "result": result}, time.monotonic() + 0.2)
             self._ended = True
         except WireError:
-            pass
+            return
+        # Its stdin is closed now, so one that reads until end of input (``for line in
+        # sys.stdin``) exits at once instead of using up its moment in ``close`` (50 ms),
+        # and meanwhile if the closing waits (a worker records the result first).
+        if self.box.proc.stdin is not None:
+            try:
+                self.box.proc.stdin.close()
+            except OSError:
+                pass
 
     def close(self) -> None:
         if self.box is not None and self.channel is not None and self.log is None:
             # A bot told the match ended usually logs a last line and exits: a moment for it.
-            # Its stdin is closed first, so one that reads until end of input (``for line in
-            # sys.stdin``) exits now instead of using up the moment (50 ms a seat).
-            if self._ended and self.box.proc.stdin is not None:
-                try:
-                    self.box.proc.stdin.close()
-                except OSError:
-                    pass
             self.log = self.channel.log_text(wait=0.05 if self._ended else 0.0)
         if self.box is not None:
             self.box.close()

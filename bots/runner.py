@@ -80,11 +80,19 @@ def play_match(
     clock: Clock | None = None,
     on_move: Callable[[int], None] | None = None,
     while_starting: Callable[[], None] | None = None,
+    leave_open: bool = False,
 ) -> MatchOutcome:
     """Play the match out. ``while_starting`` runs once every seat has been started and
     before the runner waits for their "ready" (a worker prepares its next match's sandboxes
     there, bots/spares.py): the seats' allowances run meanwhile, and a "ready" that arrives
-    then counts as on time."""
+    then counts as on time.
+
+    ``leave_open``: a match played to its end returns with its seats not closed yet, each
+    told "end" (its stdin closed) and exiting on its own, so the caller's work overlaps
+    their exits (a worker records the result meanwhile). The caller must then call
+    :func:`close_players`, which closes them as the runner would have and returns their
+    logs; ``logs`` stays empty until then. If the match raises, the seats are closed here.
+    """
     clock = clock or Clock()
     game = registry.get(game_slug)
     count = len(players)
@@ -98,6 +106,7 @@ def play_match(
     # Seats that can be paused. A bot is paused only while another such seat thinks: built-in
     # policies answer in microseconds, so pausing for them would only cost time.
     programs = [seat for seat, p in enumerate(players) if hasattr(p, "pause")]
+    played = False
 
     try:
         # Every program seat's sandbox is built first (ProgramPlayer.prepare): their cgroup
@@ -175,14 +184,23 @@ def play_match(
         for seat, player in enumerate(players):
             if seat not in faults:
                 player.end(result)
+        played = True
     finally:
-        for player in players:
-            player.close()
+        if not (leave_open and played):
+            close_players(players)
     return MatchOutcome(
         game=game.slug, version=game.version, seed=seed, players=[p.label for p in players],
         options=dict(state.options), clock=clock.to_dict(), result=result, moves=moves,
-        record=state.to_json(), logs=[getattr(p, "log", None) for p in players],
+        record=state.to_json(), logs=[] if leave_open else [getattr(p, "log", None) for p in players],
     )  # fmt: skip
+
+
+def close_players(players: list[Player]) -> list[str | None]:
+    """Close every seat (a closed one again is a no-op); each seat's log, None for a
+    built-in policy."""
+    for player in players:
+        player.close()
+    return [getattr(p, "log", None) for p in players]
 
 
 def _note_start(seat: int, started: Fault | None, players: list[Player], faults: dict) -> None:

@@ -27,7 +27,11 @@ def act(observation, legal):
     arena_sdk.log("{secret} thinking")
     return legal[0]
 
-arena_sdk.run(act, on_start=lambda info: arena_sdk.log("{secret} seat", info["seat"]))
+arena_sdk.run(
+    act,
+    on_start=lambda info: arena_sdk.log("{secret} seat", info["seat"]),
+    on_end=lambda result: arena_sdk.log("{secret} the end"),
+)
 """
 SECRETS = {"alice": "ALICE-PRIVATE-7781", "bob": "BOB-PRIVATE-3302"}
 
@@ -66,6 +70,8 @@ def test_the_log_is_stored_with_the_seat(played):
     for name, seat in played["seat"].items():
         log = MatchSeat.objects.get(match=played["match"], seat=seat).log
         assert f"{SECRETS[name]} seat {seat}" in log and f"{SECRETS[name]} thinking" in log
+        # Written after "end", while the worker recorded the result: stored with it.
+        assert f"{SECRETS[name]} the end" in log
         other = SECRETS["bob" if name == "alice" else "alice"]
         assert other not in log
 

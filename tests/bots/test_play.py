@@ -159,3 +159,26 @@ def test_exit_status_counts_the_chosen_faults_of_file_bots(make_bot, capsys):
 def test_call_command_errors():
     with pytest.raises(CommandError, match="unknown option"):
         call_command("play", "toy", "random", "random", "--option", "x=1")
+
+
+def test_a_match_left_open_is_closed_by_its_caller_with_the_same_logs(make_bot):
+    """``leave_open``: the seats told "end" are left to exit while the caller works (a worker
+    records the result); ``close_players`` then closes them and gives the logs the runner
+    would have, the line written after "end" included."""
+    from bots.players import BuiltinPlayer, ProgramPlayer
+    from bots.runner import close_players, play_match
+    from games import registry
+
+    bot = make_bot(LOGGER)
+
+    def players():
+        return [ProgramPlayer(bot, label="bot"), BuiltinPlayer(registry.get("toy"), "random", 1)]
+
+    closed = play_match(game_slug="toy", players=players(), options={}, seed=2)
+    seats = players()
+    left = play_match(game_slug="toy", players=seats, options={}, seed=2, leave_open=True)
+    assert left.logs == [] and seats[0].log is None  # not closed yet
+    assert left.result == closed.result
+    logs = close_players(seats)
+    assert logs == closed.logs and "the end: 9" in logs[0]
+    assert close_players(seats) == logs  # closing again changes nothing

@@ -209,9 +209,10 @@ def test_the_reaper_leaves_a_tournament_with_matches_to_play_running(tournament)
 
 
 # The rating's five writes and the leaderboard's lock go to PostgreSQL in one execute;
-# SQLite (no lock) takes them one by one (and the standings' two writes as well).
+# SQLite (no lock) takes them one by one (and the standings' two writes and the seats'
+# logs, when a worker passes them, as well).
 UNBATCHED = 0 if connection.vendor == "postgresql" else 4
-UNBATCHED_STANDINGS = 0 if connection.vendor == "postgresql" else 1
+UNBATCHED_STANDINGS = 0 if connection.vendor == "postgresql" else 2
 
 
 @pytest.mark.parametrize("seats", [2, 4])
@@ -277,9 +278,10 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
     the tournament's lock, the update that finishes the match and marks it counted, the
     rating (as above: four round trips, the seats' write among them), the standings (one
     UPDATE of the entrants' totals, then the pair's upsert and the version's bump in one
-    round trip) and whether anything is left to play. The totals then equal a rebuild."""
+    round trip, with the seats' logs, asked for last) and whether anything is left to play.
+    The totals then equal a rebuild."""
     from tournaments.read_models import stored_totals, totals_from_matches
-    from tournaments.services.playing import seats_to_play
+    from tournaments.services.playing import _claim_and_load
 
     by_versions: dict[frozenset, list[Match]] = {}
     for match in tournament.matches.order_by("pk"):
@@ -288,8 +290,8 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
     pairing = next(iter(by_versions.values()))
     first, second = pairing[:2]
     for match, ranks in ((first, [1, 2]), (second, [2, 1])):
-        attempt = claim_match(match_id=match.pk)
-        seats = seats_to_play(match.pk)
+        claimed, seats = _claim_and_load(match.pk)
+        attempt = claimed.attempts
         assert all(seat.entrant is not None for seat in seats)
         with django_assert_max_num_queries(
             99 if match is first else 11 + UNBATCHED + UNBATCHED_STANDINGS
@@ -298,16 +300,44 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
                 match_id=match.pk,
                 attempt=attempt,
                 outcome=outcome(match, ranks),
-                match=seats[0].match,
+                match=claimed,
                 seats=seats,
+                logs=lambda pk=match.pk: [f"seat {seat} of {pk}" for seat in range(2)],
             )
     second.refresh_from_db()
+    assert list(second.seats.order_by("seat").values_list("log", flat=True)) == [
+        f"seat {seat} of {second.pk}" for seat in range(2)
+    ]
     assert second.status == Match.Status.FINISHED and second.standings_counted == "finished"
     assert second.rated_seq == 2
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
     # Recorded once: a second delivery of the same attempt changes nothing.
     assert not record_result(match_id=second.pk, attempt=attempt, outcome=outcome(second, ranks))
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
+
+
+def test_a_workers_claim_reads_what_it_plays(tournament, django_assert_max_num_queries):
+    """The claim returns the match and its seats as the ORM reads them (on PostgreSQL in
+    one statement): versions and bots without the upload, entrant numbers."""
+    from tournaments.services.playing import _claim_and_load, seats_to_play, worker_name
+
+    match = tournament.matches.order_by("pk").first()
+    with django_assert_max_num_queries(1 if connection.vendor == "postgresql" else 4):
+        claimed, seats = _claim_and_load(match.pk)
+    assert claimed.pk == match.pk and claimed.status == Match.Status.RUNNING
+    assert claimed.attempts == 1 and claimed.worker == worker_name()
+    assert claimed.options == match.options and claimed.seed == match.seed
+    assert claimed.started_at == Match.objects.get(pk=match.pk).started_at
+    expected = seats_to_play(match.pk)
+
+    def shown(seat):
+        version = seat.version
+        return (seat.pk, seat.seat, seat.entrant, version.label, version.sha256, seat.match.pk)
+
+    assert [shown(seat) for seat in seats] == [shown(seat) for seat in expected]
+    assert all(seat.entrant is not None for seat in seats)
+    assert all("upload" in seat.version.get_deferred_fields() for seat in seats)
+    assert _claim_and_load(match.pk) is None  # claimed once
 
 
 def test_a_database_lost_between_the_claim_and_the_load_leaves_the_match_queued(tournament):
@@ -318,7 +348,8 @@ def test_a_database_lost_between_the_claim_and_the_load_leaves_the_match_queued(
     from tournaments.services.playing import play_queued_match
 
     def lose_the_seats_read(execute, sql, params, many, context):
-        if sql.lstrip().upper().startswith("SELECT") and "tournaments_matchseat" in sql:
+        # On PostgreSQL the claim and the seats' read are one statement, lost together.
+        if "tournaments_matchseat" in sql:
             raise OperationalError("server closed the connection unexpectedly")
         return execute(sql, params, many, context)
 

@@ -260,7 +260,13 @@ def count_result(*, match_id: int) -> None:
 
 
 def count_new_result(
-    *, tournament: Tournament, key: str, round: int, series: str, seats: list[Seat]
+    *,
+    tournament: Tournament,
+    key: str,
+    round: int,
+    series: str,
+    seats: list[Seat],
+    batch: Batch | None = None,
 ) -> None:
     """:func:`count_result` for a worker's result, from what it holds: two writes and the
     version bump instead of reading the match, its seats and entrants back.
@@ -270,6 +276,8 @@ def count_new_result(
     lock) required ``standings_counted`` to be empty and set it to finished, so this
     game is added exactly once. ``seats``: (entrant, rank, faulted, score) in seat order.
     A tournament without totals yet gets them from its matches, this one included.
+    ``batch``: the caller's writes waiting to go (none the totals read), sent with the
+    pair's upsert.
     """
     result = decided_result(
         key=key,
@@ -281,11 +289,13 @@ def count_new_result(
     entries, pairs = _contribution(
         result, seats, finished=True, scale=points_scale(tournament.players_per_match)
     )
-    if not _add_new(tournament.pk, entries, pairs):
+    batch = batch if batch is not None else Batch()
+    if not _add_new(tournament.pk, entries, pairs, batch):
         rebuild_totals(tournament_id=tournament.pk)
+        batch.send()
 
 
-def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
+def _add_new(tournament_id: int, entries: dict, pairs: dict, batch: Batch) -> bool:
     """Add a game's contribution: one UPDATE for its entrants' rows, then one upsert for
     its pairs' and the version's bump in one round trip (PostgreSQL and SQLite alike).
     False, with nothing that matters written, when the tournament has no totals (the
@@ -299,7 +309,6 @@ def _add_new(tournament_id: int, entries: dict, pairs: dict) -> bool:
     )
     if updated != len(entries):
         return False
-    batch = Batch()
     insert_rows(
         PairTally,
         fields=["tournament", "first", "second", *PAIR_FIELDS],

@@ -7,6 +7,7 @@ import os
 import random
 import socket
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
@@ -18,13 +19,14 @@ from bots import services as bot_services
 from bots import spares
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
-from bots.runner import Clock
+from bots.runner import Clock, close_players
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.read_models import count_new_result, count_result
 from tournaments.rows import Batch, update_rows
 from tournaments.services.advancing import advance_tournament
+from tournaments.services.claiming import claim_and_load
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
 from tournaments.services.rating import rate_result
@@ -95,17 +97,13 @@ def play_match(*, match_id: int) -> Match:
 def play_queued_match(*, match_id: int) -> bool:
     """What a worker's task runs: claim, play, record. True when this call recorded it.
 
-    Two queries before the match starts: the claim, and the seats with their match,
-    versions and entrant numbers in one read (the recording uses them all).
+    One statement before the match starts: the claim, returning the seats with their
+    match, versions and entrant numbers (the recording uses them all).
     """
-    # The claim and the read commit together: a database lost between them would leave
-    # the match claimed by a task whose retry can no longer claim it. (A claim whose
-    # commit answer is lost waits for its heartbeat to go stale and the reaper.)
-    with transaction.atomic():
-        if not _claim(match_id):
-            return False
-        seats = seats_to_play(match_id)
-        match = seats[0].match if seats else Match.objects.get(pk=match_id)
+    claimed = _claim_and_load(match_id)
+    if claimed is None:
+        return False
+    match, seats = claimed
     # Read right after the claim: only a heartbeat gone stale (minutes) lets another
     # worker claim it again, so this is the attempt this worker holds.
     attempt = match.attempts
@@ -138,14 +136,60 @@ def play_queued_match(*, match_id: int) -> bool:
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
             on_move=heartbeat,
             while_starting=prepare_ahead if settings.ARENA_PREPARE_AHEAD else None,
+            # The seats, told the match ended, exit while the result is recorded; the
+            # recording closes them for their logs just before its last writes.
+            leave_open=True,
         ).to_dict()
     except Exception as exc:  # the host failed, not a bot: give the match back
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-    return _record_when_the_database_answers(
-        match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
-    )
+
+    def closed_logs() -> list[str | None]:
+        try:
+            return close_players(players)
+        except Exception as exc:
+            raise SeatsNotClosed(f"{type(exc).__name__}: {exc}") from exc
+
+    try:
+        return _record_when_the_database_answers(
+            match_id=match_id,
+            attempt=attempt,
+            outcome=outcome,
+            match=match,
+            seats=seats,
+            logs=closed_logs,
+        )
+    except SeatsNotClosed as exc:  # as when the play raises: the host's, not the bots'
+        log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
+        _release(match_id, attempt, str(exc))
+        raise
+    finally:  # closed by now unless the recording failed before it asked for the logs
+        try:
+            close_players(players)
+        except Exception:
+            log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
+
+
+class SeatsNotClosed(Exception):
+    """Closing a played match's seats failed (the host's fault, not a bot's)."""
+
+
+def _claim_and_load(match_id: int) -> tuple[Match, list[MatchSeat]] | None:
+    """The claim and the read of the seats to play (``seats_to_play``), committed together:
+    a database lost between them would leave the match claimed by a task whose retry can
+    no longer claim it. (A claim whose answer is lost waits for its heartbeat to go stale
+    and the reaper.) On PostgreSQL one statement (tournaments/services/claiming.py)."""
+    if connection.vendor == "postgresql":
+        claimed = claim_and_load(match_id=match_id, worker=worker_name())
+        if claimed is None:
+            _fail_if_out_of_attempts(match_id)
+        return claimed
+    with transaction.atomic():
+        if not _claim(match_id):
+            return None
+        seats = seats_to_play(match_id)
+        return (seats[0].match if seats else Match.objects.get(pk=match_id)), seats
 
 
 def seats_to_play(match_id: int) -> list[MatchSeat]:
@@ -175,7 +219,13 @@ def _beat(match_id: int, attempt: int) -> None:
 
 
 def _record_when_the_database_answers(
-    *, match_id: int, attempt: int, outcome: dict, match: Match, seats: list[MatchSeat]
+    *,
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match,
+    seats: list[MatchSeat],
+    logs: Callable[[], list[str | None]],
 ) -> bool:
     """``record_result``, retried with a jittered backoff while the database is away.
 
@@ -188,12 +238,18 @@ def _record_when_the_database_answers(
     while True:
         try:
             return record_result(
-                match_id=match_id, attempt=attempt, outcome=outcome, match=match, seats=seats
+                match_id=match_id,
+                attempt=attempt,
+                outcome=outcome,
+                match=match,
+                seats=seats,
+                logs=logs,
             )
         except DATABASE_ERRORS:
             if time.monotonic() + delay > give_up_at:
                 raise
             log.warning("match %s: result not stored yet, the database did not answer", match_id)
+            logs()  # the seats are closed before waiting, not kept open through an outage
             connection.close()
             time.sleep(random.uniform(delay / 2, delay))
             delay = min(delay * 2, 4.0)
@@ -225,6 +281,7 @@ def record_result(
     outcome: dict,
     match: Match | None = None,
     seats: list[MatchSeat] | None = None,
+    logs: Callable[[], list[str | None]] | None = None,
 ) -> bool:
     """Store the outcome once: only the attempt that holds the claim may finish the match.
 
@@ -234,6 +291,10 @@ def record_result(
     to play (neither changes while the match runs; seats annotated with their
     ``entrant``): then nothing is read back but the locked tournament and, for the
     rating, the pool's ledger and ratings.
+
+    ``logs``: the seats' logs (else ``outcome["logs"]``), asked for as late as the
+    transaction allows and stored in it: a worker closes the match's seats there, so
+    their exits overlap the recording. Nothing reads a log back in the transaction.
     """
     with transaction.atomic():
         if match is None:
@@ -263,7 +324,7 @@ def record_result(
         seats = sorted(seats, key=lambda seat: seat.seat)
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
-        _store_seats(seats, outcome, batch)
+        _store_seats(seats, outcome, batch, with_logs=logs is None)
         # A version gate's matches test two versions of one bot: not games of the pool.
         if (
             match.gate_id is None
@@ -281,6 +342,8 @@ def record_result(
         batch.send()
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
+        if logs is not None:  # the last writes of the result wait for them
+            _store_logs(seats, logs(), batch)
         if tournament is not None:
             # The standings' totals move with the result, in its transaction.
             if counted:
@@ -290,29 +353,52 @@ def record_result(
                     round=match.round,
                     series=match.series,
                     seats=_entrant_seats(tournament.pk, seats),
+                    batch=batch,
                 )
             else:
                 count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament.pk, tournament=tournament)
+        batch.send()
     return True
 
 
-def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch) -> None:
-    """Every seat's score, rank, fault and log, in one UPDATE (added to ``batch``)."""
-    logs = outcome.get("logs") or []
+def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
+    """Every seat's score, rank and fault, and its log ``with_logs``, in one UPDATE (added
+    to ``batch``)."""
     for seat in seats:
         seat_result = outcome["result"]["seats"][seat.seat]
         seat.score = seat_result["score"]
         seat.rank = seat_result["rank"]
         seat.fault = seat_result.get("fault")
-        seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
+    fields = ["score", "rank", "fault"]
+    if with_logs:
+        _set_logs(seats, outcome.get("logs") or [])
+        fields.append("log")
     update_rows(
         MatchSeat,
         keys=["id"],
-        fields=["score", "rank", "fault", "log"],
-        rows=[(seat.pk, seat.score, seat.rank, seat.fault, seat.log) for seat in seats],
+        fields=fields,
+        rows=[(seat.pk, *(getattr(seat, name) for name in fields)) for seat in seats],
         batch=batch,
     )
+
+
+def _store_logs(seats: list[MatchSeat], logs: list[str | None], batch: Batch) -> None:
+    """Every seat's log in one UPDATE (added to ``batch``). Not a column the read
+    versions' triggers watch, so the second write of the seats fires none of them."""
+    _set_logs(seats, logs)
+    update_rows(
+        MatchSeat,
+        keys=["id"],
+        fields=["log"],
+        rows=[(seat.pk, seat.log) for seat in seats],
+        batch=batch,
+    )
+
+
+def _set_logs(seats: list[MatchSeat], logs: list[str | None]) -> None:
+    for seat in seats:
+        seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
 
 
 def _entrant_seats(tournament_id: int, seats: list[MatchSeat]) -> list[tuple]:

@@ -1,0 +1,105 @@
+"""A worker's claim of a match and the read of what it plays, in one statement.
+
+The claim is the conditional UPDATE of ``playing._claim`` (queued, or running with a
+heartbeat gone stale; attempts left); the seats with their versions, bots and entrant
+numbers come back from the same statement (``WITH claimed AS (UPDATE ... RETURNING)``),
+so the claim and the read are one round trip and commit together: no claim can be left
+behind by a database lost between them (the task's retry finds the match claimable).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Model
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from tournaments.models import Entry, Match, MatchSeat
+
+
+def claim_and_load(*, match_id: int, worker: str) -> tuple[Match, list[MatchSeat]] | None:
+    """Claim the match for ``worker``; the claimed match and its seats in seat order (each
+    with its version and bot, not the upload, and its ``entrant`` number in the match's
+    tournament, None outside one), or None when it could not be claimed."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _sql(),
+            [
+                Match.Status.RUNNING, worker, now, now,
+                match_id, settings.ARENA_MAX_MATCH_ATTEMPTS,
+                Match.Status.QUEUED, Match.Status.RUNNING, stale,
+            ],
+        )  # fmt: skip
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    match = _model(Match, _MATCH, rows[0], 0)
+    seats = []
+    for row in rows:
+        if row[_SEAT_AT] is None:  # a match without seats: the LEFT JOIN's one row
+            break
+        seat = _model(MatchSeat, _SEAT, row, _SEAT_AT)
+        version = _model(BotVersion, _VERSION, row, _VERSION_AT)
+        version.bot = _model(Bot, _BOT, row, _BOT_AT)
+        seat.match, seat.version, seat.entrant = match, version, row[-1]
+        seats.append(seat)
+    return match, seats
+
+
+def _fields(model: type[Model], leave_out: tuple[str, ...] = ()) -> list:
+    return [f for f in model._meta.concrete_fields if f.name not in leave_out]
+
+
+_MATCH = _fields(Match)
+_SEAT = _fields(MatchSeat)
+_VERSION = _fields(BotVersion, leave_out=("upload",))  # read only if not unpacked yet
+_BOT = _fields(Bot)
+_SEAT_AT = len(_MATCH)
+_VERSION_AT = _SEAT_AT + len(_SEAT)
+_BOT_AT = _VERSION_AT + len(_VERSION)
+
+
+def _model(model: type[Model], fields: list, row: tuple, start: int) -> Model:
+    """An instance of ``model`` from ``row[start:]`` as the ORM would load it (the
+    fields' converters applied: JSON, for instance), unread fields deferred."""
+    values = []
+    for position, field in enumerate(fields, start=start):
+        value = row[position]
+        expression = field.get_col(model._meta.db_table)
+        for convert in (
+            *connection.ops.get_db_converters(expression),
+            *field.get_db_converters(connection),
+        ):
+            value = convert(value, expression, connection)
+        values.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], values)
+
+
+def _sql() -> str:
+    quote = connection.ops.quote_name
+
+    def columns(alias: str, fields: list) -> str:
+        return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
+
+    match = quote(Match._meta.db_table)
+    return (
+        f"WITH claimed AS (UPDATE {match} SET status = %s, attempts = attempts + 1,"
+        " worker = %s, heartbeat_at = %s, started_at = %s"
+        " WHERE id = %s AND attempts < %s"
+        " AND (status = %s OR (status = %s AND heartbeat_at < %s))"
+        f" RETURNING {', '.join(quote(f.column) for f in _MATCH)})"
+        f" SELECT {columns('m', _MATCH)}, {columns('s', _SEAT)}, {columns('v', _VERSION)},"
+        f" {columns('b', _BOT)},"
+        f" (SELECT e.seed_number FROM {quote(Entry._meta.db_table)} e"
+        "   WHERE e.tournament_id = m.tournament_id AND e.version_id = s.version_id"
+        "   AND e.seed_number IS NOT NULL LIMIT 1)"
+        f" FROM claimed m LEFT JOIN {quote(MatchSeat._meta.db_table)} s ON s.match_id = m.id"
+        f" LEFT JOIN {quote(BotVersion._meta.db_table)} v ON v.id = s.version_id"
+        f" LEFT JOIN {quote(Bot._meta.db_table)} b ON b.id = v.bot_id"
+        " ORDER BY s.seat"
+    )
