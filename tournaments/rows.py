@@ -13,41 +13,69 @@ together: with PostgreSQL in one round trip.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Model
 
 
 class Batch:
-    """Statements whose results nobody reads (no rows, no counts), sent together.
+    """Statements sent together: writes nobody reads back, and the few whose answer is
+    needed only after them (a count, a row or two).
 
     On PostgreSQL Django's cursor binds parameters on the client, so several statements
     separated by semicolons travel in one ``execute``: one round trip instead of one
     each, which is what a worker recording a result waits on. They run in the order
     added, in the caller's transaction, and the first error raises as it would alone.
     Elsewhere (SQLite) each is executed in turn. Call :meth:`send` before any read or
-    write that must see them.
+    write that must see them. Each statement's answer is in :attr:`results` after the
+    send, at the position ``len(batch)`` gave just before it was added.
     """
 
     def __init__(self) -> None:
         self.statements: list[tuple[str, list]] = []
+        self.results: list[Answer] = []
 
-    def add(self, sql: str, params: Sequence = ()) -> None:
+    def __len__(self) -> int:
+        return len(self.statements)
+
+    def add(self, sql: str, params: Sequence = ()) -> int:
+        """Add a statement; its position in :attr:`results` after the send."""
         self.statements.append((sql, list(params)))
+        return len(self.statements) - 1
 
-    def send(self) -> None:
+    def send(self) -> list[Answer]:
+        """Send what waits; the answers of this send (also kept in :attr:`results`)."""
         statements, self.statements = self.statements, []
+        self.results = []
         if not statements:
-            return
+            return self.results
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql" and _binds_on_client(cursor):
                 cursor.execute(
                     "; ".join(sql for sql, _ in statements),
                     [value for _, params in statements for value in params],
                 )
-                return
+                self.results.append(_answer(cursor))
+                while cursor.cursor.nextset():
+                    self.results.append(_answer(cursor))
+                return self.results
             for sql, params in statements:
                 cursor.execute(sql, params)
+                self.results.append(_answer(cursor))
+        return self.results
+
+
+class Answer(NamedTuple):
+    """One statement's answer: the rows it changed or returned, and the rows it returned
+    (None for a statement that returns none)."""
+
+    rowcount: int
+    rows: list[tuple] | None
+
+
+def _answer(cursor) -> Answer:
+    return Answer(cursor.rowcount, cursor.fetchall() if cursor.description else None)
 
 
 def _binds_on_client(cursor) -> bool:
@@ -139,3 +167,26 @@ def insert_rows(
         f" VALUES {', '.join([one] * len(rows))} {suffix.format(table=table, **names)}",
         params,
     )
+
+
+def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0) -> Model:
+    """An instance of ``model`` from ``row[start:]`` holding ``fields``' columns, as the
+    ORM would load it (each field's converters applied: JSON, for instance); fields left
+    out are deferred."""
+    values = []
+    for position, field in enumerate(fields, start=start):
+        value = row[position]
+        expression = field.get_col(model._meta.db_table)
+        for convert in (
+            *connection.ops.get_db_converters(expression),
+            *field.get_db_converters(connection),
+        ):
+            value = convert(value, expression, connection)
+        values.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], values)
+
+
+def select_sql(fields: Sequence, alias: str) -> str:
+    """``fields``' columns as a select list, each prefixed by ``alias``."""
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(field.column)}" for field in fields)

@@ -276,8 +276,8 @@ def count_new_result(
     lock) required ``standings_counted`` to be empty and set it to finished, so this
     game is added exactly once. ``seats``: (entrant, rank, faulted, score) in seat order.
     A tournament without totals yet gets them from its matches, this one included.
-    ``batch``: the caller's writes waiting to go (none the totals read), sent with the
-    pair's upsert.
+    ``batch``: the caller's statements waiting to go (none the totals read), sent in the
+    same round trip as these writes (their answers in ``batch.results``).
     """
     result = decided_result(
         key=key,
@@ -292,23 +292,22 @@ def count_new_result(
     batch = batch if batch is not None else Batch()
     if not _add_new(tournament.pk, entries, pairs, batch):
         rebuild_totals(tournament_id=tournament.pk)
-        batch.send()
 
 
 def _add_new(tournament_id: int, entries: dict, pairs: dict, batch: Batch) -> bool:
-    """Add a game's contribution: one UPDATE for its entrants' rows, then one upsert for
-    its pairs' and the version's bump in one round trip (PostgreSQL and SQLite alike).
-    False, with nothing that matters written, when the tournament has no totals (the
-    caller rebuilds them, replacing every row, and bumps the version)."""
-    updated = update_rows(
+    """Add a game's contribution: one UPDATE for its entrants' rows, one upsert for its
+    pairs' and the version's bump, in one round trip with what waits in ``batch``.
+    False when the tournament has no totals: then the pairs' rows written are nothing
+    that matters (the caller rebuilds every row, and bumps the version)."""
+    entrants = len(batch)
+    update_rows(
         EntryTally,
         keys=["tournament", "entrant"],
         fields=ENTRY_FIELDS,
         rows=[(tournament_id, entrant, *values) for entrant, values in entries.items()],
         set_sql={name: "{old} + {new}" for name in ENTRY_FIELDS},
+        batch=batch,
     )
-    if updated != len(entries):
-        return False
     insert_rows(
         PairTally,
         fields=["tournament", "first", "second", *PAIR_FIELDS],
@@ -320,7 +319,7 @@ def _add_new(tournament_id: int, entries: dict, pairs: dict, batch: Batch) -> bo
     # The snapshot goes stale with the same round trip.
     batch.add(*_bump_statement(tournament_id))
     batch.send()
-    return True
+    return not entries or batch.results[entrants].rowcount == len(entries)
 
 
 def _add(tournament_id: int, entries: dict, pairs: dict, sign: int) -> None:

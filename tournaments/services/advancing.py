@@ -9,6 +9,7 @@ no chord, no in-memory state, so a worker killed at any point loses nothing.
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
@@ -27,18 +28,22 @@ FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
 PLANNED_UP_FRONT = ("round_robin", "gauntlet")
 
 
-def advance_tournament(*, tournament_id: int, tournament: Tournament | None = None) -> bool:
+def advance_tournament(
+    *, tournament_id: int, tournament: Tournament | None = None, unfinished: bool | None = None
+) -> bool:
     """Create and queue the games the format says are due, or finish the tournament.
 
     Call it inside a transaction holding the tournament's row lock (``tournament``: the
-    row as read with that lock, if the caller has it). Returns True when the tournament
-    finished.
+    row as read with that lock, if the caller has it; ``unfinished``: whether a match of
+    it is left to play, if the caller asked since its last change of a match, with
+    ``unfinished_statement``). Returns True when the tournament finished.
     """
     if tournament is None:
         tournament = Tournament.objects.get(pk=tournament_id)
     if tournament.status != Tournament.Status.RUNNING:
         return False
-    unfinished = tournament.matches.exclude(status__in=FINAL).exists()
+    if unfinished is None:
+        unfinished = tournament.matches.exclude(status__in=FINAL).exists()
     if unfinished and tournament.format in PLANNED_UP_FRONT + ("swiss",):
         # Nothing new can be due until the round (or the whole plan) is complete.
         return False
@@ -58,6 +63,17 @@ def advance_tournament(*, tournament_id: int, tournament: Tournament | None = No
         return True
     _store(tournament, entries, answer)
     return False
+
+
+def unfinished_statement(tournament_id: int) -> tuple[str, list]:
+    """Whether a match of the tournament is left to play, as SQL (one row, one boolean)
+    to travel with other statements."""
+    table = connection.ops.quote_name(Match._meta.db_table)
+    return (
+        f"SELECT EXISTS (SELECT 1 FROM {table} WHERE tournament_id = %s"
+        f" AND status NOT IN ({', '.join(['%s'] * len(FINAL))}))",
+        [tournament_id, *FINAL],
+    )
 
 
 def _store(tournament: Tournament, entries: list[Entry], due: list[Pairing]) -> None:

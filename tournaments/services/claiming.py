@@ -13,11 +13,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Model
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tournaments.models import Entry, Match, MatchSeat
+from tournaments.rows import from_row, select_sql
 
 
 def claim_and_load(*, match_id: int, worker: str) -> tuple[Match, list[MatchSeat]] | None:
@@ -38,20 +38,20 @@ def claim_and_load(*, match_id: int, worker: str) -> tuple[Match, list[MatchSeat
         rows = cursor.fetchall()
     if not rows:
         return None
-    match = _model(Match, _MATCH, rows[0], 0)
+    match = from_row(Match, _MATCH, rows[0], 0)
     seats = []
     for row in rows:
         if row[_SEAT_AT] is None:  # a match without seats: the LEFT JOIN's one row
             break
-        seat = _model(MatchSeat, _SEAT, row, _SEAT_AT)
-        version = _model(BotVersion, _VERSION, row, _VERSION_AT)
-        version.bot = _model(Bot, _BOT, row, _BOT_AT)
+        seat = from_row(MatchSeat, _SEAT, row, _SEAT_AT)
+        version = from_row(BotVersion, _VERSION, row, _VERSION_AT)
+        version.bot = from_row(Bot, _BOT, row, _BOT_AT)
         seat.match, seat.version, seat.entrant = match, version, row[-1]
         seats.append(seat)
     return match, seats
 
 
-def _fields(model: type[Model], leave_out: tuple[str, ...] = ()) -> list:
+def _fields(model, leave_out: tuple[str, ...] = ()) -> list:
     return [f for f in model._meta.concrete_fields if f.name not in leave_out]
 
 
@@ -64,28 +64,8 @@ _VERSION_AT = _SEAT_AT + len(_SEAT)
 _BOT_AT = _VERSION_AT + len(_VERSION)
 
 
-def _model(model: type[Model], fields: list, row: tuple, start: int) -> Model:
-    """An instance of ``model`` from ``row[start:]`` as the ORM would load it (the
-    fields' converters applied: JSON, for instance), unread fields deferred."""
-    values = []
-    for position, field in enumerate(fields, start=start):
-        value = row[position]
-        expression = field.get_col(model._meta.db_table)
-        for convert in (
-            *connection.ops.get_db_converters(expression),
-            *field.get_db_converters(connection),
-        ):
-            value = convert(value, expression, connection)
-        values.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], values)
-
-
 def _sql() -> str:
     quote = connection.ops.quote_name
-
-    def columns(alias: str, fields: list) -> str:
-        return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
-
     match = quote(Match._meta.db_table)
     return (
         f"WITH claimed AS (UPDATE {match} SET status = %s, attempts = attempts + 1,"
@@ -93,8 +73,8 @@ def _sql() -> str:
         " WHERE id = %s AND attempts < %s"
         " AND (status = %s OR (status = %s AND heartbeat_at < %s))"
         f" RETURNING {', '.join(quote(f.column) for f in _MATCH)})"
-        f" SELECT {columns('m', _MATCH)}, {columns('s', _SEAT)}, {columns('v', _VERSION)},"
-        f" {columns('b', _BOT)},"
+        f" SELECT {select_sql(_MATCH, 'm')}, {select_sql(_SEAT, 's')},"
+        f" {select_sql(_VERSION, 'v')}, {select_sql(_BOT, 'b')},"
         f" (SELECT e.seed_number FROM {quote(Entry._meta.db_table)} e"
         "   WHERE e.tournament_id = m.tournament_id AND e.version_id = s.version_id"
         "   AND e.seed_number IS NOT NULL LIMIT 1)"

@@ -24,8 +24,8 @@ from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.read_models import count_new_result, count_result
-from tournaments.rows import Batch, update_rows
-from tournaments.services.advancing import advance_tournament
+from tournaments.rows import Batch, from_row, select_sql, update_rows
+from tournaments.services.advancing import advance_tournament, unfinished_statement
 from tournaments.services.claiming import claim_and_load
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import queue_match_after_commit
@@ -299,7 +299,6 @@ def record_result(
     with transaction.atomic():
         if match is None:
             match = Match.objects.get(pk=match_id)
-        tournament = _lock_tournament(match.tournament_id)
         fields = {
             "status": Match.Status.FINISHED,
             "finished_at": timezone.now(),
@@ -308,15 +307,11 @@ def record_result(
             "record": outcome["record"],
             "engine_version": outcome["version"],
         }
-        ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
         # A tournament's match is counted in its standings here, as finished: the UPDATE
         # that finishes it says so, if the totals counted it as nothing so far (always,
         # through the services); otherwise count_result works out the difference.
-        counted = tournament is not None and bool(
-            ours.filter(standings_counted="").update(
-                **fields, standings_counted=Match.Status.FINISHED
-            )
-        )
+        tournament, counted = _lock_and_finish(match.tournament_id, match_id, attempt, fields)
+        ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
         if not counted and not ours.update(**fields):
             return False
         if seats is None:
@@ -346,7 +341,10 @@ def record_result(
             _store_logs(seats, logs(), batch)
         if tournament is not None:
             # The standings' totals move with the result, in its transaction.
+            unfinished = None
             if counted:
+                # With them, in one round trip: the logs, and whether any match is left.
+                left = batch.add(*unfinished_statement(tournament.pk))
                 count_new_result(
                     tournament=tournament,
                     key=match.pairing_key,
@@ -355,11 +353,50 @@ def record_result(
                     seats=_entrant_seats(tournament.pk, seats),
                     batch=batch,
                 )
+                unfinished = batch.results[left].rows[0][0]
             else:
                 count_result(match_id=match_id)
-            advance_tournament(tournament_id=tournament.pk, tournament=tournament)
+            advance_tournament(
+                tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
+            )
         batch.send()
     return True
+
+
+def _lock_and_finish(
+    tournament_id: int | None, match_id: int, attempt: int, fields: dict
+) -> tuple[Tournament | None, bool]:
+    """Lock the tournament's row, then finish the match and mark it counted in the
+    standings if this attempt holds it and the totals counted it as nothing so far: one
+    round trip, the lock first (the order of every writer that can end a tournament).
+    The tournament (None for none) and whether the match was finished and counted."""
+    if tournament_id is None:
+        return None, False
+    quote = connection.ops.quote_name
+    batch = Batch()
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
+    batch.add(
+        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {quote(Tournament._meta.db_table)} t"
+        f" WHERE t.id = %s{lock}",
+        [tournament_id],
+    )
+    update_rows(
+        Match,
+        keys=["id"],
+        fields=[*fields, "standings_counted"],
+        rows=[(match_id, *fields.values(), Match.Status.FINISHED)],
+        where=f"{{table}}.{quote('status')} = %s AND {{table}}.{quote('attempts')} = %s"
+        f" AND {{table}}.{quote('standings_counted')} = ''",
+        where_params=[Match.Status.RUNNING, attempt],
+        batch=batch,
+    )
+    locked, finished = batch.send()
+    if not locked.rows:
+        raise Tournament.DoesNotExist(f"tournament {tournament_id}")
+    return from_row(Tournament, _TOURNAMENT, locked.rows[0]), finished.rowcount == 1
+
+
+_TOURNAMENT = Tournament._meta.concrete_fields
 
 
 def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
