@@ -19,7 +19,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, Rating, RatingChange, RatingLedger, RatingPair
-from tournaments.rows import Batch, insert_rows, update_rows
+from tournaments.rows import Batch, from_row, insert_rows, select_sql, update_rows
 from tournaments.services.queueing import request_fit_after_commit
 
 log = logging.getLogger(__name__)
@@ -77,17 +77,15 @@ def rate_result(
         # Options the engine no longer accepts (a rules change): no pool to rate it in.
         log.warning("match %s is not rated: no pool for its options", match_id)
         return None
-    taken = _take_position(pool)
+    rated = elo.sides_from_match_result(result, versions)
+    keys = {key for side in rated.sides for key in side}
+    # The ledger locked and its next position taken, then the versions' rows locked: one
+    # round trip, in that order.
+    taken, rows = _take_position_and_lock(pool, keys)
     if taken is None:
         RatingLedger.objects.get_or_create(pool=pool)
         taken = _take_position(pool)
     seq, fit_requested_at = taken
-    rated = elo.sides_from_match_result(result, versions)
-    keys = {key for side in rated.sides for key in side}
-    rows = {
-        r.version_id: r
-        for r in Rating.objects.select_for_update().filter(pool=pool, version_id__in=keys)
-    }
     parents: dict[int, int] = {}
     current: dict[int, float] = {}
     if keys - rows.keys():
@@ -141,17 +139,42 @@ def rate_result(
 def _take_position(pool: str) -> tuple[int, object] | None:
     """Lock the pool's ledger and take its next position, in one statement: (position,
     when a refit was last asked for and not yet done), or None when the pool has none."""
-    table = connection.ops.quote_name(RatingLedger._meta.db_table)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE pool = %s"
-            " RETURNING last_seq, fit_requested_at",
-            [pool],
-        )
+        cursor.execute(*_position_statement(pool))
         row = cursor.fetchone()
     if row is None:
         return None
     return row[0], row[1]
+
+
+def _position_statement(pool: str) -> tuple[str, list]:
+    table = connection.ops.quote_name(RatingLedger._meta.db_table)
+    return (
+        f"UPDATE {table} SET last_seq = last_seq + 1 WHERE pool = %s"
+        " RETURNING last_seq, fit_requested_at",
+        [pool],
+    )
+
+
+def _take_position_and_lock(pool: str, keys: set[int]) -> tuple[tuple | None, dict[int, Rating]]:
+    """``_take_position``, then the pool's rows of the versions ``keys`` locked and read
+    ({version: row}), in one round trip."""
+    quote = connection.ops.quote_name
+    batch = Batch()
+    batch.add(*_position_statement(pool))
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
+    batch.add(
+        f"SELECT {select_sql(_RATING, 'r')} FROM {quote(Rating._meta.db_table)} r"
+        f" WHERE r.pool = %s AND r.version_id IN ({', '.join(['%s'] * len(keys)) or 'NULL'}){lock}",
+        [pool, *sorted(keys)],
+    )
+    position, ratings = batch.send()
+    taken = (position.rows[0][0], position.rows[0][1]) if position.rows else None
+    read = (from_row(Rating, _RATING, row) for row in ratings.rows)
+    return taken, {row.version_id: row for row in read}
+
+
+_RATING = Rating._meta.concrete_fields
 
 
 CHANGE_FIELDS = ["match", "version", "pool", "seq", "before", "after", "created_at"]
