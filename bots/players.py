@@ -292,10 +292,16 @@ class ProgramPlayer:
             except OSError:
                 pass
 
-    def close(self) -> None:
+    def take_log(self) -> str | None:
+        """Its stderr, kept from now on as its log (taken once; ``close`` takes it if
+        nobody did). A bot told the match ended usually logs a last line and exits: a
+        moment for it."""
         if self.box is not None and self.channel is not None and self.log is None:
-            # A bot told the match ended usually logs a last line and exits: a moment for it.
             self.log = self.channel.log_text(wait=0.05 if self._ended else 0.0)
+        return self.log
+
+    def close(self) -> None:
+        self.take_log()
         if self.box is not None:
             self.box.close()
         for cleanup in self._cleanup:

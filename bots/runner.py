@@ -89,9 +89,10 @@ def play_match(
 
     ``leave_open``: a match played to its end returns with its seats not closed yet, each
     told "end" (its stdin closed) and exiting on its own, so the caller's work overlaps
-    their exits (a worker records the result meanwhile). The caller must then call
-    :func:`close_players`, which closes them as the runner would have and returns their
-    logs; ``logs`` stays empty until then. If the match raises, the seats are closed here.
+    their exits (a worker records the result meanwhile). The caller then takes their logs
+    (:func:`seat_logs`, the logs the runner would have returned) and must close them
+    (:func:`close_players`); ``logs`` stays empty. If the match raises, the seats are
+    closed here.
     """
     clock = clock or Clock()
     game = registry.get(game_slug)
@@ -201,6 +202,12 @@ def close_players(players: list[Player]) -> list[str | None]:
     for player in players:
         player.close()
     return [getattr(p, "log", None) for p in players]
+
+
+def seat_logs(players: list[Player]) -> list[str | None]:
+    """Each seat's log, taken now as ``close_players`` would (a program's stderr, see
+    ``ProgramPlayer.take_log``; None for a built-in policy), the seats left open."""
+    return [p.take_log() if hasattr(p, "take_log") else getattr(p, "log", None) for p in players]
 
 
 def _note_start(seat: int, started: Fault | None, players: list[Player], faults: dict) -> None:

@@ -163,10 +163,10 @@ def test_call_command_errors():
 
 def test_a_match_left_open_is_closed_by_its_caller_with_the_same_logs(make_bot):
     """``leave_open``: the seats told "end" are left to exit while the caller works (a worker
-    records the result); ``close_players`` then closes them and gives the logs the runner
-    would have, the line written after "end" included."""
+    records the result); ``seat_logs`` then gives the logs the runner would have, the line
+    written after "end" included, and ``close_players`` closes the seats."""
     from bots.players import BuiltinPlayer, ProgramPlayer
-    from bots.runner import close_players, play_match
+    from bots.runner import close_players, play_match, seat_logs
     from games import registry
 
     bot = make_bot(LOGGER)
@@ -179,6 +179,9 @@ def test_a_match_left_open_is_closed_by_its_caller_with_the_same_logs(make_bot):
     left = play_match(game_slug="toy", players=seats, options={}, seed=2, leave_open=True)
     assert left.logs == [] and seats[0].log is None  # not closed yet
     assert left.result == closed.result
-    logs = close_players(seats)
+    logs = seat_logs(seats)
     assert logs == closed.logs and "the end: 9" in logs[0]
+    assert not seats[0].box._closed  # the sandbox is still the caller's to close
+    assert close_players(seats) == logs
+    assert seats[0].box._closed
     assert close_players(seats) == logs  # closing again changes nothing

@@ -19,7 +19,7 @@ from bots import services as bot_services
 from bots import spares
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
-from bots.runner import Clock, close_players
+from bots.runner import Clock, close_players, seat_logs
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Entry, Match, MatchSeat, Tournament
@@ -136,20 +136,14 @@ def play_queued_match(*, match_id: int) -> bool:
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
             on_move=heartbeat,
             while_starting=prepare_ahead if settings.ARENA_PREPARE_AHEAD else None,
-            # The seats, told the match ended, exit while the result is recorded; the
-            # recording closes them for their logs just before its last writes.
+            # The seats, told the match ended, exit while the result is recorded; their
+            # logs are taken just before its last writes, and they are closed after it.
             leave_open=True,
         ).to_dict()
     except Exception as exc:  # the host failed, not a bot: give the match back
         log.exception("match %s attempt %s could not be played", match_id, attempt)
         _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
-
-    def closed_logs() -> list[str | None]:
-        try:
-            return close_players(players)
-        except Exception as exc:
-            raise SeatsNotClosed(f"{type(exc).__name__}: {exc}") from exc
 
     try:
         return _record_when_the_database_answers(
@@ -158,13 +152,13 @@ def play_queued_match(*, match_id: int) -> bool:
             outcome=outcome,
             match=match,
             seats=seats,
-            logs=closed_logs,
+            players=players,
         )
     except SeatsNotClosed as exc:  # as when the play raises: the host's, not the bots'
         log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
         _release(match_id, attempt, str(exc))
         raise
-    finally:  # closed by now unless the recording failed before it asked for the logs
+    finally:  # after the commit: the sandboxes' teardown holds no lock
         try:
             close_players(players)
         except Exception:
@@ -172,7 +166,15 @@ def play_queued_match(*, match_id: int) -> bool:
 
 
 class SeatsNotClosed(Exception):
-    """Closing a played match's seats failed (the host's fault, not a bot's)."""
+    """Taking a played match's logs or closing its seats failed (the host's fault, not a
+    bot's)."""
+
+
+def _host_step(step: Callable, players: list) -> list[str | None]:
+    try:
+        return step(players)
+    except Exception as exc:
+        raise SeatsNotClosed(f"{type(exc).__name__}: {exc}") from exc
 
 
 def _claim_and_load(match_id: int) -> tuple[Match, list[MatchSeat]] | None:
@@ -225,7 +227,7 @@ def _record_when_the_database_answers(
     outcome: dict,
     match: Match,
     seats: list[MatchSeat],
-    logs: Callable[[], list[str | None]],
+    players: list[ProgramPlayer],
 ) -> bool:
     """``record_result``, retried with a jittered backoff while the database is away.
 
@@ -243,13 +245,15 @@ def _record_when_the_database_answers(
                 outcome=outcome,
                 match=match,
                 seats=seats,
-                logs=logs,
+                # Taken just before the result's last writes: the seats, told the match
+                # ended, exit while it is recorded; they are closed after the commit.
+                logs=lambda: _host_step(seat_logs, players),
             )
         except DATABASE_ERRORS:
             if time.monotonic() + delay > give_up_at:
                 raise
             log.warning("match %s: result not stored yet, the database did not answer", match_id)
-            logs()  # the seats are closed before waiting, not kept open through an outage
+            _host_step(close_players, players)  # not kept open through an outage
             connection.close()
             time.sleep(random.uniform(delay / 2, delay))
             delay = min(delay * 2, 4.0)
