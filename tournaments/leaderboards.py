@@ -210,7 +210,6 @@ def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
     game's leaderboard lock, as every writer does, so the row read is the committed one.
     """
     lock_game(pools.parse(pool).game, batch)
-    batch.send()
     sided = two_sided(pool)
     rows = [
         (
@@ -230,15 +229,20 @@ def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
     ]
     estimate = connection.ops.quote_name("estimate")
     live_or_kept = f"CASE WHEN {{table}}.{estimate} = 'live' THEN {{new}} ELSE {{old}} END"
-    updated = update_rows(
+    # In the round trip of the caller's writes and the lock, after them: a statement of
+    # its own, so it reads the rows as committed when the lock was granted.
+    at = len(batch)
+    update_rows(
         LeaderboardRow,
         keys=["pool", "version"],
         fields=[*PLAYED_FIELDS, "elo", "stdev", "sort_key"],
         rows=rows,
         set_sql={name: live_or_kept for name in ("elo", "stdev", "sort_key")},
         where=f"{{table}}.{estimate} IN ('fit', 'live')",
+        batch=batch,
     )
-    return updated == len(ratings)
+    batch.send()
+    return not rows or batch.results[at].rowcount == len(ratings)
 
 
 def after_bot_change(bot_id: int) -> None:

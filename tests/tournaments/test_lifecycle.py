@@ -208,11 +208,11 @@ def test_the_reaper_leaves_a_tournament_with_matches_to_play_running(tournament)
     assert tournament.status == Tournament.Status.RUNNING
 
 
-# The rating's five writes and the leaderboard's lock go to PostgreSQL in one execute;
+# The rating's writes, the leaderboard's lock and rows go to PostgreSQL in one execute;
 # SQLite (no lock) takes them one by one; the same for the ledger's position and the
 # ratings' read, for the tournament's lock and the match's UPDATE, and for the standings'
 # three writes, the seats' logs (when a worker passes them) and whether a match is left.
-UNBATCHED = 0 if connection.vendor == "postgresql" else 5
+UNBATCHED = 0 if connection.vendor == "postgresql" else 6
 UNBATCHED_STANDINGS = 0 if connection.vendor == "postgresql" else 5
 
 
@@ -222,9 +222,10 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
 ):
     """A worker records a result per match: a fixed handful of queries (the match and its
     seats read, the update that finishes it, the ledger's position with the ratings' lock
-    and read in one round trip, then one round trip for the seats', ratings', changes', pairs' and match's writes with the
-    leaderboard's lock, and one UPDATE of the rows of the versions that played), the same
-    for 2 seats as for 4, once every version has played in the pool."""
+    and read in one round trip, then one round trip for the seats', ratings', changes',
+    pairs' and match's writes with the leaderboard's lock and the UPDATE of the rows of
+    the versions that played), the same for 2 seats as for 4, once every version has
+    played in the pool."""
     from games import registry
 
     owner = get_user_model().objects.create_user(username="org")
@@ -246,7 +247,7 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
     first = running_match(1)
     assert record_result(match_id=first.pk, attempt=1, outcome=outcome(first, ranks))
     second = running_match(2)
-    with django_assert_max_num_queries(8 + UNBATCHED):
+    with django_assert_max_num_queries(7 + UNBATCHED):
         assert record_result(match_id=second.pk, attempt=1, outcome=outcome(second, ranks[::-1]))
     second.refresh_from_db()
     assert second.status == Match.Status.FINISHED and second.rated_seq == 2
@@ -258,7 +259,7 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
     third = running_match(3)
     loaded = Match.objects.select_related("tournament").get(pk=third.pk)
     loaded_seats = list(third.seats.all())
-    with django_assert_max_num_queries(6 + UNBATCHED):
+    with django_assert_max_num_queries(5 + UNBATCHED):
         assert record_result(
             match_id=third.pk,
             attempt=1,
@@ -277,7 +278,7 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
 ):
     """The worker passes the match and seats it loaded to play, with their entrant numbers:
     the tournament's lock and the update that finishes the match and marks it counted (one
-    round trip), the rating (as above: four round trips, the seats' write among them),
+    round trip), the rating (as above: two round trips, the seats' write among them),
     then one round trip for the standings (the entrants' totals, the pair's upsert, the
     version's bump), the seats' logs (asked for last) and whether anything is left to
     play. The totals then equal a rebuild."""
@@ -295,7 +296,7 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
         attempt = claimed.attempts
         assert all(seat.entrant is not None for seat in seats)
         with django_assert_max_num_queries(
-            99 if match is first else 7 + UNBATCHED + UNBATCHED_STANDINGS
+            99 if match is first else 6 + UNBATCHED + UNBATCHED_STANDINGS
         ):
             assert record_result(
                 match_id=match.pk,
