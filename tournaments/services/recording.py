@@ -1,0 +1,195 @@
+"""Recording a played match's result exactly once: the match, its seats, the rating,
+the standings and the tournament's next step, in one transaction and few round trips."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.read_models import count_new_result, count_result
+from tournaments.rows import Batch, from_row, select_sql, update_rows
+from tournaments.services.advancing import advance_tournament, unfinished_statement
+from tournaments.services.gating import advance_gate
+from tournaments.services.rating import rate_result
+
+
+def record_result(
+    *,
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match | None = None,
+    seats: list[MatchSeat] | None = None,
+    logs: Callable[[], list[str | None]] | None = None,
+) -> bool:
+    """Store the outcome once: only the attempt that holds the claim may finish the match.
+
+    The tournament moves on in the same transaction (its next round or series queued,
+    or the tournament finished), so no crash can leave it waiting with nothing to play.
+    A worker records a result per match and passes the ``match`` and ``seats`` it loaded
+    to play (neither changes while the match runs; seats annotated with their
+    ``entrant``): then nothing is read back but the locked tournament and, for the
+    rating, the pool's ledger and ratings.
+
+    ``logs``: the seats' logs (else ``outcome["logs"]``), asked for as late as the
+    transaction allows and stored in it: a worker closes the match's seats there, so
+    their exits overlap the recording. Nothing reads a log back in the transaction.
+    """
+    with transaction.atomic():
+        if match is None:
+            match = Match.objects.get(pk=match_id)
+        fields = {
+            "status": Match.Status.FINISHED,
+            "finished_at": timezone.now(),
+            "result": outcome["result"],
+            "moves": outcome["moves"],
+            "record": outcome["record"],
+            "engine_version": outcome["version"],
+        }
+        # A tournament's match is counted in its standings here, as finished: the UPDATE
+        # that finishes it says so, if the totals counted it as nothing so far (always,
+        # through the services); otherwise count_result works out the difference.
+        tournament, counted = _lock_and_finish(match.tournament_id, match_id, attempt, fields)
+        ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
+        if not counted and not ours.update(**fields):
+            return False
+        if seats is None:
+            seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
+        seats = sorted(seats, key=lambda seat: seat.seat)
+        # Writes nobody reads back wait here and leave in one round trip (with the rating's).
+        batch = Batch()
+        _store_seats(seats, outcome, batch, with_logs=logs is None)
+        # A version gate's matches test two versions of one bot: not games of the pool.
+        if (
+            match.gate_id is None
+            and match.rated_seq is None
+            and (tournament is None or tournament.rated)
+        ):
+            rate_result(
+                match_id=match_id,
+                game=match.game,
+                options=match.options,
+                versions=[seat.version_id for seat in seats],
+                result=outcome["result"],
+                batch=batch,
+            )
+        batch.send()
+        if match.gate_id is not None:
+            advance_gate(gate_id=match.gate_id)
+        if logs is not None:  # the last writes of the result wait for them
+            _store_logs(seats, logs(), batch)
+        if tournament is not None:
+            # The standings' totals move with the result, in its transaction.
+            unfinished = None
+            if counted:
+                # With them, in one round trip: the logs, and whether any match is left.
+                left = batch.add(*unfinished_statement(tournament.pk))
+                count_new_result(
+                    tournament=tournament,
+                    key=match.pairing_key,
+                    round=match.round,
+                    series=match.series,
+                    seats=_entrant_seats(tournament.pk, seats),
+                    batch=batch,
+                )
+                unfinished = batch.results[left].rows[0][0]
+            else:
+                count_result(match_id=match_id)
+            advance_tournament(
+                tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
+            )
+        batch.send()
+    return True
+
+
+def _lock_and_finish(
+    tournament_id: int | None, match_id: int, attempt: int, fields: dict
+) -> tuple[Tournament | None, bool]:
+    """Lock the tournament's row, then finish the match and mark it counted in the
+    standings if this attempt holds it and the totals counted it as nothing so far: one
+    round trip, the lock first (the order of every writer that can end a tournament).
+    The tournament (None for none) and whether the match was finished and counted."""
+    if tournament_id is None:
+        return None, False
+    quote = connection.ops.quote_name
+    batch = Batch()
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
+    batch.add(
+        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {quote(Tournament._meta.db_table)} t"
+        f" WHERE t.id = %s{lock}",
+        [tournament_id],
+    )
+    update_rows(
+        Match,
+        keys=["id"],
+        fields=[*fields, "standings_counted"],
+        rows=[(match_id, *fields.values(), Match.Status.FINISHED)],
+        where=f"{{table}}.{quote('status')} = %s AND {{table}}.{quote('attempts')} = %s"
+        f" AND {{table}}.{quote('standings_counted')} = ''",
+        where_params=[Match.Status.RUNNING, attempt],
+        batch=batch,
+    )
+    locked, finished = batch.send()
+    if not locked.rows:
+        raise Tournament.DoesNotExist(f"tournament {tournament_id}")
+    return from_row(Tournament, _TOURNAMENT, locked.rows[0]), finished.rowcount == 1
+
+
+_TOURNAMENT = Tournament._meta.concrete_fields
+
+
+def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
+    """Every seat's score, rank and fault, and its log ``with_logs``, in one UPDATE (added
+    to ``batch``)."""
+    for seat in seats:
+        seat_result = outcome["result"]["seats"][seat.seat]
+        seat.score = seat_result["score"]
+        seat.rank = seat_result["rank"]
+        seat.fault = seat_result.get("fault")
+    fields = ["score", "rank", "fault"]
+    if with_logs:
+        _set_logs(seats, outcome.get("logs") or [])
+        fields.append("log")
+    update_rows(
+        MatchSeat,
+        keys=["id"],
+        fields=fields,
+        rows=[(seat.pk, *(getattr(seat, name) for name in fields)) for seat in seats],
+        batch=batch,
+    )
+
+
+def _store_logs(seats: list[MatchSeat], logs: list[str | None], batch: Batch) -> None:
+    """Every seat's log in one UPDATE (added to ``batch``). Not a column the read
+    versions' triggers watch, so the second write of the seats fires none of them."""
+    _set_logs(seats, logs)
+    update_rows(
+        MatchSeat,
+        keys=["id"],
+        fields=["log"],
+        rows=[(seat.pk, seat.log) for seat in seats],
+        batch=batch,
+    )
+
+
+def _set_logs(seats: list[MatchSeat], logs: list[str | None]) -> None:
+    for seat in seats:
+        seat.log = (logs[seat.seat] if seat.seat < len(logs) else None) or ""
+
+
+def _entrant_seats(tournament_id: int, seats: list[MatchSeat]) -> list[tuple]:
+    """(entrant, rank, faulted, score) of each seat, in seat order; the entrant numbers
+    come with the worker's seats (``playing.seats_to_play``, ``claiming``), or are read here."""
+    entrant = {seat.version_id: getattr(seat, "entrant", None) for seat in seats}
+    if None in entrant.values():
+        entrant = dict(
+            Entry.objects.filter(
+                tournament_id=tournament_id, version_id__in=list(entrant), seed_number__isnull=False
+            ).values_list("version_id", "seed_number")
+        )
+    return [
+        (entrant[seat.version_id], seat.rank, seat.fault is not None, seat.score) for seat in seats
+    ]
