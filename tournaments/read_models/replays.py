@@ -6,8 +6,12 @@ match, per viewer. A finished match's moves, event logs and frames never change 
 record, the engine's version and the parts' versions stay the same, so they are built
 once, for every viewer (the spectator and each seat) in one replay per part, and stored:
 
-- on the first read of a finished match that has no current row (never on the result's
-  write path, which stays as short as it can);
+- for a long match (``ARENA_STORE_REPLAY_MOVES`` moves or more: a second and more to build
+  at thousands of moves), by a maintenance worker once its result commits
+  (``tournaments.tasks.store_replay``), so its first reader finds it (the result's write
+  path only sends the message);
+- on the first read of a finished match that has no current row: a short match's (cheap,
+  and most are never read), or a long one's whose build was lost, dropped or not done yet;
 - by ``manage.py rebuild_read_models --only replays`` for the finished matches without one.
 
 Each piece is the JSON text the endpoint splices into its answer; a long match's pieces

@@ -26,7 +26,7 @@ from tournaments.read_models import count_new_result, count_result
 from tournaments.rows import Batch, update_rows
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.gating import advance_gate
-from tournaments.services.queueing import queue_match_after_commit
+from tournaments.services.queueing import queue_match_after_commit, store_replay_after_commit
 from tournaments.services.rating import rate_result
 
 log = logging.getLogger(__name__)
@@ -258,6 +258,7 @@ def record_result(
         )
         if not counted and not ours.update(**fields):
             return False
+        store_replay_after_commit(match_id=match_id, moves=len(outcome["moves"]))
         if seats is None:
             seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
         seats = sorted(seats, key=lambda seat: seat.seat)
