@@ -61,11 +61,11 @@ def assert_answers_fresh(client, match, *, from_row: bool) -> None:
 
 
 def test_a_long_match_is_stored_when_its_result_commits(
-    client, owner, eager, django_capture_on_commit_callbacks
+    client, owner, eager, settings, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
         match = record_played(owner, "paks", seed=7, players=2)
-    assert len(match.moves) >= 100  # over ARENA_STORE_REPLAY_MOVES
+    assert len(match.moves) >= settings.ARENA_STORE_REPLAY_MOVES
     row = MatchReplay.objects.get(match=match)  # before any read
     assert same_row(row, replays.build_row(match))
     assert row.version == replays.row_version("paks")

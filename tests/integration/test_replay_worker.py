@@ -5,6 +5,7 @@ on the embedded default (SQLite and the filesystem broker)."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
@@ -28,7 +29,7 @@ def a_long_match_is_stored_before_any_read(worker) -> None:
     owner = get_user_model().objects.create_user("replays")
     short = record_played(owner, "pairs", seed=3, players=2)
     long = record_played(owner, "paks", seed=7, players=2)
-    assert len(short.moves) < 100 <= len(long.moves)
+    assert len(short.moves) < settings.ARENA_STORE_REPLAY_MOVES <= len(long.moves)
     row = wait_for(
         lambda: MatchReplay.objects.filter(match=long).first(), 60, "the stored replay", worker
     )
