@@ -13,6 +13,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from arena import replay
+from games import registry
 from tests.arena.test_stored_replays import VIEWERS, big_columns_read, fresh, get
 from tests.replay_matches import record_played
 from tournaments.models import MatchReplay
@@ -76,33 +78,52 @@ def test_a_long_match_is_stored_when_its_result_commits(
 def test_a_short_match_sends_nothing(
     client, owner, eager, settings, django_capture_on_commit_callbacks
 ):
+    threshold = settings.ARENA_STORE_REPLAY_MOVES
     with django_capture_on_commit_callbacks(execute=True):
         short = record_played(owner, "pairs", seed=3, players=2)
-    assert len(short.moves) < settings.ARENA_STORE_REPLAY_MOVES
+    assert len(short.moves) < threshold
     assert not MatchReplay.objects.exists()
     # The same match over the threshold is built: the assertion above can fail.
     settings.ARENA_STORE_REPLAY_MOVES = 1
     with django_capture_on_commit_callbacks(execute=True):
         again = record_played(owner, "pairs", seed=3, players=2)
     assert list(MatchReplay.objects.values_list("match_id", flat=True)) == [again.pk]
-    # The short one's first read builds its row, as before.
+    settings.ARENA_STORE_REPLAY_MOVES = threshold
+    # The short one's first read builds its row at once, as before (no task is building it).
     assert_answers_fresh(client, short, from_row=False)
-    assert MatchReplay.objects.filter(match=short).exists()
+    assert same_row(MatchReplay.objects.get(match=short), replays.build_row(short))
 
 
-def test_a_lost_task_leaves_the_first_read_to_build(
-    client, owner, eager, django_capture_on_commit_callbacks
+def lost_or_failed_then_read(client, match, settings) -> None:
+    """With no row: while the task may still be building it (one reaper period), reads
+    answer right and build only their own answers; after it, the first read builds and
+    stores the row, as before the task existed."""
+    assert replays.being_built(match)
+    assert_answers_fresh(client, match, from_row=False)
+    for seat in VIEWERS:
+        cache.clear()
+        page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
+        events = registry.replay(match.record).events(seat)
+        assert replay.render_text_log(events=events, moves=match.moves) in page.content.decode()
+    assert not MatchReplay.objects.exists()
+    settings.ARENA_STORE_REPLAY_EXPIRES = 0  # the period is over
+    assert not replays.being_built(match)
+    assert_answers_fresh(client, match, from_row=False)
+    assert same_row(MatchReplay.objects.get(match=match), replays.build_row(match))
+
+
+def test_a_lost_task_leaves_the_reads_to_build(
+    client, owner, eager, settings, django_capture_on_commit_callbacks
 ):
     # The commit's callbacks are dropped: the message never reaches the broker.
     with django_capture_on_commit_callbacks(execute=False) as sent:
         match = record_played(owner, "paks", seed=7, players=2)
     assert sent and not MatchReplay.objects.exists()
-    assert_answers_fresh(client, match, from_row=False)
-    assert same_row(MatchReplay.objects.get(match=match), replays.build_row(match))
+    lost_or_failed_then_read(client, match, settings)
 
 
 def test_a_failed_task_leaves_the_result_and_the_reads(
-    client, owner, eager, monkeypatch, django_capture_on_commit_callbacks
+    client, owner, eager, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
     def broken(match):
         raise RuntimeError("the build failed")
@@ -114,8 +135,7 @@ def test_a_failed_task_leaves_the_result_and_the_reads(
     assert match.status == match.Status.FINISHED and match.result
     assert not MatchReplay.objects.exists()
     monkeypatch.setattr(replays, "build_row", build_row)
-    assert_answers_fresh(client, match, from_row=False)
-    assert MatchReplay.objects.filter(match=match).exists()
+    lost_or_failed_then_read(client, match, settings)
 
 
 def test_a_task_for_a_match_already_stored_or_gone_does_nothing(owner):
