@@ -21,7 +21,12 @@ Only what cannot change without moving them is versioned here; anything else is 
   game, owner or date and of a username (migration 0012_bot_list_version);
 - a bot's page: ``ReadVersion('bot:<id>')``, moved with every write of the bot, its
   versions, its gates and its matches' shown columns and seats (migration
-  0013_bot_page_version), with the tournament list's version (tournament names show).
+  0013_bot_page_version), with the tournament list's version (tournament names show);
+- a bot's API reads (the bot, its versions, its gating and gates): the same
+  ``ReadVersion('bot:<id>')`` alone;
+- the bot list API: ``ReadVersion('bots:api')``, moved with every write of a bot column a
+  row shows, of a version's bot, number, status or verdict (the current version), and of
+  a username (migration 0014_bot_list_api_version).
 """
 
 from __future__ import annotations
@@ -76,8 +81,11 @@ def ladder_version(*, pk: int) -> tuple | None:
 
 
 def _read_version(name: str) -> tuple | None:
-    found = ReadVersion.objects.filter(name=name).values_list("changes", flat=True).first()
-    return None if found is None else (name, found)
+    # Written out, as BOT_PAGE_VERSION below: the ORM's building costs more than the query.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT changes FROM {ReadVersion._meta.db_table} WHERE name = %s", [name])
+        row = cursor.fetchone()
+    return None if row is None else (name, row[0])
 
 
 def tournament_list_version() -> tuple | None:
@@ -88,6 +96,11 @@ def tournament_list_version() -> tuple | None:
 def bot_list_version() -> tuple | None:
     """The version of the bot list page (any search or page); None without its row."""
     return _read_version("bots")
+
+
+def bot_list_api_version() -> tuple | None:
+    """The version of the bot list API (any filter or page); None without its row."""
+    return _read_version("bots:api")
 
 
 # One narrow statement, written out: the ORM's building of this query cost several times
@@ -111,3 +124,19 @@ def bot_page_version(*, pk: int) -> tuple | None:
         return None
     game, page, lists = row
     return ("bot", pk, game, page or 0, lists)
+
+
+BOT_VERSION = (
+    "SELECT (SELECT changes FROM {versions} WHERE name = %s) FROM {bots} b WHERE b.id = %s"
+)
+
+
+def bot_version(*, pk: int) -> tuple | None:
+    """The version of a bot's API reads (the bot, its versions, its gating), in one query:
+    its ``ReadVersion('bot:<id>')`` (none yet reads as 0). None when there is no such bot
+    (then the read is built, and 404s, as usual)."""
+    sql = BOT_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [f"bot:{pk}", pk])
+        row = cursor.fetchone()
+    return None if row is None else ("bot-api", pk, row[0] or 0)
