@@ -245,6 +245,10 @@ def main() -> None:
     if args.check:
         check_ratings()
 
+    # The process as a server's worker is when it serves: arena.wsgi loads the URLconf and
+    # freezes start-up's objects (and here the build's) out of the collector's passes.
+    import arena.wsgi  # noqa: F401
+
     clear_caches()
     client = Client()
     timings = []
