@@ -69,5 +69,6 @@ from tournaments.selectors.versions import (  # noqa: F401
     finished_match_version,
     finished_tournament_version,
     ladder_version,
+    ladders_version,
     tournament_list_version,
 )

@@ -34,7 +34,7 @@ from __future__ import annotations
 from django.db import connection
 
 from bots.models import Bot
-from tournaments.models import Ladder, Match, ReadVersion, Tournament
+from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tournament
 
 
 def finished_tournament_version(*, pk: int) -> tuple | None:
@@ -66,18 +66,41 @@ def finished_match_version(*, pk: int) -> tuple | None:
 LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")
 
 
-def ladder_version(*, pk: int) -> tuple | None:
-    """The version of a ladder's page and match lists, in one query; None when there is no
-    such ladder or no counter row (then the read is built, and 404s, as usual)."""
-    fields = [f.attname for f in Ladder._meta.concrete_fields]
-    row = (
-        Ladder.objects.filter(pk=pk, count__isnull=False)
-        .values_list(*fields, *(f"count__{name}" for name in LADDER_COUNTS))
-        .first()
+def _ladder_sql(where: str, join: str = "JOIN") -> str:
+    # Written out (as BOT_PAGE_VERSION below): the ORM's building of it cost more than the
+    # query, most of a stored answer.
+    quote = connection.ops.quote_name
+    columns = ", ".join(f"l.{quote(f.column)}" for f in Ladder._meta.concrete_fields)
+    counts = ", ".join(f"c.{name}" for name in LADDER_COUNTS)
+    return (
+        f"SELECT {columns}, {counts} FROM {Ladder._meta.db_table} l"
+        f" {join} {LadderCount._meta.db_table} c ON c.ladder_id = l.id {where}"
     )
-    if row is None:
+
+
+def _plain(row) -> tuple:
+    return tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)
+
+
+def ladder_version(*, pk: int) -> tuple | None:
+    """The version of a ladder's page, API and match lists, in one query: every column of
+    its row and its counters; None when there is no such ladder or no counter row (then
+    the read is built, and 404s, as usual)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ladder_sql("WHERE l.id = %s"), [pk])
+        row = cursor.fetchone()
+    return None if row is None else ("ladder", *_plain(row))
+
+
+def ladders_version() -> tuple | None:
+    """The version of the ladder list: every ladder's ``ladder_version``, in one query (a
+    ladder per game and seat count: a few rows); None while a ladder has no counter row."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ladder_sql("ORDER BY l.id", join="LEFT JOIN"))
+        rows = cursor.fetchall()
+    if any(row[-1] is None for row in rows):  # no counter row: its changes are not kept
         return None
-    return ("ladder", *(v.isoformat() if hasattr(v, "isoformat") else v for v in row))
+    return ("ladders", *(_plain(row) for row in rows))
 
 
 def _read_version(name: str) -> tuple | None:
