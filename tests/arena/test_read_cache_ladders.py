@@ -48,6 +48,7 @@ def reads(pk: int) -> list[str]:
         f"/api/ladders/{pk}/matches/?page_size=1",
         f"/api/ladders/{pk}/",
         "/api/ladders/",
+        "/ladders/",
     ]
 
 
