@@ -30,7 +30,7 @@ api_patterns = [
     path("bots/<int:pk>/ratings/", tournament_apis.BotRatingsApi.as_view(), name="api-bot-ratings"),
     path("bots/<int:pk>/gating/", tournament_apis.BotGatingApi.as_view(), name="api-bot-gating"),
     path("head-to-head/", tournament_apis.HeadToHeadApi.as_view(), name="api-head-to-head"),
-    path("versions/<int:pk>/", bot_apis.VersionDetailApi.as_view(), name="api-version"),
+    path("versions/<int:pk>/", tournament_apis.VersionDetailApi.as_view(), name="api-version"),
     path(
         "versions/<int:pk>/source/", bot_apis.VersionSourceApi.as_view(), name="api-version-source"
     ),

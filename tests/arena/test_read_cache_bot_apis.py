@@ -1,6 +1,6 @@
 """The bots' read APIs stored for anonymous readers: the list under
-``ReadVersion('bots:api')`` (migration 0014), a bot, its versions and its gating under its
-``ReadVersion('bot:<id>')`` (migration 0013). A stored answer equals a fresh render, a hit
+``ReadVersion('bots:api')`` (migration 0014), a bot, its versions, a version and its gating
+under its ``ReadVersion('bot:<id>')`` (migration 0013). A stored answer equals a fresh render, a hit
 reads the version alone, and every kind of write a read shows moves its version. The
 ladders' list and detail read each ladder with its counters in one query when built
 (stored: tests/arena/test_read_cache_ladders.py)."""
@@ -59,7 +59,13 @@ def list_reads(owner) -> list[str]:
 
 
 def bot_reads(bot: Bot) -> list[str]:
-    return [f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/versions/", f"/api/bots/{bot.pk}/gating/"]
+    first = bot.versions.order_by("number").first()
+    return [
+        f"/api/bots/{bot.pk}/",
+        f"/api/bots/{bot.pk}/versions/",
+        f"/api/bots/{bot.pk}/gating/",
+        f"/api/versions/{first.pk}/",
+    ]
 
 
 def test_stored_answers_equal_a_fresh_render_and_a_hit_reads_the_version_alone(owner, bots):
@@ -74,7 +80,9 @@ def test_a_missing_bot_is_a_404_and_nothing_is_stored(bots):
     missing = Bot.objects.order_by("-pk").first().pk + 100
     for url in [f"/api/bots/{missing}/", f"/api/bots/{missing}/versions/"]:
         assert answer_status(url) == 404
+    assert answer_status("/api/versions/999999/") == 404
     assert selectors.bot_version(pk=missing) is None
+    assert selectors.version_version(pk=999999) is None
 
 
 def answer_status(url: str) -> int:
@@ -167,6 +175,9 @@ def test_every_write_a_bots_reads_show_moves_them(bots):
         bot, lambda: BotVersion.objects.filter(pk=v2.pk).update(status="active", reason="ok")
     )
     moves_the_bot(bot, lambda: bot_services.set_current_version(bot=bot, number=1))
+    moves_the_bot(
+        bot, lambda: BotVersion.objects.filter(bot=bot, number=1).update(reason="re-checked")
+    )
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(description="d"))
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(gating=True, gate_elo1=30))
 

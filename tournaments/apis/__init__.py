@@ -4,6 +4,7 @@ from tournaments.apis.bots import (  # noqa: F401
     BotDetailApi,
     BotListCreateApi,
     BotVersionsApi,
+    VersionDetailApi,
 )
 from tournaments.apis.ladders import (  # noqa: F401
     LadderDetailApi,

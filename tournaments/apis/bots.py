@@ -44,3 +44,14 @@ class BotVersionsApi(bot_apis.BotVersionsApi):
         return readcache.api_response(
             request, self, version, lambda: self.list(request, *args, **kwargs).data
         )
+
+
+class VersionDetailApi(bot_apis.VersionDetailApi):
+    """A version, stored under its bot's ``ReadVersion('bot:<id>')``."""
+
+    def get(self, request, *args, **kwargs):
+        anonymous = readcache.anonymous(request)
+        version = selectors.version_version(pk=kwargs["pk"]) if anonymous else None
+        return readcache.api_response(
+            request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
+        )

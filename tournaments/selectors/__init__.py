@@ -71,4 +71,5 @@ from tournaments.selectors.versions import (  # noqa: F401
     ladder_version,
     ladders_version,
     tournament_list_version,
+    version_version,
 )

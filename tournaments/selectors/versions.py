@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tournament
 
 
@@ -155,3 +155,20 @@ def bot_version(*, pk: int) -> tuple | None:
     sql = BOT_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
     row = _row(sql, [f"bot:{pk}", pk])
     return None if row is None else ("bot-api", pk, row[0] or 0)
+
+
+VERSION_VERSION = (
+    "SELECT v.bot_id, (SELECT changes FROM {versions} WHERE name = 'bot:' || v.bot_id)"
+    " FROM {bot_versions} v WHERE v.id = %s"
+)
+
+
+def version_version(*, pk: int) -> tuple | None:
+    """The version of a bot version's API read, in one query: its bot's
+    ``ReadVersion('bot:<id>')`` (every write of the bot's row or versions moves it). None
+    when there is no such version."""
+    sql = VERSION_VERSION.format(
+        versions=ReadVersion._meta.db_table, bot_versions=BotVersion._meta.db_table
+    )
+    row = _row(sql, [pk])
+    return None if row is None else ("version-api", pk, row[0], row[1] or 0)
