@@ -360,6 +360,15 @@ ARENA_LADDER_BANK_MS = int(os.environ.get("ARENA_LADDER_BANK_MS", "10000"))
 # A pool's Bradley-Terry refit runs this long after the result that asked for it, so
 # a burst of results costs one fit; rows with fewer rated games are provisional.
 ARENA_FIT_DELAY_SECONDS = float(os.environ.get("ARENA_FIT_DELAY_SECONDS", "10"))
+# A finished match of at least this many moves has its stored replay built by a maintenance
+# worker once its result commits (tournaments.read_models.replays), so no reader waits for
+# it: 0.1-0.45 ms a move, 2-4 s at 5,900 moves (bench/replay_first_read.py). A shorter one's
+# is built by its first read (under 20 ms on a quiet machine, about what a stored page read
+# costs; and most matches are never read); 0 builds every match's.
+ARENA_STORE_REPLAY_MOVES = int(os.environ.get("ARENA_STORE_REPLAY_MOVES", "60"))
+# A build still waiting after one reaper period is dropped (its first read builds it): a
+# backlog of builds never holds the reapers up for longer than that.
+ARENA_STORE_REPLAY_EXPIRES = _REAPER_SECONDS
 ARENA_PROVISIONAL_GAMES = int(os.environ.get("ARENA_PROVISIONAL_GAMES", "20"))
 # Version gates: game pairs scheduled at a time (each pair is two matches on one deal).
 ARENA_GATE_BATCH_PAIRS = int(os.environ.get("ARENA_GATE_BATCH_PAIRS", "8"))

@@ -19,13 +19,18 @@ api_patterns = [
         ObtainAuthToken.as_view(throttle_classes=LOGIN_THROTTLES),
         name="api-token",
     ),
-    path("bots/", bot_apis.BotListCreateApi.as_view(), name="api-bots"),
-    path("bots/<int:pk>/", bot_apis.BotDetailApi.as_view(), name="api-bot"),
-    path("bots/<int:pk>/versions/", bot_apis.BotVersionsApi.as_view(), name="api-bot-versions"),
+    # The bots' reads are stored for anonymous readers by the layer that holds the cache.
+    path("bots/", tournament_apis.BotListCreateApi.as_view(), name="api-bots"),
+    path("bots/<int:pk>/", tournament_apis.BotDetailApi.as_view(), name="api-bot"),
+    path(
+        "bots/<int:pk>/versions/",
+        tournament_apis.BotVersionsApi.as_view(),
+        name="api-bot-versions",
+    ),
     path("bots/<int:pk>/ratings/", tournament_apis.BotRatingsApi.as_view(), name="api-bot-ratings"),
     path("bots/<int:pk>/gating/", tournament_apis.BotGatingApi.as_view(), name="api-bot-gating"),
     path("head-to-head/", tournament_apis.HeadToHeadApi.as_view(), name="api-head-to-head"),
-    path("versions/<int:pk>/", bot_apis.VersionDetailApi.as_view(), name="api-version"),
+    path("versions/<int:pk>/", tournament_apis.VersionDetailApi.as_view(), name="api-version"),
     path(
         "versions/<int:pk>/source/", bot_apis.VersionSourceApi.as_view(), name="api-version-source"
     ),

@@ -95,3 +95,32 @@ def store_match(
             fault=row["fault"],
         )
     return match
+
+
+def record_played(owner, slug: str, *, seed: int = 7, options: dict | None = None, players=None):
+    """A match played with random bots and recorded as a worker records one: stored as
+    running (attempt 1), then finished by ``record_result`` with the runner's outcome
+    (its ``on_commit`` callbacks run when the caller's transaction commits)."""
+    from tournaments.services.playing import record_result
+
+    game = registry.get(slug)
+    players = players or table_size(slug)
+    seats = [BuiltinPlayer(game, "random", seed + seat) for seat in range(players)]
+    outcome = play_match(game_slug=slug, players=seats, options=options or {}, seed=seed)
+    match = Match.objects.create(
+        game=slug,
+        engine_version=game.version,
+        options=outcome.options,
+        seed=seed,
+        status=Match.Status.RUNNING,
+        attempts=1,
+        started_at=timezone.now(),
+    )
+    short = slug.replace("pairs-", "p-")[:20]
+    for seat in range(players):
+        MatchSeat.objects.create(
+            match=match, seat=seat, version=_version(owner, f"{short}-{seat}", slug)
+        )
+    assert record_result(match_id=match.pk, attempt=1, outcome=outcome.to_dict())
+    match.refresh_from_db()
+    return match

@@ -14,6 +14,11 @@ What a key holds (``key()``):
   and ``finished_at``, or a named version token bumped after the commit of every write
   to what the read shows (``bump_after_commit``; the game's ratings and boards).
 
+Named tokens (``Token``, and the ``names`` token every stored read depends on) are not in
+the key: an entry holds the tokens it was built under, and a read takes the current tokens
+and the entry in one cache round trip (``get_many``), answering from the entry only when
+they are equal. Same rule as a key holding them: built under an older token is never served.
+
 Only anonymous reads are cached: a logged-in reader may see their own bots' logs or
 files, and sees their name in the page's header. Pages are not stored when they set a
 cookie (a CSRF token) or when a message was waiting for the reader.
@@ -24,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -88,25 +94,28 @@ def tokens_shared() -> bool:
     return not settings.CACHES["default"]["BACKEND"].endswith(("LocMemCache", "DummyCache"))
 
 
+@dataclass(frozen=True)
+class Token:
+    """A named version (``version_of``) in a read's parts: read with the stored answer in
+    one round trip, not before it (see the module)."""
+
+    name: str
+
+
 def board_version(game: str) -> tuple | None:
     """The version of everything ratings show in ``game``: boards, histories, head to head
     (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it); None,
     so not cached, when the cache is not shared with the writers."""
     if not tokens_shared():
         return None
-    return ("board", game, version_of(f"board:{game}"))
+    return ("board", game, Token(f"board:{game}"))
 
 
 def boards_version(games: Iterable[str]) -> tuple | None:
-    """``board_version`` of several games at once (one round trip when all are set)."""
+    """``board_version`` of several games at once."""
     if not tokens_shared():
         return None
-    games = sorted(games)
-    names = [f"{VERSION_PREFIX}board:{game}" for game in games]
-    tokens = cache.get_many(names)
-    if len(tokens) < len(names):
-        tokens = {name: version_of(name.removeprefix(VERSION_PREFIX)) for name in names}
-    return ("boards", tuple((game, tokens[name]) for game, name in zip(games, names)))
+    return ("boards", tuple((game, Token(f"board:{game}")) for game in sorted(games)))
 
 
 # Every stored read shows bot names and owners' usernames, which have no version column
@@ -122,19 +131,56 @@ def bump_names(sender, instance, created: bool = False, update_fields=None, **_)
         bump_after_commit(NAMES)
 
 
+NAMES_TOKEN = Token(NAMES)
+
+
 def key(request, kind: str, parts: Iterable) -> str:
-    """The cache key of ``request``'s answer under the version ``parts``."""
-    raw = repr(
-        (
-            release(),
-            version_of(NAMES),
-            kind,
-            request.get_host(),
-            request.get_full_path(),
-            tuple(parts),
-        )
-    )
+    """The cache key of ``request``'s answer under the version ``parts`` (their tokens'
+    values are checked against the entry, see ``lookup``)."""
+    raw = repr((release(), kind, request.get_host(), request.get_full_path(), tuple(parts)))
     return "read:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _tokens_in(parts: Iterable) -> list[Token]:
+    found = []
+    for part in parts:
+        if isinstance(part, Token):
+            found.append(part)
+        elif isinstance(part, tuple):
+            found.extend(_tokens_in(part))
+    return found
+
+
+def current(parts: Iterable) -> tuple:
+    """``parts`` with each token replaced by its current value: what the stored answer is
+    checked against (for comparing versions: tests, and a look at a running site)."""
+    return tuple(
+        version_of(part.name)
+        if isinstance(part, Token)
+        else current(part)
+        if isinstance(part, tuple)
+        else part
+        for part in parts
+    )
+
+
+def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
+    """The current values of ``tokens`` and what is stored under ``cache_key`` for them
+    (None when nothing is, or it was stored under other values), in one round trip."""
+    names = [VERSION_PREFIX + token.name for token in tokens]
+    found = cache.get_many([*names, cache_key])
+    values = tuple(found.get(name) for name in names)
+    if None in values:  # never set, evicted or cleared: start it (nothing stored matches)
+        return tuple(version_of(token.name) for token in tokens), None
+    stored = found.get(cache_key)
+    if stored is not None and stored[0] == values:
+        return values, stored[1]
+    return values, None
+
+
+def store(cache_key: str, values: tuple, value) -> None:
+    """Keep ``value`` under ``cache_key`` as built under the token ``values``."""
+    cache.set(cache_key, (values, value), CACHE_SECONDS)
 
 
 def fragment(kind: str, parts: Iterable | None, build: Callable[[], object]):
@@ -142,13 +188,14 @@ def fragment(kind: str, parts: Iterable | None, build: Callable[[], object]):
     under ``parts``; built every time when ``parts`` is None."""
     if parts is None:
         return build()
-    raw = repr((release(), kind, tuple(parts)))
+    parts = tuple(parts)
+    raw = repr((release(), kind, parts))
     cache_key = "read:fragment:" + hashlib.sha256(raw.encode()).hexdigest()
-    stored = cache.get(cache_key)
+    values, stored = lookup(cache_key, _tokens_in(parts))
     if stored is not None:
         return stored
     value = build()
-    cache.set(cache_key, value, CACHE_SECONDS)
+    store(cache_key, values, value)
     return value
 
 
@@ -164,18 +211,19 @@ def api_response(request, view, parts: Iterable | None, build: Callable[[], obje
     renderer = getattr(request, "accepted_renderer", None)
     if parts is None or renderer is None or renderer.format != "json" or not anonymous(request):
         return Response(build())
+    parts = tuple(parts)
     cache_key = key(request, f"api:{request.accepted_media_type}", parts)
-    stored = cache.get(cache_key)
+    values, stored = lookup(cache_key, [NAMES_TOKEN, *_tokens_in(parts)])
     if stored is not None:
         content_type, body = stored
         return HttpResponse(body, content_type=content_type)
     response = Response(build())
 
-    def store(rendered):
+    def keep(rendered):
         if rendered.status_code == 200:
-            cache.set(cache_key, (rendered["Content-Type"], rendered.content), CACHE_SECONDS)
+            store(cache_key, values, (rendered["Content-Type"], rendered.content))
 
-    response.add_post_render_callback(store)
+    response.add_post_render_callback(keep)
     return response
 
 
@@ -193,14 +241,15 @@ def response(
     the same bytes with the same content type."""
     if parts is None or request.method != "GET" or not anonymous(request):
         return build()
+    parts = tuple(parts)
     cache_key = key(request, kind, parts)
-    stored = cache.get(cache_key)
+    values, stored = lookup(cache_key, [NAMES_TOKEN, *_tokens_in(parts)])
     if stored is not None:
         content_type, body = stored
         return HttpResponse(body, content_type=content_type)
     fresh = build()
     if _shareable(request, fresh):
-        cache.set(cache_key, (fresh["Content-Type"], fresh.content), CACHE_SECONDS)
+        store(cache_key, values, (fresh["Content-Type"], fresh.content))
     return fresh
 
 

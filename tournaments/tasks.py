@@ -4,6 +4,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from tournaments import services
+from tournaments.read_models import replays
 
 # A database that is down or restarting must not cost the message. The task is sent
 # again with a jittered backoff, at most RETRY_BACKOFF_MAX seconds apart, so play resumes
@@ -58,3 +59,11 @@ def refit_stale_pools() -> None:
 @shared_task
 def check_gates() -> None:
     services.check_gates()
+
+
+# Acked on receipt, unlike the rest: a build that kills its worker (a huge match, memory) is
+# not delivered again and again. A lost, expired or failed build costs nothing but time:
+# the match's first read builds what is missing, as it did before this task.
+@shared_task(acks_late=False)
+def store_replay(match_id: int) -> None:
+    replays.store_replay(match_id=match_id)

@@ -20,7 +20,7 @@ from bots.models import Bot, BotVersion
 from tests.arena.read_cache_support import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tests.tournaments.test_lifecycle import make_bots, outcome
-from tournaments import selectors
+from tournaments import readcache, selectors
 from tournaments.models import Gate, Ladder, Match, MatchSeat, ReadVersion
 from tournaments.services.ladder import schedule_ladders
 from tournaments.services.playing import claim_match, record_result
@@ -48,19 +48,24 @@ def seated(match: Match) -> list[Bot]:
     return list(Bot.objects.filter(versions__seats__match=match).order_by("pk").distinct())
 
 
+def page_version(bot: Bot) -> tuple:
+    """The page's version with its ratings token's current value."""
+    return readcache.current(botpage.page_version(bot_id=bot.pk))
+
+
 def reads(bot: Bot) -> list[str]:
     return [f"/bots/{bot.pk}/", f"/bots/{bot.pk}/?cancelled=1"]
 
 
 def moves_the_pages(bots: list[Bot], write) -> None:
     """``write()`` moves every page of ``bots``, and each then answers as fresh."""
-    before = {bot.pk: botpage.page_version(bot_id=bot.pk) for bot in bots}
+    before = {bot.pk: page_version(bot) for bot in bots}
     for bot in bots:
         for url in reads(bot):
             answer(url)  # stored under the version before the write
     write()
     for bot in bots:
-        assert botpage.page_version(bot_id=bot.pk) != before[bot.pk], bot
+        assert page_version(bot) != before[bot.pk], bot
         after = {url: answer(url) for url in reads(bot)}
         for url in reads(bot):
             assert after[url] == fresh(url), url
@@ -177,12 +182,12 @@ def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_pag
 def test_a_heartbeat_and_another_bots_write_move_nothing(match):
     bots = seated(match)
     claim_match(match_id=match.pk)
-    before = botpage.page_version(bot_id=bots[0].pk)
+    before = page_version(bots[0])
     Match.objects.filter(pk=match.pk).update(heartbeat_at=match.queued_at, worker="w2")
     MatchSeat.objects.filter(match=match).update(log="more")
     stranger = Bot.objects.exclude(pk__in=[b.pk for b in bots]).first()
     Bot.objects.filter(pk=stranger.pk).update(description="elsewhere")
-    assert botpage.page_version(bot_id=bots[0].pk) == before
+    assert page_version(bots[0]) == before
 
 
 def test_a_tournament_rename_and_a_new_rating_move_the_page(match):

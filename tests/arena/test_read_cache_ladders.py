@@ -46,6 +46,9 @@ def reads(pk: int) -> list[str]:
         f"/ladders/{pk}/?after=0",
         f"/api/ladders/{pk}/matches/",
         f"/api/ladders/{pk}/matches/?page_size=1",
+        f"/api/ladders/{pk}/",
+        "/api/ladders/",
+        "/ladders/",
     ]
 
 

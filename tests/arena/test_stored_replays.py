@@ -38,9 +38,11 @@ def _empty_cache(empty_cache):
 
 @pytest.fixture
 def match(finished_match):  # noqa: F811
-    """The Paiute match with real moves (wall and CPU ms) and its finishing time set."""
+    """The Paiute match with real moves (wall and CPU ms), finished an hour ago: no task is
+    building its row (test_stored_replays_prebuilt has the moments after a result)."""
     moves = [{"actions": m, "ms": {s: 1.5 for s in m}} for m in finished_match.record["moves"]]
-    Match.objects.filter(pk=finished_match.pk).update(moves=moves, finished_at=timezone.now())
+    finished_at = timezone.now() - timedelta(hours=1)
+    Match.objects.filter(pk=finished_match.pk).update(moves=moves, finished_at=finished_at)
     finished_match.refresh_from_db()
     return finished_match
 
@@ -156,8 +158,14 @@ def test_a_match_played_again_gets_a_new_row(client, match):
         body = get(client, match, "replay", seat)
         assert body == fresh(match, "replay", seat) and body != before[seat]
         assert get(client, match, "frames", seat) == fresh(match, "frames", seat)
+    # Meanwhile the result's task builds the new row (the reads built only their answers).
+    assert MatchReplay.objects.get(match=match).data == first_row.data
+    assert replays.store_replay(match_id=match.pk)
     row = MatchReplay.objects.get(match=match)
     assert row.finished_at == match.finished_at and row.data != first_row.data
+    for seat in VIEWERS:
+        cache.clear()
+        assert get(client, match, "frames", seat) == fresh(match, "frames", seat)
 
 
 def test_an_unfinished_match_is_never_stored(client, match):

@@ -1,5 +1,11 @@
 """Thin API views for tournaments, matches, ratings and ladders, one module per kind of resource."""
 
+from tournaments.apis.bots import (  # noqa: F401
+    BotDetailApi,
+    BotListCreateApi,
+    BotVersionsApi,
+    VersionDetailApi,
+)
 from tournaments.apis.ladders import (  # noqa: F401
     LadderDetailApi,
     LadderListApi,

@@ -339,7 +339,11 @@ class BotGatingApi(APIView):
 
     @extend_schema(responses=BotGatingSerializer)
     def get(self, request, pk):
-        return self._answer(get_object_or_404(Bot, pk=pk))
+        # Stored under the bot's ReadVersion('bot:<id>'): its row and its gates move it.
+        version = selectors.bot_version(pk=pk) if readcache.anonymous(request) else None
+        return readcache.api_response(
+            request, self, version, lambda: self._answer(get_object_or_404(Bot, pk=pk)).data
+        )
 
     @extend_schema(request=GatingSerializer, responses=BotGatingSerializer)
     def patch(self, request, pk):

@@ -6,8 +6,15 @@ match, per viewer. A finished match's moves, event logs and frames never change 
 record, the engine's version and the parts' versions stay the same, so they are built
 once, for every viewer (the spectator and each seat) in one replay per part, and stored:
 
-- on the first read of a finished match that has no current row (never on the result's
-  write path, which stays as short as it can);
+- for a long match (``ARENA_STORE_REPLAY_MOVES`` moves or more: a second and more to build
+  at thousands of moves), by a maintenance worker once its result commits
+  (``tournaments.tasks.store_replay``), so its first reader finds it (the result's write
+  path only sends the message);
+- on the first read of a finished match that has no current row: a short match's (cheap,
+  and most are never read), or a long one's whose build was lost or dropped. While a long
+  match's build may still be under way (one reaper period from its finish: the message
+  expires then), a reader builds only the answer it shows, as it did while the match ran
+  (a third to a tenth of the row's work), and the row is left to the task;
 - by ``manage.py rebuild_read_models --only replays`` for the finished matches without one.
 
 Each piece is the JSON text the endpoint splices into its answer; a long match's pieces
@@ -28,9 +35,12 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
 from games import registry
@@ -191,18 +201,32 @@ def _current(row: MatchReplay | None, match: Match) -> bool:
         return False
 
 
+def being_built(match: Match) -> bool:
+    """Whether a maintenance task may be building the row of ``match`` now: a long match
+    (its result sent the task) that finished less than one reaper period ago (the message
+    expires then). Reads its moves, which every reader without a row needs anyway."""
+    if match.finished_at is None or len(match.moves or []) < settings.ARENA_STORE_REPLAY_MOVES:
+        return False
+    since = timezone.now() - timedelta(seconds=settings.ARENA_STORE_REPLAY_EXPIRES)
+    return match.finished_at >= since
+
+
 def stored_replay(*, match: Match) -> StoredReplay | None:
     """The stored pieces of a finished ``match``: its current row, else one built now from
-    its moves and record and saved; None for an unfinished match or one that cannot be
-    replayed. Kept on the instance for the rest of the request."""
+    its moves and record and saved; None for an unfinished match, one that cannot be
+    replayed, or one whose row a task is building (see ``being_built``): the reader then
+    builds only its own answer. Kept on the instance for the rest of the request."""
     if match.status != Match.Status.FINISHED:
         return None
     if "_stored_replay" in match.__dict__:
         return match.__dict__["_stored_replay"]
     row = MatchReplay.objects.filter(match_id=match.pk).first()
     if not _current(row, match):
-        row = build_row(match)
-        save_rows([row] if row is not None else [])
+        if being_built(match):
+            row = None
+        else:
+            row = build_row(match)
+            save_rows([row] if row is not None else [])
     stored = StoredReplay(row) if row is not None else None
     match.__dict__["_stored_replay"] = stored
     return stored

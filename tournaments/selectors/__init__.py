@@ -1,6 +1,6 @@
 """Reads for tournaments, matches and ratings, one module per kind of page."""
 
-from tournaments.selectors.ladders import ladder_progress, ladders_progress  # noqa: F401
+from tournaments.selectors.ladders import ladder_progress  # noqa: F401
 from tournaments.selectors.leaderboard import (  # noqa: F401
     LEADERBOARD_MAX_PAGE_SIZE,
     LEADERBOARD_PAGE_SIZE,
@@ -62,10 +62,14 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     tournament_list,
 )
 from tournaments.selectors.versions import (  # noqa: F401
+    bot_list_api_version,
     bot_list_version,
     bot_page_version,
+    bot_version,
     finished_match_version,
     finished_tournament_version,
     ladder_version,
+    ladders_version,
     tournament_list_version,
+    version_version,
 )

@@ -7,15 +7,10 @@ from tournaments.models import Ladder, LadderCount, Match
 
 
 def ladder_progress(*, ladder: Ladder) -> dict:
-    """The ladder's matches by status (every status, zero when none)."""
-    row = LadderCount.objects.filter(ladder=ladder).first()
+    """The ladder's matches by status (every status, zero when none). No query when the
+    ladder was read with its counter row (``select_related("count")``)."""
+    if Ladder.count.is_cached(ladder):
+        row = getattr(ladder, "count", None)  # None when the ladder has no counter row
+    else:
+        row = LadderCount.objects.filter(ladder=ladder).first()
     return {status: getattr(row, status, 0) if row else 0 for status in Match.Status.values}
-
-
-def ladders_progress(*, ladders: list[Ladder]) -> dict[int, dict]:
-    """``ladder_progress`` of several ladders in one query, by ladder id."""
-    rows = {row.ladder_id: row for row in LadderCount.objects.filter(ladder__in=ladders)}
-    return {
-        ladder.pk: {s: getattr(rows.get(ladder.pk), s, 0) for s in Match.Status.values}
-        for ladder in ladders
-    }

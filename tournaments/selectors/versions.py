@@ -21,63 +21,91 @@ Only what cannot change without moving them is versioned here; anything else is 
   game, owner or date and of a username (migration 0012_bot_list_version);
 - a bot's page: ``ReadVersion('bot:<id>')``, moved with every write of the bot, its
   versions, its gates and its matches' shown columns and seats (migration
-  0013_bot_page_version), with the tournament list's version (tournament names show).
+  0013_bot_page_version), with the tournament list's version (tournament names show);
+- a bot's API reads (the bot, its versions, its gating and gates): the same
+  ``ReadVersion('bot:<id>')`` alone;
+- the bot list API: ``ReadVersion('bots:api')``, moved with every write of a bot column a
+  row shows, of a version's bot, number, status or verdict (the current version), and of
+  a username (migration 0014_bot_list_api_version).
 """
 
 from __future__ import annotations
 
 from django.db import connection
 
-from bots.models import Bot
-from tournaments.models import Ladder, Match, ReadVersion, Tournament
+from bots.models import Bot, BotVersion
+from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tournament
+
+
+def _row(sql: str, params: list):
+    # Version reads are written out: the ORM's building of a query cost several times the
+    # query itself (0.4 ms against 0.1 ms), most of a stored answer.
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
 
 
 def finished_tournament_version(*, pk: int) -> tuple | None:
-    row = (
-        Tournament.objects.filter(pk=pk)
-        .values_list("status", "results_version", "finished_at")
-        .first()
+    row = _row(
+        "SELECT status, results_version, finished_at"
+        f" FROM {Tournament._meta.db_table} WHERE id = %s",
+        [pk],
     )
     if row is None or row[0] != Tournament.Status.FINISHED:
         return None
     status, results_version, finished_at = row
-    return (
-        "tournament",
-        pk,
-        status,
-        results_version,
-        finished_at.isoformat() if finished_at else "",
-    )
+    return ("tournament", pk, status, results_version, _plain([finished_at or ""])[0])
 
 
 def finished_match_version(*, pk: int) -> tuple | None:
-    row = Match.objects.filter(pk=pk).values_list("status", "attempts", "finished_at").first()
+    row = _row(
+        f"SELECT status, attempts, finished_at FROM {Match._meta.db_table} WHERE id = %s", [pk]
+    )
     if row is None or row[0] != Match.Status.FINISHED:
         return None
     status, attempts, finished_at = row
-    return ("match", pk, status, attempts, finished_at.isoformat() if finished_at else "")
+    return ("match", pk, status, attempts, _plain([finished_at or ""])[0])
 
 
 LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")
 
 
-def ladder_version(*, pk: int) -> tuple | None:
-    """The version of a ladder's page and match lists, in one query; None when there is no
-    such ladder or no counter row (then the read is built, and 404s, as usual)."""
-    fields = [f.attname for f in Ladder._meta.concrete_fields]
-    row = (
-        Ladder.objects.filter(pk=pk, count__isnull=False)
-        .values_list(*fields, *(f"count__{name}" for name in LADDER_COUNTS))
-        .first()
+def _ladder_sql(where: str, join: str = "JOIN") -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(f"l.{quote(f.column)}" for f in Ladder._meta.concrete_fields)
+    counts = ", ".join(f"c.{name}" for name in LADDER_COUNTS)
+    return (
+        f"SELECT {columns}, {counts} FROM {Ladder._meta.db_table} l"
+        f" {join} {LadderCount._meta.db_table} c ON c.ladder_id = l.id {where}"
     )
-    if row is None:
+
+
+def _plain(row) -> tuple:
+    return tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)
+
+
+def ladder_version(*, pk: int) -> tuple | None:
+    """The version of a ladder's page, API and match lists, in one query: every column of
+    its row and its counters; None when there is no such ladder or no counter row (then
+    the read is built, and 404s, as usual)."""
+    row = _row(_ladder_sql("WHERE l.id = %s"), [pk])
+    return None if row is None else ("ladder", *_plain(row))
+
+
+def ladders_version() -> tuple | None:
+    """The version of the ladder list: every ladder's ``ladder_version``, in one query (a
+    ladder per game and seat count: a few rows); None while a ladder has no counter row."""
+    with connection.cursor() as cursor:
+        cursor.execute(_ladder_sql("ORDER BY l.id", join="LEFT JOIN"))
+        rows = cursor.fetchall()
+    if any(row[-1] is None for row in rows):  # no counter row: its changes are not kept
         return None
-    return ("ladder", *(v.isoformat() if hasattr(v, "isoformat") else v for v in row))
+    return ("ladders", *(_plain(row) for row in rows))
 
 
 def _read_version(name: str) -> tuple | None:
-    found = ReadVersion.objects.filter(name=name).values_list("changes", flat=True).first()
-    return None if found is None else (name, found)
+    row = _row(f"SELECT changes FROM {ReadVersion._meta.db_table} WHERE name = %s", [name])
+    return None if row is None else (name, row[0])
 
 
 def tournament_list_version() -> tuple | None:
@@ -90,8 +118,12 @@ def bot_list_version() -> tuple | None:
     return _read_version("bots")
 
 
-# One narrow statement, written out: the ORM's building of this query cost several times
-# the query itself (0.4 ms against 0.1 ms), most of a stored page's answer.
+def bot_list_api_version() -> tuple | None:
+    """The version of the bot list API (any filter or page); None without its row."""
+    return _read_version("bots:api")
+
+
+# One narrow statement (written out, as every version read here).
 BOT_PAGE_VERSION = (
     "SELECT b.game, (SELECT changes FROM {versions} WHERE name = %s),"
     " (SELECT changes FROM {versions} WHERE name = 'tournaments') FROM {bots} b WHERE b.id = %s"
@@ -104,10 +136,39 @@ def bot_page_version(*, pk: int) -> tuple | None:
     and the bot's game (for its ratings version). None when there is no such bot (or no
     tournament list row): then the page is built as usual."""
     sql = BOT_PAGE_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [f"bot:{pk}", pk])
-        row = cursor.fetchone()
+    row = _row(sql, [f"bot:{pk}", pk])
     if row is None or row[2] is None:
         return None
     game, page, lists = row
     return ("bot", pk, game, page or 0, lists)
+
+
+BOT_VERSION = (
+    "SELECT (SELECT changes FROM {versions} WHERE name = %s) FROM {bots} b WHERE b.id = %s"
+)
+
+
+def bot_version(*, pk: int) -> tuple | None:
+    """The version of a bot's API reads (the bot, its versions, its gating), in one query:
+    its ``ReadVersion('bot:<id>')`` (none yet reads as 0). None when there is no such bot
+    (then the read is built, and 404s, as usual)."""
+    sql = BOT_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    row = _row(sql, [f"bot:{pk}", pk])
+    return None if row is None else ("bot-api", pk, row[0] or 0)
+
+
+VERSION_VERSION = (
+    "SELECT v.bot_id, (SELECT changes FROM {versions} WHERE name = 'bot:' || v.bot_id)"
+    " FROM {bot_versions} v WHERE v.id = %s"
+)
+
+
+def version_version(*, pk: int) -> tuple | None:
+    """The version of a bot version's API read, in one query: its bot's
+    ``ReadVersion('bot:<id>')`` (every write of the bot's row or versions moves it). None
+    when there is no such version."""
+    sql = VERSION_VERSION.format(
+        versions=ReadVersion._meta.db_table, bot_versions=BotVersion._meta.db_table
+    )
+    row = _row(sql, [pk])
+    return None if row is None else ("version-api", pk, row[0], row[1] or 0)

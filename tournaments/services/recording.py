@@ -13,6 +13,7 @@ from tournaments.read_models import count_new_result, count_result
 from tournaments.rows import Batch, from_row, select_sql, update_rows
 from tournaments.services.advancing import advance_tournament, unfinished_statement
 from tournaments.services.gating import advance_gate
+from tournaments.services.queueing import store_replay_after_commit
 from tournaments.services.rating import rate_result
 
 
@@ -56,6 +57,7 @@ def record_result(
         ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
         if not counted and not ours.update(**fields):
             return False
+        store_replay_after_commit(match_id=match_id, moves=len(outcome["moves"]))
         if seats is None:
             seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
         seats = sorted(seats, key=lambda seat: seat.seat)
