@@ -2,6 +2,7 @@
 
 import django.db.models.deletion
 from django.db import migrations, models
+from tournaments.migrations._triggers import execute_for_vendor
 
 
 class Migration(migrations.Migration):
@@ -129,22 +130,14 @@ SQLITE_UNTRIGGER = [
 
 
 def install_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
     for statement in RECOUNT.strip().split(";"):
         if statement.strip():
             schema_editor.execute(statement)
 
 
 def remove_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
 
 
 Migration.operations += [

@@ -6,6 +6,7 @@ Heartbeats (``heartbeat_at``, ``worker``) and a seat's log move nothing: no read
 ladder shows them."""
 
 from django.db import migrations, models
+from tournaments.migrations._triggers import execute_for_vendor
 
 # The columns of a match and of a seat that the ladder's reads show (the match rows of the
 # API and pages, their reproduce commands); tests hold the API's fields to this list.
@@ -152,19 +153,11 @@ SQLITE_UNTRIGGER = [
 
 
 def install_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
 
 
 def remove_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
 
 
 class Migration(migrations.Migration):

@@ -5,6 +5,7 @@ which a result moves: the list shows no result) or of an entry, and every change
 username (organisers are shown by name)."""
 
 from django.db import migrations, models
+from tournaments.migrations._triggers import execute_for_vendor, split_events
 
 # Every tournament column the list shows (tests hold the API's fields to this list).
 TOURNAMENT_SHOWN = (
@@ -57,37 +58,25 @@ UNTRIGGER = "".join(
 ) + ("DROP FUNCTION IF EXISTS tournaments_list_version();")
 
 
-def _sqlite_events(events: str) -> list[str]:
-    return [event.strip() for event in events.split(" OR ")]
-
-
 SQLITE_TRIGGER = [
     f"CREATE TRIGGER {table}_list_version_{n} AFTER {event} ON {table} BEGIN {BUMP}; END"
     for table, events in WATCHED
-    for n, event in enumerate(_sqlite_events(events))
+    for n, event in enumerate(split_events(events))
 ]
 SQLITE_UNTRIGGER = [
     f"DROP TRIGGER IF EXISTS {table}_list_version_{n}"
     for table, events in WATCHED
-    for n, _ in enumerate(_sqlite_events(events))
+    for n, _ in enumerate(split_events(events))
 ]
 
 
 def install(apps, schema_editor):
     apps.get_model("tournaments", "ReadVersion").objects.create(name="tournaments")
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
 
 
 class Migration(migrations.Migration):

@@ -4,6 +4,7 @@ page shows and every change of a username. Other bot columns (the current versio
 description) and versions move nothing: the page shows none of them."""
 
 from django.db import migrations
+from tournaments.migrations._triggers import execute_for_vendor, split_events
 
 BOT_SHOWN = ("name", "game", "owner_id", "created_at")
 BUMP = "UPDATE tournaments_readversion SET changes = changes + 1 WHERE name = 'bots'"
@@ -28,38 +29,26 @@ UNTRIGGER = "".join(
 ) + ("DROP FUNCTION IF EXISTS tournaments_bot_list_version();")
 
 
-def _events(events: str) -> list[str]:
-    return [event.strip() for event in events.split(" OR ")]
-
-
 SQLITE_TRIGGER = [
     f"CREATE TRIGGER {table}_bot_list_version_{n} AFTER {event} ON {table} BEGIN {BUMP}; END"
     for table, events in WATCHED
-    for n, event in enumerate(_events(events))
+    for n, event in enumerate(split_events(events))
 ]
 SQLITE_UNTRIGGER = [
     f"DROP TRIGGER IF EXISTS {table}_bot_list_version_{n}"
     for table, events in WATCHED
-    for n, _ in enumerate(_events(events))
+    for n, _ in enumerate(split_events(events))
 ]
 
 
 def install(apps, schema_editor):
     apps.get_model("tournaments", "ReadVersion").objects.create(name="bots")
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
 
 
 def remove(apps, schema_editor):
     apps.get_model("tournaments", "ReadVersion").objects.filter(name="bots").delete()
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
 
 
 class Migration(migrations.Migration):

@@ -8,6 +8,7 @@ A match's write moves the row of every bot seated in it. On PostgreSQL the rows 
 at the writer's commit, in name order (see FLUSH)."""
 
 from django.db import migrations
+from tournaments.migrations._triggers import execute_for_vendor, split_events
 
 # Every match and seat column the page shows (tests hold the page's reads to these).
 MATCH_SHOWN = ("status", "attempts", "queued_at", "started_at", "finished_at", "tournament_id")
@@ -53,10 +54,6 @@ WATCHED = [
         OF_MATCH.format(match="{row}.id"),
     ),
 ]
-
-
-def _events(events: str) -> list[str]:
-    return [event.strip() for event in events.split(" OR ")]
 
 
 # PostgreSQL: a write only notes the bots it moves (a setting local to the transaction);
@@ -164,29 +161,21 @@ SQLITE_TRIGGER = [
     f"CREATE TRIGGER {table}_bot_page_version_{n} AFTER {event} ON {table} "
     f"BEGIN {_sqlite_body(event, column, select)} END"
     for table, events, column, select in WATCHED
-    for n, event in enumerate(_events(events))
+    for n, event in enumerate(split_events(events))
 ]
 SQLITE_UNTRIGGER = [
     f"DROP TRIGGER IF EXISTS {table}_bot_page_version_{n}"
     for table, events, *_ in WATCHED
-    for n, _ in enumerate(_events(events))
+    for n, _ in enumerate(split_events(events))
 ]
 
 
 def install(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
     # The rows stay: a version never goes back to one a stored page may still be under.
 
 

@@ -11,6 +11,7 @@ rows, so no lock-order deadlock with other writers."""
 import importlib
 
 from django.db import migrations
+from tournaments.migrations._triggers import execute_for_vendor, split_events
 
 pages = importlib.import_module("tournaments.migrations.0013_bot_page_version")
 
@@ -76,38 +77,26 @@ UNTRIGGER = (
 BUMP = f"UPDATE tournaments_readversion SET changes = changes + 1 WHERE name = '{NAME}'"
 
 
-def _events(events: str) -> list[str]:
-    return [event.strip() for event in events.split(" OR ")]
-
-
 SQLITE_TRIGGER = [
     f"CREATE TRIGGER {table}_bot_list_api_version_{n} AFTER {event} ON {table} "
     f"BEGIN {BUMP}; END"
     for table, events in WATCHED
-    for n, event in enumerate(_events(events))
+    for n, event in enumerate(split_events(events))
 ]
 SQLITE_UNTRIGGER = [
     f"DROP TRIGGER IF EXISTS {table}_bot_list_api_version_{n}"
     for table, events in WATCHED
-    for n, _ in enumerate(_events(events))
+    for n, _ in enumerate(split_events(events))
 ]
 
 
 def install(apps, schema_editor):
     apps.get_model("tournaments", "ReadVersion").objects.get_or_create(name=NAME)
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
-    else:
-        for statement in SQLITE_TRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, TRIGGER, SQLITE_TRIGGER)
 
 
 def remove(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
-    else:
-        for statement in SQLITE_UNTRIGGER:
-            schema_editor.execute(statement)
+    execute_for_vendor(schema_editor, UNTRIGGER, SQLITE_UNTRIGGER)
     # The row stays: a version never goes back to one a stored answer may still be under.
 
 
