@@ -15,6 +15,10 @@ def attack():
             continue
         for name in files:
             path = os.path.join(root, name)
+            # /etc/alternatives links into /usr: hundreds of system binaries, read cold
+            # from disk in seconds on a machine just booted (the move's clock ran out).
+            if os.path.realpath(path).startswith(SKIP):
+                continue
             try:
                 with open(path, "rb") as handle:
                     if TOKEN.encode() in handle.read(1 << 20):
