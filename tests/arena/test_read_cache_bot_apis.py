@@ -20,7 +20,7 @@ from bots import services as bot_services
 from bots.apis import BotSerializer, VersionSerializer
 from bots.models import Bot, BotVersion
 from tests.arena.read_cache_support import answer, fresh
-from tests.arena.test_read_cache_bot_page import new_version
+from tests.arena.test_read_cache_bot_page import new_version, open_gate
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion
@@ -181,21 +181,7 @@ def test_every_write_a_bots_reads_show_moves_them(bots):
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(description="d"))
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(gating=True, gate_elo1=30))
 
-    def open_gate():
-        made["gate"] = Gate.objects.create(
-            candidate=v2,
-            parent=bot.versions.get(number=1),
-            pool="pairs",
-            elo0=0.0,
-            elo1=20.0,
-            max_games=100,
-            seed=1,
-            counts=[0, 0, 0, 0, 0],
-            lower=-2.9,
-            upper=2.9,
-        )
-
-    moves_the_bot(bot, open_gate)
+    moves_the_bot(bot, lambda: made.update(gate=open_gate(v2)))
     moves_the_bot(
         bot, lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0])
     )

@@ -142,6 +142,22 @@ def new_version(bot: Bot, number: int, status: str = BotVersion.Status.PENDING) 
     )
 
 
+def open_gate(candidate: BotVersion) -> Gate:
+    """A gate testing ``candidate`` against its bot's first version."""
+    return Gate.objects.create(
+        candidate=candidate,
+        parent=candidate.bot.versions.get(number=1),
+        pool="pairs",
+        elo0=0.0,
+        elo1=20.0,
+        max_games=100,
+        seed=1,
+        counts=[0, 0, 0, 0, 0],
+        lower=-2.9,
+        upper=2.9,
+    )
+
+
 def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_page(match):
     bot = seated(match)[0]
     made = {}
@@ -153,21 +169,7 @@ def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_pag
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=1))
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=2))
 
-    def open_gate():
-        made["gate"] = Gate.objects.create(
-            candidate=v2,
-            parent=bot.versions.get(number=1),
-            pool="pairs",
-            elo0=0.0,
-            elo1=20.0,
-            max_games=100,
-            seed=1,
-            counts=[0, 0, 0, 0, 0],
-            lower=-2.9,
-            upper=2.9,
-        )
-
-    moves_the_pages([bot], open_gate)
+    moves_the_pages([bot], lambda: made.update(gate=open_gate(v2)))
     moves_the_pages(
         [bot],
         lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0]),
