@@ -26,10 +26,16 @@ def follow(page, selector: str) -> None:
     """Click a link or submit button and wait until the page it leads to has loaded.
 
     A bare click returns once the request has started; reading the page then can see the old
-    page or, mid-navigation, an empty document (a CI run failed on exactly that).
+    page or, mid-navigation, an empty document (a CI run failed on exactly that). Waiting for
+    "a navigation" is not enough either: the replay viewer rewrites the old page's URL with
+    history.replaceState, a same-document navigation that can land between the click and the
+    new page's commit (another CI run read an empty document after it). So the old document
+    is marked, and the wait is for a document without the mark that has finished loading.
     """
-    with page.expect_navigation(wait_until="load"):
-        page.click(selector)
+    page.evaluate("() => { window.__arenaLeaving = true; }")
+    page.click(selector)
+    page.wait_for_function("() => window.__arenaLeaving !== true")
+    page.wait_for_load_state("load")
 
 
 def assert_no_sideways_scroll(page) -> None:
