@@ -86,15 +86,23 @@ def bot_names(request, slug):
     it), for the datalist of the head-to-head form: a small JSON answer, not every bot."""
     if slug not in registry.slugs():
         raise Http404("no such game")
-    query = _text(request, "q")
-    bots = Bot.objects.filter(game=slug).order_by("name")
-    names = list(
-        bots.filter(name__istartswith=query).values_list("name", flat=True)[:BOT_NAME_SUGGESTIONS]
-    )
-    if query and len(names) < BOT_NAME_SUGGESTIONS:
-        more = bots.filter(name__icontains=query).exclude(name__in=names)
-        names += more.values_list("name", flat=True)[: BOT_NAME_SUGGESTIONS - len(names)]
-    return JsonResponse({"names": names})
+    # Names and games are what the bot list's version moves with (read before the rows).
+    version = selectors.bot_list_version()
+
+    def build():
+        query = _text(request, "q")
+        bots = Bot.objects.filter(game=slug).order_by("name")
+        names = list(
+            bots.filter(name__istartswith=query).values_list("name", flat=True)[
+                :BOT_NAME_SUGGESTIONS
+            ]
+        )
+        if query and len(names) < BOT_NAME_SUGGESTIONS:
+            more = bots.filter(name__icontains=query).exclude(name__in=names)
+            names += more.values_list("name", flat=True)[: BOT_NAME_SUGGESTIONS - len(names)]
+        return JsonResponse({"names": names})
+
+    return readcache.response(request, "bot-names", version, build)
 
 
 def bot_detail(request, pk):

@@ -112,7 +112,16 @@ def test_the_triggers_watch_every_column_the_list_shows():
     assert shown <= set(versions_migration.TOURNAMENT_SHOWN)
 
 
-BOT_READS = ["/bots/", "/bots/?q=bot", "/bots/?game=pairs", "/bots/?after=a"]
+BOT_READS = [
+    "/bots/",
+    "/bots/?q=bot",
+    "/bots/?game=pairs",
+    "/bots/?after=a",
+    # the head-to-head form's name suggestions: names of one game's bots
+    "/games/pairs/bot-names/?q=",
+    "/games/pairs/bot-names/?q=b",
+    "/games/pairs/bot-names/?q=ren",
+]
 bots_migration = importlib.import_module("tournaments.migrations.0012_bot_list_version")
 
 
@@ -139,6 +148,8 @@ def test_the_bot_list_page_is_stored_and_every_shown_write_moves_it(organiser, t
     bot = Bot.objects.order_by("pk").first()
     moves_the_bot_list(lambda: Bot.objects.create(owner=organiser, name="new-bot", game="pairs"))
     moves_the_bot_list(lambda: Bot.objects.filter(pk=bot.pk).update(name="renamed"))
+    moves_the_bot_list(lambda: Bot.objects.filter(pk=bot.pk).update(game="venture"))
+    moves_the_bot_list(lambda: Bot.objects.filter(pk=bot.pk).update(game="pairs"))
     moves_the_bot_list(
         lambda: get_user_model().objects.filter(pk=organiser.pk).update(username="org3")
     )
@@ -157,3 +168,5 @@ def test_the_bot_list_triggers_watch_every_column_the_page_reads(organiser):
     row = bot_page()["bots"][0]
     loaded = {f.attname for f in Bot._meta.concrete_fields} - row.get_deferred_fields()
     assert loaded - {"id"} <= set(bots_migration.BOT_SHOWN)
+    # The head-to-head form's name suggestions filter on a bot's game and name, and show it.
+    assert {"game", "name"} <= set(bots_migration.BOT_SHOWN)
