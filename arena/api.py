@@ -166,8 +166,12 @@ class MatchFramesApi(APIView):
         responses=FramesSerializer,
     )
     def get(self, request, pk):
-        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat = request.query_params.get("seat")
+        kind = f"frames:{LAYOUT_VERSION}"
+        body = selectors.remembered_body(pk=pk, seat_text=seat, kind=kind)
+        if body is not None:  # a finished match's answer, kept (one query, no model)
+            return HttpResponse(body, content_type="application/json")
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         if seat is not None:
             try:
                 seat = selectors.parse_seat(seat, players=replay.seat_count(match))
@@ -191,6 +195,5 @@ class MatchFramesApi(APIView):
                 raise ReplayGone(str(exc)) from exc
             return JSONRenderer().render({**head, "frames": frames})
 
-        kind = f"frames:{LAYOUT_VERSION}"
         body = selectors.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
         return HttpResponse(body, content_type="application/json")

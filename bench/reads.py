@@ -121,13 +121,18 @@ class Timing:
 
 def clear_caches() -> None:
     """What a first read after a version moved finds: nothing stored for it. The cache
-    is the bench's own (Redis db 5 by default); the rules pages' HTML is kept per process."""
+    is the bench's own (Redis db 5 by default); the rules pages' HTML and the replay
+    answers last read are kept per process too."""
     from django.core.cache import cache
 
     from arena import views
+    from tournaments import selectors
 
     cache.clear()
     views._rules_html.cache_clear()
+    forget = getattr(selectors, "forget_replay_bodies", None)  # absent in older trees
+    if forget is not None:
+        forget()
 
 
 CACHE_CALLS = ("get", "get_many", "set", "set_many", "add", "delete", "incr", "has_key", "touch")

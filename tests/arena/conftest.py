@@ -9,6 +9,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
+from tournaments.selectors import forget_replay_bodies
 
 
 @pytest.fixture
@@ -55,5 +56,7 @@ def stored_version(db):
 def empty_cache():
     """Nothing stored before or after the test (stored reads and replays)."""
     cache.clear()
+    forget_replay_bodies()
     yield
     cache.clear()
+    forget_replay_bodies()

@@ -4,24 +4,33 @@ bytes: the cached answer equals a fresh build, and a hit never reads the record 
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from arena import replay
 from arena.replay_layouts import layout_for, layout_json
 from games import registry
+from games.policies import play_out, random_policy
+from games.rng import Rng
 from tests.arena.test_replay import finished_match  # noqa: F401
+from tournaments import selectors
 from tournaments.models import Match
+from tournaments.selectors import replay_bodies
+from tournaments.services.requeue import requeue_failed_match
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
     cache.clear()
+    selectors.forget_replay_bodies()
     yield
     cache.clear()
+    selectors.forget_replay_bodies()
 
 
 def fresh_replay(match, seat):
@@ -65,6 +74,85 @@ def test_cached_answer_equals_a_fresh_build_and_a_hit_skips_the_record(
     # another seat's answer is its own
     other = client.get(url, {"seat": 1 if seat == 0 else 0})
     assert other.json()["seat"] == (1 if seat == 0 else 0)
+
+
+@contextmanager
+def cache_calls():
+    """The calls made to the default cache meanwhile (each a round trip to Redis)."""
+    backend, calls = caches["default"], []
+    for name in ("get", "get_many", "set", "add", "delete"):
+        method = getattr(backend, name)
+        setattr(backend, name, lambda *a, _m=method, _n=name, **k: calls.append(_n) or _m(*a, **k))
+    try:
+        yield calls
+    finally:
+        for name in ("get", "get_many", "set", "add", "delete"):
+            backend.__dict__.pop(name, None)
+
+
+@pytest.mark.parametrize("kind", ["replay", "frames"])
+@pytest.mark.parametrize("seat", [None, 1])
+def test_a_kept_answer_is_one_query_and_no_cache_trip_and_equals_the_stored_one(
+    client,
+    finished_match,  # noqa: F811
+    kind,
+    seat,
+):
+    url = f"/api/matches/{finished_match.pk}/{kind}/"
+    params = {} if seat is None else {"seat": seat}
+    first = client.get(url, params)
+    with CaptureQueriesContext(connection) as queries, cache_calls() as calls:
+        again = client.get(url, params)
+    assert (again.content, again["Content-Type"]) == (first.content, first["Content-Type"])
+    assert len(queries) == 1 and calls == []
+    # Another process (nothing in its memory) takes the same bytes from the cache, once.
+    selectors.forget_replay_bodies()
+    with cache_calls() as calls:
+        assert client.get(url, params).content == first.content
+    assert calls == ["get"]
+    # With nothing stored anywhere, the same bytes are built again.
+    cache.clear()
+    selectors.forget_replay_bodies()
+    assert client.get(url, params).content == first.content
+
+
+@pytest.mark.parametrize("kind", ["replay", "frames"])
+def test_a_match_played_again_never_answers_from_its_first_result(
+    client,
+    finished_match,  # noqa: F811
+    kind,
+):
+    url = f"/api/matches/{finished_match.pk}/{kind}/"
+    first = client.get(url, {"seat": 0}).content  # kept in memory and in the cache
+    # Its result taken back as a failure, queued again, and played to another end.
+    Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.FAILED)
+    requeue_failed_match(match=Match.objects.get(pk=finished_match.pk))
+    assert client.get(url, {"seat": 0}).status_code == 200  # unfinished: built, not kept
+    game = registry.get("paiute")
+    state = play_out(game.new_match(players=2, seed=8), [random_policy] * 2, Rng(8))
+    Match.objects.filter(pk=finished_match.pk).update(
+        status=Match.Status.FINISHED,
+        attempts=1,
+        finished_at=timezone.now(),
+        record=state.to_json(),
+    )
+    replayed = Match.objects.get(pk=finished_match.pk)
+    again = client.get(url, {"seat": 0})
+    fresh = (fresh_replay if kind == "replay" else fresh_frames)(replayed, 0)
+    assert again.json() == fresh and again.content != first
+
+
+def test_the_memory_keeps_the_latest_answers_within_its_bound(monkeypatch):
+    monkeypatch.setattr(replay_bodies, "MEMORY_BYTES", 400)
+    for n in range(5):
+        replay_bodies._remember(f"k{n}", bytes(100))
+    assert replay_bodies._remembered("k0") is None  # the oldest left first
+    assert replay_bodies._remembered("k1") == bytes(100)  # read: now the newest
+    replay_bodies._remember("k5", bytes(100))
+    assert replay_bodies._remembered("k2") is None and replay_bodies._remembered("k1")
+    assert replay_bodies._memory_size <= 400
+    replay_bodies._remember("big", bytes(101))  # over a quarter of the bound: not kept
+    assert replay_bodies._remembered("big") is None
 
 
 def test_an_unfinished_match_is_built_each_time(client, finished_match):  # noqa: F811

@@ -248,8 +248,11 @@ class MatchReplayApi(APIView):
         responses=ReplaySerializer,
     )
     def get(self, request, pk):
-        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat = request.query_params.get("seat")
+        body = selectors.remembered_body(pk=pk, seat_text=seat, kind="replay")
+        if body is not None:  # a finished match's answer, kept (one query, no model)
+            return HttpResponse(body, content_type="application/json")
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         if seat is not None:
             players = len(match.result["seats"]) if match.result else 0
             try:

@@ -14,7 +14,6 @@ from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_CACHE_SECONDS,
     REPLAY_LOOKUP_FIELDS,
     SEAT_PATTERN,
-    cached_replay_body,
     match_detail,
     match_list,
     match_log_cache,
@@ -25,6 +24,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     replay_body,
     replay_cache_key,
     replay_events,
+    replay_key,
     replay_lookup,
     replay_moves,
     reproduce,
@@ -48,6 +48,11 @@ from tournaments.selectors.ratings import (  # noqa: F401
     resolve_pool,
     version_estimate,
 )
+from tournaments.selectors.replay_bodies import (  # noqa: F401
+    cached_replay_body,
+    remembered_body,
+)
+from tournaments.selectors.replay_bodies import forget_all as forget_replay_bodies  # noqa: F401
 from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
     entrants,

@@ -227,33 +227,24 @@ def parse_seat(raw: str, *, players: int) -> int:
 def replay_cache_key(*, match: Match, seat: int | None) -> str:
     """Names the engine version (a new one replays differently) and the finishing time
     (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
-    version = registry.get(match.game).version
-    finished = match.finished_at.timestamp() if match.finished_at else ""
+    return replay_key(pk=match.pk, finished_at=match.finished_at, game=match.game, seat=seat)
+
+
+def replay_key(*, pk: int, finished_at, game: str, seat: int | None) -> str:
+    """``replay_cache_key`` from the match's fields."""
+    version = registry.get(game).version
+    finished = finished_at.timestamp() if finished_at else ""
     viewer = "all" if seat is None else seat
-    return f"arena:replay:{match.pk}:{finished}:{match.game}:{version}:{viewer}"
+    return f"arena:replay:{pk}:{finished}:{game}:{version}:{viewer}"
 
 
 # The columns a replay endpoint needs to find its cached answer: not the record or moves.
-REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "result")
+REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "attempts", "result")
 
 
 def replay_lookup(*, pk: int) -> Match:
     """A match without its big columns (record, moves load on first use); DoesNotExist."""
     return Match.objects.only(*REPLAY_LOOKUP_FIELDS).get(pk=pk)
-
-
-def cached_replay_body(*, match: Match, seat: int | None, kind: str, build) -> bytes:
-    """The JSON body of a replay endpoint (``kind``) for a finished match, rendered once
-    and kept as bytes: a hit is one cache read, never a record parsed, replayed and
-    serialised again. ``build()`` returns the bytes; unfinished matches are not cached."""
-    if match.status != Match.Status.FINISHED:
-        return build()
-    key = f"{replay_cache_key(match=match, seat=seat)}:body:{kind}"
-    body = cache.get(key)
-    if body is None:
-        body = build()
-        cache.set(key, body, REPLAY_CACHE_SECONDS)
-    return body
 
 
 def stored_piece(*, match: Match, part: str, seat: int | None) -> bytes | None:

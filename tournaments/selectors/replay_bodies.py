@@ -1,0 +1,147 @@
+"""The replay endpoints' answers (replay and frames APIs) for finished matches, kept whole.
+
+A finished match's answer is rendered once and kept as bytes under a key that names
+everything it is made of (``replay_cache_key``: the match, its finishing time, its game and
+the engine's version, the viewer; the endpoint's kind with its layout version). Nothing
+else changes it: its moves, record and stored replay are written once, with its status;
+a re-run or a result taken back takes it out of ``finished`` (it is then not kept) and
+finishes it again at a new time, with more attempts; no bot name shows in it.
+
+Each process also keeps the most recently read answers in its own memory (up to
+``MEMORY_BYTES``), keyed as in the cache plus the match's attempts: the longest answers are
+100+ KB, and taking one from Redis was most of a warm read's time. A hit there is one
+narrow query (``finished_head``) and no cache round trip.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.cache import cache
+from django.db import connection
+
+from tournaments.models import Match
+from tournaments.selectors.matches import REPLAY_CACHE_SECONDS, parse_seat, replay_key
+
+# Per process: a few dozen of the longest answers, or thousands of the usual few-KB ones.
+MEMORY_BYTES = 16 * 1024 * 1024
+
+_memory: OrderedDict[str, bytes] = OrderedDict()
+_memory_size = 0
+_memory_lock = threading.Lock()
+
+
+def _remembered(key: str) -> bytes | None:
+    with _memory_lock:
+        body = _memory.get(key)
+        if body is not None:
+            _memory.move_to_end(key)
+        return body
+
+
+def _remember(key: str, body: bytes) -> None:
+    global _memory_size  # noqa: PLW0603 - the process's own store
+    if len(body) > MEMORY_BYTES // 4:
+        return
+    with _memory_lock:
+        if key in _memory:
+            return
+        _memory[key] = body
+        _memory_size += len(body)
+        while _memory_size > MEMORY_BYTES:
+            _, dropped = _memory.popitem(last=False)
+            _memory_size -= len(dropped)
+
+
+def forget_all() -> None:
+    """Empty this process's store (tests, and the bench's cold reads)."""
+    global _memory_size  # noqa: PLW0603
+    with _memory_lock:
+        _memory.clear()
+        _memory_size = 0
+
+
+@dataclass(frozen=True)
+class FinishedHead:
+    """What names a finished match's stored answers, and its seat count."""
+
+    pk: int
+    game: str
+    finished_at: datetime | None
+    attempts: int
+    seats: int
+
+
+def finished_head(*, pk: int) -> FinishedHead | None:
+    """A finished match's head in one written-out query (the ORM's building of it cost more
+    than the query); None for another status, no such match, or a result without seats
+    (then the endpoint takes its usual path, which answers those)."""
+    table = Match._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT game, status, finished_at, attempts, result FROM {table} WHERE id = %s", [pk]
+        )
+        row = cursor.fetchone()
+    if row is None or row[1] != Match.Status.FINISHED:
+        return None
+    game, _, finished_at, attempts, result = row
+    if isinstance(result, (str, bytes)):  # jsonb and SQLite's JSON come as text
+        result = json.loads(result)
+    seats = result.get("seats") if isinstance(result, dict) else None
+    if not isinstance(seats, list) or not seats:
+        return None
+    if finished_at is not None and not isinstance(finished_at, datetime):  # SQLite: text
+        return None
+    return FinishedHead(pk, game, finished_at, attempts, len(seats))
+
+
+def _memory_key(key: str, attempts: int) -> str:
+    return f"{key}:{attempts}"
+
+
+def remembered_body(*, pk: int, seat_text: str | None, kind: str) -> bytes | None:
+    """A finished match's stored answer for ``kind`` as the ``?seat=`` text names the
+    viewer, from this process's memory or the cache; None when the endpoint must take its
+    usual path (not finished, a seat it must refuse, nothing stored yet)."""
+    head = finished_head(pk=pk)
+    if head is None:
+        return None
+    seat = None
+    if seat_text is not None:
+        try:
+            seat = parse_seat(seat_text, players=head.seats)
+        except ValueError:
+            return None
+    key = f"{replay_key(pk=pk, finished_at=head.finished_at, game=head.game, seat=seat)}"
+    key += f":body:{kind}"
+    memory_key = _memory_key(key, head.attempts)
+    body = _remembered(memory_key)
+    if body is None:
+        body = cache.get(key)
+        if body is not None:
+            _remember(memory_key, body)
+    return body
+
+
+def cached_replay_body(
+    *, match: Match, seat: int | None, kind: str, build: Callable[[], bytes]
+) -> bytes:
+    """The JSON body of a replay endpoint (``kind``) for a finished match, rendered once
+    and kept as bytes: a hit is one cache read, never a record parsed, replayed and
+    serialised again. ``build()`` returns the bytes; unfinished matches are not cached.
+    ``match`` needs ``REPLAY_LOOKUP_FIELDS``."""
+    if match.status != Match.Status.FINISHED:
+        return build()
+    key = replay_key(pk=match.pk, finished_at=match.finished_at, game=match.game, seat=seat)
+    key += f":body:{kind}"
+    body = cache.get(key)
+    if body is None:
+        body = build()
+        cache.set(key, body, REPLAY_CACHE_SECONDS)
+    _remember(_memory_key(key, match.attempts), body)
+    return body
