@@ -126,13 +126,17 @@ def clear_caches() -> None:
     from django.core.cache import cache
 
     from arena import views
-    from tournaments import selectors
+    from tournaments import readcache, selectors
 
     cache.clear()
     views._rules_html.cache_clear()
-    forget = getattr(selectors, "forget_replay_bodies", None)  # absent in older trees
-    if forget is not None:
-        forget()
+    # Each process's own copies of stored answers (absent in older trees).
+    for forget in (
+        getattr(selectors, "forget_replay_bodies", None),
+        getattr(readcache, "forget_kept", None),
+    ):
+        if forget is not None:
+            forget()
 
 
 CACHE_CALLS = ("get", "get_many", "set", "set_many", "add", "delete", "incr", "has_key", "touch")

@@ -38,6 +38,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 
+from tournaments.memory import Memory
+
 # Entries are exact while reachable; a day only bounds what an unread one costs.
 CACHE_SECONDS = 24 * 3600
 _SOURCES = ("arena", "bots", "tournaments", "games", "docs")
@@ -164,16 +166,46 @@ def current(parts: Iterable) -> tuple:
     )
 
 
+# The largest answers are also kept in each process's memory as the cache holds them (the
+# token values they were built under with the answer), and served under the same rule:
+# only while the current tokens are those values. A hit then takes the tokens alone from
+# the cache, not the 30-200 KB entry.
+MEMORY_BYTES = 16 * 1024 * 1024
+MEMORY_FROM = 32 * 1024
+memory = Memory(MEMORY_BYTES)
+
+
+def _body_size(value) -> int:
+    """The size of a stored response (content type, body); 0 for anything else."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], bytes):
+        return len(value[1])
+    return 0
+
+
+def _keep(cache_key: str, values: tuple, value) -> None:
+    size = _body_size(value)
+    if size >= MEMORY_FROM and None not in values:  # a cache that keeps nothing: no tokens
+        memory.put(cache_key, (values, value), size)
+
+
 def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     """The current values of ``tokens`` and what is stored under ``cache_key`` for them
     (None when nothing is, or it was stored under other values), in one round trip."""
     names = [VERSION_PREFIX + token.name for token in tokens]
+    kept = memory.get(cache_key)
+    if kept is not None:
+        found = cache.get_many(names)
+        values = tuple(found.get(name) for name in names)
+        if kept[0] == values and None not in values:
+            return values, kept[1]
+        memory.discard(cache_key)  # built under older tokens: never served again
     found = cache.get_many([*names, cache_key])
     values = tuple(found.get(name) for name in names)
     if None in values:  # never set, evicted or cleared: start it (nothing stored matches)
         return tuple(version_of(token.name) for token in tokens), None
     stored = found.get(cache_key)
     if stored is not None and stored[0] == values:
+        _keep(cache_key, values, stored[1])
         return values, stored[1]
     return values, None
 
@@ -181,6 +213,12 @@ def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
 def store(cache_key: str, values: tuple, value) -> None:
     """Keep ``value`` under ``cache_key`` as built under the token ``values``."""
     cache.set(cache_key, (values, value), CACHE_SECONDS)
+    _keep(cache_key, values, value)
+
+
+def forget_kept() -> None:
+    """Empty this process's copies (tests, and the bench's cold reads)."""
+    memory.clear()
 
 
 def fragment(kind: str, parts: Iterable | None, build: Callable[[], object]):

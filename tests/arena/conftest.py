@@ -9,6 +9,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
+from tournaments import readcache
 from tournaments.selectors import forget_replay_bodies
 
 
@@ -53,10 +54,15 @@ def stored_version(db):
 
 
 @pytest.fixture
-def empty_cache():
-    """Nothing stored before or after the test (stored reads and replays)."""
+def empty_cache(monkeypatch):
+    """Nothing stored before or after the test (stored reads and replays). Every stored
+    answer is also kept in the process's memory, however small (in production only the
+    largest are): each test of a stored read holds the kept copy to its rules too."""
+    monkeypatch.setattr(readcache, "MEMORY_FROM", 0)
     cache.clear()
     forget_replay_bodies()
+    readcache.forget_kept()
     yield
     cache.clear()
     forget_replay_bodies()
+    readcache.forget_kept()

@@ -161,3 +161,28 @@ def test_renaming_a_bot_or_its_owner_moves_every_stored_read(
     with CaptureQueriesContext(connection) as queries:
         assert answer(f"/tournaments/{tournament.pk}/") == stored
     assert len(queries) == 1
+
+
+def test_a_kept_copy_takes_the_tokens_alone_and_answers_as_the_stored_entry(
+    finished_match,  # noqa: F811
+    monkeypatch,
+):
+    """The process's own copy (``readcache.memory``): a hit asks the cache for the tokens
+    only; another process (nothing kept) asks for the entry too, and gets the same bytes."""
+    from django.core.cache import caches
+
+    from tournaments import readcache
+
+    asked = []
+    backend = caches["default"]
+    get_many = backend.get_many
+    monkeypatch.setattr(backend, "get_many", lambda keys: asked.append(keys) or get_many(keys))
+    for url in (f"/api/matches/{finished_match.pk}/", f"/matches/{finished_match.pk}/"):
+        first = fresh(url)
+        asked.clear()
+        assert answer(url) == first
+        assert len(asked) == 1 and all(k.startswith(readcache.VERSION_PREFIX) for k in asked[0])
+        readcache.forget_kept()
+        asked.clear()
+        assert answer(url) == first
+        assert len(asked) == 1 and any(k.startswith("read:") for k in asked[0])

@@ -19,8 +19,8 @@ from games.policies import play_out, random_policy
 from games.rng import Rng
 from tests.arena.test_replay import finished_match  # noqa: F401
 from tournaments import selectors
+from tournaments.memory import Memory
 from tournaments.models import Match
-from tournaments.selectors import replay_bodies
 from tournaments.services.requeue import requeue_failed_match
 
 
@@ -142,17 +142,17 @@ def test_a_match_played_again_never_answers_from_its_first_result(
     assert again.json() == fresh and again.content != first
 
 
-def test_the_memory_keeps_the_latest_answers_within_its_bound(monkeypatch):
-    monkeypatch.setattr(replay_bodies, "MEMORY_BYTES", 400)
+def test_the_memory_keeps_the_latest_answers_within_its_bound():
+    kept = Memory(400)
     for n in range(5):
-        replay_bodies._remember(f"k{n}", bytes(100))
-    assert replay_bodies._remembered("k0") is None  # the oldest left first
-    assert replay_bodies._remembered("k1") == bytes(100)  # read: now the newest
-    replay_bodies._remember("k5", bytes(100))
-    assert replay_bodies._remembered("k2") is None and replay_bodies._remembered("k1")
-    assert replay_bodies._memory_size <= 400
-    replay_bodies._remember("big", bytes(101))  # over a quarter of the bound: not kept
-    assert replay_bodies._remembered("big") is None
+        kept.put(f"k{n}", bytes(100), 100)
+    assert kept.get("k0") is None  # the oldest left first
+    assert kept.get("k1") == bytes(100)  # read: now the newest
+    kept.put("k5", bytes(100), 100)
+    assert kept.get("k2") is None and kept.get("k1") == bytes(100)
+    assert kept.size == 400
+    kept.put("big", bytes(101), 101)  # over a quarter of the bound: not kept
+    assert kept.get("big") is None and kept.size == 400
 
 
 def test_an_unfinished_match_is_built_each_time(client, finished_match):  # noqa: F811

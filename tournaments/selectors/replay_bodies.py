@@ -16,8 +16,6 @@ narrow query (``finished_head``) and no cache round trip.
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,45 +23,18 @@ from datetime import datetime
 from django.core.cache import cache
 from django.db import connection
 
+from tournaments.memory import Memory
 from tournaments.models import Match
 from tournaments.selectors.matches import REPLAY_CACHE_SECONDS, parse_seat, replay_key
 
 # Per process: a few dozen of the longest answers, or thousands of the usual few-KB ones.
 MEMORY_BYTES = 16 * 1024 * 1024
-
-_memory: OrderedDict[str, bytes] = OrderedDict()
-_memory_size = 0
-_memory_lock = threading.Lock()
-
-
-def _remembered(key: str) -> bytes | None:
-    with _memory_lock:
-        body = _memory.get(key)
-        if body is not None:
-            _memory.move_to_end(key)
-        return body
-
-
-def _remember(key: str, body: bytes) -> None:
-    global _memory_size  # noqa: PLW0603 - the process's own store
-    if len(body) > MEMORY_BYTES // 4:
-        return
-    with _memory_lock:
-        if key in _memory:
-            return
-        _memory[key] = body
-        _memory_size += len(body)
-        while _memory_size > MEMORY_BYTES:
-            _, dropped = _memory.popitem(last=False)
-            _memory_size -= len(dropped)
+memory = Memory(MEMORY_BYTES)
 
 
 def forget_all() -> None:
     """Empty this process's store (tests, and the bench's cold reads)."""
-    global _memory_size  # noqa: PLW0603
-    with _memory_lock:
-        _memory.clear()
-        _memory_size = 0
+    memory.clear()
 
 
 @dataclass(frozen=True)
@@ -120,11 +91,11 @@ def remembered_body(*, pk: int, seat_text: str | None, kind: str) -> bytes | Non
     key = f"{replay_key(pk=pk, finished_at=head.finished_at, game=head.game, seat=seat)}"
     key += f":body:{kind}"
     memory_key = _memory_key(key, head.attempts)
-    body = _remembered(memory_key)
+    body = memory.get(memory_key)
     if body is None:
         body = cache.get(key)
         if body is not None:
-            _remember(memory_key, body)
+            memory.put(memory_key, body, len(body))
     return body
 
 
@@ -143,5 +114,5 @@ def cached_replay_body(
     if body is None:
         body = build()
         cache.set(key, body, REPLAY_CACHE_SECONDS)
-    _remember(_memory_key(key, match.attempts), body)
+    memory.put(_memory_key(key, match.attempts), body, len(body))
     return body
