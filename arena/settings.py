@@ -162,7 +162,7 @@ CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "arena.cache.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "arena"),
         }
