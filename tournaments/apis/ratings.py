@@ -199,7 +199,7 @@ class BotRatingsApi(APIView):
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
         # Stored under the board version of the bot's game (a rated result moves it).
-        game = Bot.objects.filter(pk=pk).values_list("game", flat=True).first()
+        game = selectors.bot_game(pk=pk)
         version = readcache.board_version(game) if game else None
         return readcache.api_response(request, self, version, lambda: self._data(request, pk))
 

@@ -67,6 +67,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     tournament_list,
 )
 from tournaments.selectors.versions import (  # noqa: F401
+    bot_game,
     bot_list_api_version,
     bot_list_version,
     bot_page_version,

@@ -123,6 +123,13 @@ def bot_list_api_version() -> tuple | None:
     return _read_version("bots:api")
 
 
+def bot_game(*, pk: int) -> str | None:
+    """A bot's game (what its rating reads are versioned by: the game's board token); None
+    when there is no such bot."""
+    row = _row(f"SELECT game FROM {Bot._meta.db_table} WHERE id = %s", [pk])
+    return None if row is None else row[0]
+
+
 # One narrow statement (written out, as every version read here).
 BOT_PAGE_VERSION = (
     "SELECT b.game, (SELECT changes FROM {versions} WHERE name = %s),"
