@@ -23,12 +23,20 @@ from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
 from tests.arena.test_replay import finished_match  # noqa: F401
-from tournaments import selectors
+from tournaments import readcache, selectors
 from tournaments.models import Match, MatchReplay
 from tournaments.read_models import replays
 from tournaments.services.playing import record_result
 
 VIEWERS = [None, 0, 1]
+
+
+def forget_stored() -> None:
+    """Nothing stored anywhere: the cache and this process's own copies (what a reader in
+    another process, or after eviction, finds)."""
+    cache.clear()
+    selectors.forget_replay_bodies()
+    readcache.forget_kept()
 
 
 @pytest.fixture(autouse=True)
@@ -89,10 +97,10 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
         for part in ("events", "frames", "log")
         for viewer in VIEWERS
     }
-    cache.clear()
+    forget_stored()
     for kind in ("replay", "frames"):
         for seat in VIEWERS:
-            cache.clear()
+            forget_stored()
             with CaptureQueriesContext(connection) as queries:
                 body = get(client, match, kind, seat)
             assert body == fresh(match, kind, seat), (kind, seat)
@@ -112,10 +120,10 @@ def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whol
     # With the record and moves spoiled only the stored row can still answer right.
     Match.objects.filter(pk=match.pk).update(record={"game": "paiute", "moves": "x"}, moves=[])
     for (kind, seat), body in expected.items():
-        cache.clear()
+        forget_stored()
         assert get(client, match, kind, seat) == body
     for seat, log in logs.items():
-        cache.clear()
+        forget_stored()
         page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
         assert log in page.content.decode()
 
@@ -123,7 +131,7 @@ def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whol
 def test_match_page_text_log_comes_from_the_stored_row(client, match):
     url = f"/matches/{match.pk}/"
     first = client.get(url, {"seat": 1}).content.decode()
-    cache.clear()
+    forget_stored()
     with CaptureQueriesContext(connection) as queries:
         again = client.get(url, {"seat": 1}).content.decode()
     assert not big_columns_read(queries)
@@ -153,7 +161,7 @@ def test_a_match_played_again_gets_a_new_row(client, match):
     assert record_result(match_id=match.pk, attempt=1, outcome=outcome)
     match.refresh_from_db()
     assert match.finished_at != first_row.finished_at
-    cache.clear()
+    forget_stored()
     for seat in VIEWERS:
         body = get(client, match, "replay", seat)
         assert body == fresh(match, "replay", seat) and body != before[seat]
@@ -164,7 +172,7 @@ def test_a_match_played_again_gets_a_new_row(client, match):
     row = MatchReplay.objects.get(match=match)
     assert row.finished_at == match.finished_at and row.data != first_row.data
     for seat in VIEWERS:
-        cache.clear()
+        forget_stored()
         assert get(client, match, "frames", seat) == fresh(match, "frames", seat)
 
 
@@ -180,7 +188,7 @@ def test_an_unfinished_match_is_never_stored(client, match):
 def test_a_row_of_another_version_is_rebuilt(client, match):
     replays.store_replay(match_id=match.pk)
     MatchReplay.objects.filter(match=match).update(version="0:old", index={}, data=b"")
-    cache.clear()
+    forget_stored()
     assert get(client, match, "frames", 1) == fresh(match, "frames", 1)
     assert MatchReplay.objects.get(match=match).version == replays.row_version("paiute")
 

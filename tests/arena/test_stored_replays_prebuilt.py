@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pytest
 from celery import current_app
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from arena import replay
 from games import registry
-from tests.arena.test_stored_replays import VIEWERS, big_columns_read, fresh, get
+from tests.arena.test_stored_replays import VIEWERS, big_columns_read, forget_stored, fresh, get
 from tests.replay_matches import record_played
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays
@@ -54,7 +53,7 @@ def assert_answers_fresh(client, match, *, from_row: bool) -> None:
     neither reads the record nor the moves (the stored row answers)."""
     for kind in ("replay", "frames"):
         for seat in VIEWERS:
-            cache.clear()
+            forget_stored()
             with CaptureQueriesContext(connection) as queries:
                 body = get(client, match, kind, seat)
             assert body == fresh(match, kind, seat), (kind, seat)
@@ -101,7 +100,7 @@ def lost_or_failed_then_read(client, match, settings) -> None:
     assert replays.being_built(match)
     assert_answers_fresh(client, match, from_row=False)
     for seat in VIEWERS:
-        cache.clear()
+        forget_stored()
         page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
         events = registry.replay(match.record).events(seat)
         assert replay.render_text_log(events=events, moves=match.moves) in page.content.decode()
