@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.core.cache import cache
 from django.db import connection
@@ -66,8 +66,10 @@ def finished_head(*, pk: int) -> FinishedHead | None:
     seats = result.get("seats") if isinstance(result, dict) else None
     if not isinstance(seats, list) or not seats:
         return None
-    if finished_at is not None and not isinstance(finished_at, datetime):  # SQLite: text
+    if finished_at is not None and not isinstance(finished_at, datetime):
         return None
+    if finished_at is not None and finished_at.tzinfo is None:  # SQLite keeps UTC, naive
+        finished_at = finished_at.replace(tzinfo=UTC)
     return FinishedHead(pk, game, finished_at, attempts, len(seats))
 
 
