@@ -18,6 +18,8 @@ Named tokens (``Token``, and the ``names`` token every stored read depends on) a
 the key: an entry holds the tokens it was built under, and a read takes the current tokens
 and the entry in one cache round trip (``get_many``), answering from the entry only when
 they are equal. Same rule as a key holding them: built under an older token is never served.
+The largest answers are also kept in each process (``memory``) with those token values,
+under the same rule: a hit then takes only the tokens from the cache.
 
 Only anonymous reads are cached: a logged-in reader may see their own bots' logs or
 files, and sees their name in the page's header. Pages are not stored when they set a
