@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -163,3 +164,15 @@ def test_retiring_a_match_closes_the_one_retired_before(make_bot):
     assert spares.retired() == 2
     assert all(p.box.returncode is not None and not p.box.staged.exists() for p in first)
     assert all(p.box.staged.exists() for p in second)
+
+
+def test_a_sandbox_starts_while_the_worker_holds_more_descriptors_than_a_bot_may_open(make_bot):
+    """Spare and retired sandboxes keep the worker's descriptors open; the launcher's child
+    holds them all until exec, and the bot's open-files limit must not stop it there."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(Limits().open_files + 8)]
+    try:
+        outcome = play(seats(raw_bot(make_bot, name="a"), raw_bot(make_bot, name="b")))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert all(s["fault"] is None for s in outcome.result["seats"])
