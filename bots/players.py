@@ -300,6 +300,12 @@ class ProgramPlayer:
             self.log = self.channel.log_text(wait=0.05 if self._ended else 0.0)
         return self.log
 
+    def kill(self) -> None:
+        """Kill what is left of the bot, its log taken first; ``close`` still frees the rest."""
+        self.take_log()
+        if self.box is not None:
+            self.box.kill()
+
     def close(self) -> None:
         self.take_log()
         if self.box is not None:

@@ -16,6 +16,13 @@ match it plays. Call everything here from the thread that plays the matches: bwr
 with the thread that started it, so a spare is taken only by the thread that built it, and
 closed once that thread has ended (tasks run eagerly, a thread per request). A process that dies leaves nothing: the sandboxes die with
 it and the sweepers remove their staging folders and cgroups.
+
+The same wait takes the last match's teardown off the worker's path (``retire``,
+``close_retired``): once its result is committed, a match's seats are only killed (one read
+of each group's process list: the bots have exited after "end"), and reaping them, removing
+their cgroups, freeing their slots and removing their staged copies (1.5-15 ms a match,
+most of it the staged copies) waits for the next match's start-up. At most one match's
+seats wait so (``retire`` closes any left from before); any thread may close them.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from bots import sandbox
 from bots.sandbox import BotProcess, Limits
@@ -34,6 +42,10 @@ from bots.sandbox import BotProcess, Limits
 log = logging.getLogger(__name__)
 MAX_AGE_S = 30.0
 _Key = tuple[Path, Limits]
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -86,9 +98,53 @@ def prepare_like(seats: Iterable[tuple[Path, Limits]]) -> None:
 
 
 def discard() -> None:
-    """Close every spare (a process stopping, a test ending)."""
+    """Close every spare and every retired seat (a process stopping, a test ending)."""
     while _SPARES:
         _SPARES.pop().box.close()
+    close_retired()
+
+
+_RETIRED: list[Closable] = []
+
+
+def retire(players: Iterable[Closable]) -> None:
+    """Kill a finished match's seats now (``kill``, where a seat has one) and leave the rest
+    of their teardown to ``close_retired``; the seats of an earlier match still waiting are
+    closed first. Every seat is retired even if one fails; the first failure is raised."""
+    failure = None
+    try:
+        close_retired()
+    except Exception as exc:
+        failure = exc
+    for player in players:
+        _RETIRED.append(player)  # closed later even if its kill fails: close kills again
+        try:
+            if hasattr(player, "kill"):
+                player.kill()
+        except Exception as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
+def close_retired() -> None:
+    """Close the retired seats (``retire``): every one is tried, the first failure raised."""
+    failure = None
+    while True:
+        try:
+            player = _RETIRED.pop(0)  # atomic: two threads never close the same seat
+        except IndexError:
+            break
+        try:
+            player.close()
+        except Exception as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
+def retired() -> int:
+    return len(_RETIRED)
 
 
 def held() -> int:

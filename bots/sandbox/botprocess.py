@@ -305,6 +305,21 @@ class BotProcess:
             return "processes"
         return None
 
+    def kill(self) -> None:
+        """Kill the bot's whole tree now, bwrap's monitor left to reap it and exit by itself;
+        ``close`` does the rest later (reap, cgroup, slot, staged copy). For a finished match
+        whose teardown waits for a moment the worker would sit idle (bots/spares.py): nothing
+        of the bot runs meanwhile. Usually one read of the group's process list (the bot has
+        exited after "end")."""
+        if self._closed:
+            return
+        _LAZY.discard(self)
+        if self.group is not None:
+            self.group.kill_all(spare=self.proc.pid)
+        else:
+            for pid in self._tree():
+                _signal(pid, signal.SIGKILL)  # pid 1 of the namespace takes the rest with it
+
     def close(self) -> None:
         """Kill the whole tree, reap it, check nothing of the slot is left, free the slot.
 
@@ -313,14 +328,9 @@ class BotProcess:
         """
         if self._closed:
             return
+        self.kill()
         self._closed = True
-        _LAZY.discard(self)
         monitor = self.proc.pid
-        if self.group is not None:
-            self.group.kill_all(spare=monitor)
-        else:
-            for pid in self._tree():
-                _signal(pid, signal.SIGKILL)  # pid 1 of the namespace takes the rest with it
         if self.wait(2) is None:
             _signal(monitor, signal.SIGKILL)
             try:

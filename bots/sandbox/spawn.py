@@ -188,8 +188,6 @@ def preexec(
         for path in attach:  # join the cgroup before anything else is forked
             with open(path, "w") as handle:
                 handle.write(str(os.getpid()))
-        for which, value in rlimits:
-            resource.setrlimit(which, (value, value + 1 if which == resource.RLIMIT_CPU else value))
         # Should the machine or the worker's container run out of memory, the kernel kills
         # a bot first, not the worker (without a memory cgroup, RLIMIT_DATA bounds each
         # process of a bot, not its whole tree).
@@ -197,6 +195,11 @@ def preexec(
             handle.write("1000")
         if scratch is not None:
             _mount_scratch(*scratch, own_userns=os.geteuid() != 0)
+        # Only now, every file opened: until exec this child holds all the worker's
+        # descriptors (a worker holding spare and retired sandboxes has more than a bot's
+        # open-files limit), so an open after the limit could fail with EMFILE.
+        for which, value in rlimits:
+            resource.setrlimit(which, (value, value + 1 if which == resource.RLIMIT_CPU else value))
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -12,7 +13,7 @@ from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits, slots
 from tests.bots import toygame
-from tests.bots.test_runner import raw_bot
+from tests.bots.test_runner import RAW_TEMPLATE, raw_bot
 
 
 @pytest.fixture
@@ -122,3 +123,56 @@ def test_only_the_thread_that_built_a_spare_takes_it(make_bot):
     assert not set(map(id, theirs)) & {id(p.box) for p in players}
     assert all(box.returncode is not None for box in theirs)
     assert spares.held() == 0
+
+
+def test_a_retired_match_s_bots_are_killed_at_once_and_freed_when_closed(make_bot):
+    """A worker retires a finished match's seats after its commit: the bots die there and
+    then, even one that goes on running after "end"; their slots, cgroups and staged copies
+    are freed by ``close_retired`` (the next match's start-up)."""
+    stubborn = make_bot(
+        RAW_TEMPLATE.format(on_act="pass", on_start="pass") + "while True:\n    pass\n",
+        name="stubborn",
+    )
+    players = seats(stubborn, raw_bot(make_bot, name="b"))
+    outcome = play_match(
+        game_slug="toy", players=players, options={"rounds": 2}, seed=4, leave_open=True
+    )
+    assert all(s["fault"] is None for s in outcome.result["seats"])
+    boxes = [p.box for p in players]
+    spares.retire(players)
+    assert spares.retired() == 2
+    for box in boxes:
+        if box.group is not None:  # nothing but bwrap's monitor, which exits by itself
+            assert set(box.group.procs()) <= {box.pid}
+        assert box.staged.exists()
+        if box.slot_uid is not None:
+            assert slots.held(box.slot_uid)
+    spares.close_retired()
+    assert spares.retired() == 0
+    for box in boxes:
+        assert box.returncode is not None and not box.staged.exists()
+        if box.slot_uid is not None:
+            assert not slots.held(box.slot_uid)
+
+
+def test_retiring_a_match_closes_the_one_retired_before(make_bot):
+    a, b = raw_bot(make_bot, name="a"), raw_bot(make_bot, name="b")
+    first, second = seats(a, b), seats(a, b)
+    for players in (first, second):
+        play_match(game_slug="toy", players=players, options={"rounds": 2}, seed=4, leave_open=True)
+        spares.retire(players)
+    assert spares.retired() == 2
+    assert all(p.box.returncode is not None and not p.box.staged.exists() for p in first)
+    assert all(p.box.staged.exists() for p in second)
+
+
+def test_a_sandbox_starts_while_the_worker_holds_more_descriptors_than_a_bot_may_open(make_bot):
+    """Spare and retired sandboxes keep the worker's descriptors open; the launcher's child
+    holds them all until exec, and the bot's open-files limit must not stop it there."""
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(Limits().open_files + 8)]
+    try:
+        outcome = play(seats(raw_bot(make_bot, name="a"), raw_bot(make_bot, name="b")))
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert all(s["fault"] is None for s in outcome.result["seats"])

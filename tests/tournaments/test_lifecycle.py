@@ -342,6 +342,26 @@ def test_a_workers_claim_reads_what_it_plays(tournament, django_assert_max_num_q
     assert _claim_and_load(match.pk) is None  # claimed once
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's commit setting")
+def test_a_workers_claim_outside_a_transaction_leaves_its_session_synchronous(
+    tournament, transactional_db, django_assert_max_num_queries
+):
+    """A worker claims in autocommit mode: the claim's own commit skips the WAL flush
+    (tournaments/services/claiming.py), still one round trip, and nothing after it does:
+    the result's commit must reach the disk before its task is acked."""
+    from tournaments.services.playing import _claim_and_load
+
+    match = tournament.matches.order_by("pk").first()
+    with django_assert_max_num_queries(1):
+        claimed, seats = _claim_and_load(match.pk)
+    assert claimed.pk == match.pk and len(seats) == 2 and seats[0].version.bot.pk
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING  # committed
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone() == ("on",)
+    assert _claim_and_load(match.pk) is None
+
+
 def test_a_database_lost_between_the_claim_and_the_load_leaves_the_match_queued(tournament):
     """The task's retry must find the match claimable again, not running under a claim
     that nobody plays (it would wait minutes for the reaper)."""

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
+from django.contrib.auth import get_user_model
 
 from bots import sandbox, spares
+from bots.models import Bot, BotVersion
+from bots.sandbox import slots
 from tests.tournaments.test_lifecycle import tournament  # noqa: F401 (a fixture)
+from tournaments import services
 from tournaments.models import Match
 from tournaments.services.playing import play_queued_match
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +40,7 @@ def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(
     built = [spare.box for spare in spares._SPARES]
     assert len(built) == 2 and all(box.held for box in built)
     assert play_queued_match(match_id=second.pk)
-    assert all(box.returncode is not None for box in built)  # taken, played and closed
+    assert {id(p.box) for p in spares._RETIRED} == set(map(id, built))  # taken, played, retired
     assert spares.held() == 2 and not set(map(id, built)) & {id(s.box) for s in spares._SPARES}
     assert Match.objects.filter(pk__in=[first.pk, second.pk], status="finished").count() == 2
 
@@ -41,3 +50,41 @@ def test_no_spares_when_turned_off(tournament, settings):  # noqa: F811
     first, _second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
     assert spares.held() == 0
+
+
+@pytest.fixture
+def playing(db):
+    """A tournament of two bots that play (``raw_bot.py``): their seats last to the end."""
+    owner = get_user_model().objects.create_user(username="org")
+    source = (EXAMPLES / "raw_bot.py").read_bytes()
+    bots = []
+    for name in ("a", "b"):
+        bot = Bot.objects.create(owner=owner, name=name, game="pairs")
+        BotVersion.objects.create(
+            bot=bot, number=1, filename="main.py", upload=source, size=len(source),
+            sha256=hashlib.sha256(source + name.encode()).hexdigest(), status="active",
+        )  # fmt: skip
+        bots.append(bot)
+    t = services.create_tournament(
+        organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots],
+        games_per_pairing=2, seed=99,
+    )  # fmt: skip
+    assert services.start_tournament(tournament_id=t.pk)
+    return t
+
+
+@pytest.mark.parametrize("ahead", [True, False])
+def test_a_match_s_sandboxes_are_torn_down_while_the_next_one_starts(playing, settings, ahead):
+    """After its commit a match's bots are killed; its sandboxes (slots, cgroups, staged
+    copies) are freed while the next match's bots start, with or without spares."""
+    settings.ARENA_PREPARE_AHEAD = ahead
+    first, second = pairs_games(playing)
+    assert play_queued_match(match_id=first.pk)
+    assert all(s.fault is None for s in first.seats.all())  # they played to the end
+    boxes = [p.box for p in spares._RETIRED]
+    assert len(boxes) == 2 and all(box.staged.exists() for box in boxes)
+    assert all(set(box.group.procs()) <= {box.pid} for box in boxes if box.group is not None)
+    assert play_queued_match(match_id=second.pk)
+    assert all(box.returncode is not None and not box.staged.exists() for box in boxes)
+    assert all(not slots.held(box.slot_uid) for box in boxes if box.slot_uid is not None)
+    assert spares.retired() == 2 and not {id(p.box) for p in spares._RETIRED} & set(map(id, boxes))

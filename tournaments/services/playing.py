@@ -123,8 +123,10 @@ def play_queued_match(*, match_id: int) -> bool:
                 last_beat[0] = time.monotonic()
                 _beat(match_id, attempt)
 
-        def prepare_ahead() -> None:  # the next match likely plays the same bots
-            spares.prepare_like((p.bot_dir, p.limits) for p in players)
+        def while_starting() -> None:  # the worker would only wait for the bots' "ready"
+            _close_retired_seats()  # the last match's (see the end of this function)
+            if settings.ARENA_PREPARE_AHEAD:  # the next match likely plays the same bots
+                spares.prepare_like((p.bot_dir, p.limits) for p in players)
 
         outcome = run_match(
             game_slug=match.game,
@@ -133,9 +135,9 @@ def play_queued_match(*, match_id: int) -> bool:
             seed=match.seed,
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
             on_move=heartbeat,
-            while_starting=prepare_ahead if settings.ARENA_PREPARE_AHEAD else None,
+            while_starting=while_starting,
             # The seats, told the match ended, exit while the result is recorded; their
-            # logs are taken just before its last writes, and they are closed after it.
+            # logs are taken just before its last writes, and they are killed after it.
             leave_open=True,
         ).to_dict()
     except Exception as exc:  # the host failed, not a bot: give the match back
@@ -156,11 +158,20 @@ def play_queued_match(*, match_id: int) -> bool:
         log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
         _release(match_id, attempt, str(exc))
         raise
-    finally:  # after the commit: the sandboxes' teardown holds no lock
+    finally:  # after the commit, so the teardown holds no lock
         try:
-            close_players(players)
+            # Killed now; their teardown (reap, cgroups, slots, staged copies) waits for the
+            # next match's start-up, when the worker would only wait (bots/spares.py).
+            spares.retire(players)
         except Exception:
             log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
+
+
+def _close_retired_seats() -> None:
+    try:
+        spares.close_retired()
+    except Exception:  # the host's trouble with an earlier match's seats, not this match's
+        log.exception("the seats of an earlier match could not be closed")
 
 
 class SeatsNotClosed(Exception):
