@@ -62,6 +62,8 @@ def parse_args() -> argparse.Namespace:
         "--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE)
     )
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER))
+    # The bench's own child processes for "in-process, W at once" (not for people).
+    parser.add_argument("--play-bots-only", default="", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
@@ -377,19 +379,85 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     return yardstick, service
 
 
-def main() -> None:
-    args = parse_args()
+def in_process_together(user, bot_ids: list[int], count: int, matches: int, label: str) -> float:
+    """``count`` processes each playing ``matches`` of its own by the runner (as the
+    yardstick does), all started together: the matches/s this machine gives that many
+    in-process players side by side. On a machine with fewer spare cores than the
+    yardstick keeps busy times ``count``, this is below ``count`` x the yardstick, and no
+    number of workers can reach what the goal asks."""
+    sets = []
+    for index in range(count):
+        ids = create_tournaments(user, bot_ids, matches, f"{label} together{count}-{index}")
+        start(ids)
+        sets.append(ids)
+    purge_broker()
+    children = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--play-bots-only", ",".join(map(str, ids))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
+        for ids in sets
+    ]
+    for child in children:  # each has set up Django and built its players' folders
+        if child.stdout.readline().strip() != "ready":
+            sys.exit("a bots-only child failed to start")
+    machine = machine_busy()
+    for child in children:
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    played, longest = 0, 0.0
+    for child in children:
+        n, seconds = child.stdout.readline().split()
+        child.wait()
+        played, longest = played + int(n), max(longest, float(seconds))
+    rate = played / longest
+    print(
+        f"in-process, {count} at once: {rate:7.2f} matches/s ({played} in {longest:.1f} s),"
+        f" {machine_cores(machine, longest)}"
+    )
+    return rate
+
+
+def play_bots_only_child(ids: list[int]) -> None:
+    """The child of ``in_process_together``: ready, wait for "go", play, print n and seconds."""
+    from bots import services as bot_services
+    from tournaments.models import MatchSeat
+
+    for seat in MatchSeat.objects.filter(match__tournament_id__in=ids).select_related("version"):
+        bot_services.version_dir(version=seat.version)  # unpacked before the clock starts
+    print("ready", flush=True)
+    sys.stdin.readline()
+    n, seconds = in_process_bots_only(ids)
+    print(n, seconds, flush=True)
+
+
+def setup(args: argparse.Namespace) -> str:
+    """Environment and Django for the bench (and its children); the bots' cache folder."""
     os.environ["DATABASE_URL"] = args.database_url
     os.environ["CELERY_BROKER_URL"] = args.broker_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
     os.environ["ARENA_LADDER"] = "0"
-    cache = tempfile.mkdtemp(prefix="bench-pipeline-")
+    cache = os.environ.get("BENCH_PIPELINE_CACHE") or tempfile.mkdtemp(prefix="bench-pipeline-")
+    os.environ["BENCH_PIPELINE_CACHE"] = cache  # children share the unpacked bots
     os.environ["ARENA_BOT_CACHE"] = str(Path(cache) / "bot-cache")
-    ensure_database(args.database_url)
 
     import django
 
     django.setup()
+    return cache
+
+
+def main() -> None:
+    args = parse_args()
+    if args.play_bots_only:
+        setup(args)
+        play_bots_only_child([int(pk) for pk in args.play_bots_only.split(",")])
+        return
+    ensure_database(args.database_url)
+    cache = setup(args)
     from django.core.management import call_command
 
     from bots.sandbox import describe_enforcement, sandbox_available
@@ -408,6 +476,13 @@ def main() -> None:
     if counts:
         yardstick, service = in_process(user, bot_ids, args.matches, label)
     for count in counts:
+        together = None
+        if count > 1:
+            together = in_process_together(user, bot_ids, count, args.matches, label)
+            print(
+                f"  = {together / (count * yardstick):.2f} x {count} x bots only: the most"
+                f" {count} workers could reach here, whatever they cost"
+            )
         ids = create_tournaments(user, bot_ids, args.matches, f"{label} w{count}")
         n, seconds, rss, busy = with_workers(count, ids, env, Path(cache))
         failed = failed_count(ids)
@@ -421,6 +496,8 @@ def main() -> None:
             f"  = {ratio:.2f} x {count} x bots only (goal >= {goal:.2f})"
             f", {rate / (count * service):.2f} x {count} x service{flag}; {busy}"
         )
+        if together:
+            print(f"    = {rate / together:.2f} x {count} in-process at once")
         for index, samples in enumerate(rss):
             trail = ", ".join(f"{kib / 1024:.1f} MiB after {done}" for done, kib in samples)
             print(f"    worker {index} pool process RSS: {trail}")
