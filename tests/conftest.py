@@ -29,10 +29,23 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 
+# `make test`'s serial and embedded passes collect only these folders (collecting the whole
+# suite to keep a hundred tests cost each pass seconds): a marked test elsewhere would run in
+# neither pass, so it is refused here.
+SERIAL_DIRS = ("tests/bots/", "tests/integration/")
+EMBEDDED_DIRS = ("tests/integration/",)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
+        for marker, folders in (("serial", SERIAL_DIRS), ("embedded", EMBEDDED_DIRS)):
+            if marker in item.keywords and not item.nodeid.startswith(folders):
+                raise pytest.UsageError(
+                    f"{item.nodeid} is marked {marker} but `make test` runs those only under "
+                    f"{', '.join(folders)} (see the Makefile's test target)"
+                )
         if "embedded" in item.keywords and not EMBEDDED:
             item.add_marker(
                 pytest.mark.skip(reason="runs in the embedded pass (ARENA_EMBEDDED_TEST=1)")
