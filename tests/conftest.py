@@ -22,6 +22,17 @@ SERIAL_PATHS = (
 
 
 def pytest_configure(config):
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    # Hash test users' passwords cheaply (tests/fast_passwords.py); every hasher the
+    # product accepts still checks a password.
+    settings.PASSWORD_HASHERS = [
+        "tests.fast_passwords.FewRoundsPBKDF2",
+        *(h for h in settings.PASSWORD_HASHERS if not h.endswith(".PBKDF2PasswordHasher")),
+    ]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
     config.addinivalue_line(
         "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
