@@ -70,6 +70,10 @@ services:
 	@redis-cli -h 127.0.0.1 ping >/dev/null 2>&1 || { echo "starting Redis"; \
 	  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no; }
 
+# Each pytest process compiles the test modules (pytest rewrites their asserts) and each
+# worker a test starts compiles the project: keep the bytecode, even where the environment
+# says not to (PYTHONDONTWRITEBYTECODE=1), so the passes after the first reuse it.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: setup system-test services extras
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
@@ -78,10 +82,10 @@ test: setup system-test services extras
 	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) -m "not serial"
 	@echo "== one at a time: real workers on the shared broker, the sandbox's limits"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -m serial
+	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration
 	@echo "== the embedded default: SQLite and the filesystem broker"
 	tmp=$$(mktemp -d); ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
-	  $(BIN)/pytest -q -p no:cacheprovider -m embedded; rc=$$?; rm -rf $$tmp; exit $$rc
+	  $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration; rc=$$?; rm -rf $$tmp; exit $$rc
 
 lint:
 	$(BIN)/ruff check .

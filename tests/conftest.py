@@ -22,6 +22,17 @@ SERIAL_PATHS = (
 
 
 def pytest_configure(config):
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    # Hash test users' passwords cheaply (tests/fast_passwords.py); every hasher the
+    # product accepts still checks a password.
+    settings.PASSWORD_HASHERS = [
+        "tests.fast_passwords.FewRoundsPBKDF2",
+        *(h for h in settings.PASSWORD_HASHERS if not h.endswith(".PBKDF2PasswordHasher")),
+    ]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
     config.addinivalue_line(
         "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
@@ -29,10 +40,23 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 
+# `make test`'s serial and embedded passes collect only these folders (collecting the whole
+# suite to keep a hundred tests cost each pass seconds): a marked test elsewhere would run in
+# neither pass, so it is refused here.
+SERIAL_DIRS = ("tests/bots/", "tests/integration/")
+EMBEDDED_DIRS = ("tests/integration/",)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
+        for marker, folders in (("serial", SERIAL_DIRS), ("embedded", EMBEDDED_DIRS)):
+            if marker in item.keywords and not item.nodeid.startswith(folders):
+                raise pytest.UsageError(
+                    f"{item.nodeid} is marked {marker} but `make test` runs those only under "
+                    f"{', '.join(folders)} (see the Makefile's test target)"
+                )
         if "embedded" in item.keywords and not EMBEDDED:
             item.add_marker(
                 pytest.mark.skip(reason="runs in the embedded pass (ARENA_EMBEDDED_TEST=1)")

@@ -69,15 +69,24 @@ def wait_for(
 
 
 def stop_process_group(process: subprocess.Popen, grace: float = 20) -> None:
-    """SIGTERM to the process's group (it was started in its own session), SIGKILL if it
-    is still there after ``grace`` seconds."""
+    """SIGTERM to the process, which stops its own children (a Celery worker's warm
+    shutdown, gunicorn's graceful one); then SIGKILL to its group (it was started in its
+    own session) for anything left, or for all of it after ``grace`` seconds.
+
+    Not SIGTERM to the whole group: a prefork pool child killed while it held the pool's
+    queue lock left its worker waiting on that lock at exit until the SIGKILL (billiard's
+    _help_stuff_finish; every time with the embedded broker, 20 s a test)."""
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
+        process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # nothing of it is left
+    process.wait()
 
 
 def start_gunicorn(

@@ -149,6 +149,11 @@ def _probe_v1() -> dict[str, Path] | None:
     return bases
 
 
+# How long a sweep waits for a stale group's killed tasks to exit (they die in ms when idle;
+# a loaded machine tearing down a bot's namespaces has taken over 100 ms).
+STALE_EXIT_SECONDS = 3.0
+
+
 def sweep_stale() -> int:
     """Remove the groups of sandboxes whose worker process died hard (a pool child killed
     mid-match); returns how many. A live group is held with an flock on its (pids) directory
@@ -176,29 +181,70 @@ def sweep_stale() -> int:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             if owner_gone(name):
-                removed += sum(_remove_stale(base / name) for base in bases)
+                removed += _remove_stale(name, bases, lock_base)
         except BlockingIOError:
             pass  # in use
         finally:
             os.close(fd)
+    return removed + _sweep_orphans(bases, lock_base)
+
+
+def _sweep_orphans(bases: list[Path], lock_base: Path) -> int:
+    """Groups of a dead maker left in another hierarchy without their lock directory (an
+    older release removed the pids group even when the memory group was still busy): nothing
+    can hold them, so their maker being gone is enough. A live maker's group may be half
+    made (its pids directory comes after the memory one): left alone."""
+    removed = 0
+    for base in bases:
+        if base == lock_base:
+            continue
+        try:
+            names = [e.name for e in os.scandir(base) if e.name.startswith("bot-")]
+        except OSError:
+            continue
+        for name in names:
+            if not (lock_base / name).exists() and owner_gone(name):
+                removed += _remove_stale(name, [base], lock_base)
     return removed
 
 
-def _remove_stale(group: Path) -> int:
-    for pid in _read(group / "cgroup.procs").split():
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
-    for _ in range(50):
-        try:
-            group.rmdir()
-            return 1
-        except FileNotFoundError:
+def _remove_stale(name: str, bases: list[Path], lock_base: Path) -> int:
+    """Kill what is left in group ``name`` of each hierarchy, wait for it to exit, remove the
+    groups; how many were removed. The lock directory goes last, and only once every other
+    is gone: while one is still busy, the next sweep must find the group again."""
+    groups = sorted((base / name for base in bases), key=lambda g: g.parent == lock_base)
+    deadline = time.monotonic() + STALE_EXIT_SECONDS
+    pause = 0.0005
+    while pids := {p for group in groups for p in _read(group / "cgroup.procs").split()}:
+        for group in groups:  # a frozen task (v1) only dies of SIGKILL once thawed
+            for freeze, thawed in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+                try:
+                    _write(group / freeze, thawed)
+                except OSError:
+                    pass
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        if time.monotonic() > deadline:
             return 0
-        except OSError:
-            time.sleep(0.002)
-    return 0
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+    removed = 0
+    for group in groups:
+        while True:
+            try:
+                group.rmdir()
+                removed += 1
+                break
+            except FileNotFoundError:
+                break
+            except OSError:  # its last tasks are still being released
+                if time.monotonic() > deadline:
+                    return removed
+                time.sleep(0.002)
+    return removed
 
 
 def create(memory_bytes: int, max_pids: int) -> Cgroup | None:

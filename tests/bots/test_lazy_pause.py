@@ -75,7 +75,13 @@ def test_a_bot_caught_computing_off_its_turn_is_paused_for_real_from_then_on(mak
     try:
         box.pause(lazy=True)
         assert box.paused and not box.stopped  # lazy: nothing sent to it yet
-        time.sleep(0.05)  # it spins meanwhile: far over the budget
+        # It spins meanwhile, until past the budget: CPU time, not a fixed wait (on a loaded
+        # machine 50 ms of wall time gave it under the budget's 5 ms).
+        spent_from = box.cpu_ms()
+        deadline = time.monotonic() + 10
+        while box.cpu_ms() - spent_from <= 2 * botprocess.OFF_TURN_BUDGET_NS // 1_000_000:
+            assert time.monotonic() < deadline, "the spinning bot got no CPU"
+            time.sleep(0.01)
         box.pause(lazy=True)  # the runner's next pause reads its CPU time
         assert box.stopped and not box.lazy_pauses
         assert box.off_turn_ns > botprocess.OFF_TURN_BUDGET_NS

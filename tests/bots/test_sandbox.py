@@ -325,9 +325,14 @@ def test_a_killed_pool_childs_staging_is_swept_by_the_next_child(tmp_path):
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "main.py").write_text("import time\ntime.sleep(60)\n")
+    # Its own staging area: any process staging a bot sweeps the shared one, and one that
+    # ran between the kill and the next child would sweep the folder before the pool could.
+    # In /tmp, not tmp_path: the sandbox's uids must reach it.
+    state = Path(tempfile.mkdtemp(prefix="arena-sandbox-test-"))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_SANDBOX_DIR": str(state)}
     pool = subprocess.Popen(
         [sys.executable, "-c", POOL, str(bot)], cwd=REPO, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
     )  # fmt: skip
     try:
         pool.stdin.write("hold\n")
@@ -354,3 +359,4 @@ def test_a_killed_pool_childs_staging_is_swept_by_the_next_child(tmp_path):
         pool.stdin.close()
         pool.wait(10)
         pool.stdout.close()
+        slots._remove_tree(state)

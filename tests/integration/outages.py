@@ -60,7 +60,15 @@ class TcpProxy:
             except OSError:
                 _close(client)
                 continue
+            # The timeout was for connecting: left on, a server silent for 2 s (a client
+            # between queries) lost its connection outside any cut.
+            upstream.settimeout(None)
             with self._lock:
+                # cut() may have come while we connected: it closed only what it saw.
+                if self._cut.is_set():
+                    _close(client)
+                    _close(upstream)
+                    continue
                 self._open.update((client, upstream))
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
