@@ -15,7 +15,9 @@ TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
 
 run: setup migrate demo
 	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
-	@trap 'kill 0' EXIT INT TERM; \
+	@# Ctrl-C: a TERM to each worker's main process, which stops its pool (a TERM to the
+	@# whole group, pool children too, left a worker hung at exit); then wait for them.
+	@trap 'kill -TERM $$(jobs -p) 2>/dev/null; wait' EXIT INT TERM; \
 	$(BIN)/celery -A arena worker -Q matches --concurrency 2 --loglevel INFO -n matches@%h & \
 	$(BIN)/celery -A arena worker -Q validations,maintenance --beat --concurrency 2 \
 	  --loglevel INFO -n service@%h & \
