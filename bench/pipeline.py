@@ -15,6 +15,10 @@ so every run plays the same deals. Figures, each in matches per second of wall t
   by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
   match (claim, play, record, rate, advance), what a worker's task runs;
+- in-process, W at once (W > 1): W child processes each playing their own matches as the
+  yardstick does, released together: what this machine gives W players side by side, so
+  the most W workers could reach here (below W x the yardstick on a machine without W x
+  the yardstick's cores to spare);
 - W workers: W ``celery worker`` processes (prefork, concurrency 1, queue ``matches``),
   timed from the tournaments' start to the last result stored. Worker start-up is not
   counted; each worker's first matches (imports, connections) are.
