@@ -31,6 +31,16 @@ def database_url() -> str:
     )
 
 
+def redis_url() -> str:
+    """The Redis this run was given (CACHE_URL, else the broker's); the test fails without
+    one: `make test` always gives one, and a test that needs Redis must not pass silently."""
+    for name in ("CACHE_URL", "CELERY_BROKER_URL"):
+        url = os.environ.get(name, "")
+        if url.startswith("redis://"):
+            return url
+    pytest.fail("this test needs Redis: set CACHE_URL or CELERY_BROKER_URL to redis://...")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -3,21 +3,12 @@ instead of Django's new client per call, and still works as Django's."""
 
 from __future__ import annotations
 
-import os
 import uuid
 
-import pytest
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 
 from arena.cache import RedisCache
-
-
-def redis_url() -> str:
-    for name in ("CACHE_URL", "CELERY_BROKER_URL"):
-        url = os.environ.get(name, "")
-        if url.startswith("redis://"):
-            return url
-    pytest.skip("needs Redis: set CACHE_URL or CELERY_BROKER_URL to redis://...")
+from tests.servers import redis_url
 
 
 def test_one_client_per_pool_and_the_same_answers_as_djangos():

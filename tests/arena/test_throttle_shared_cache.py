@@ -4,25 +4,15 @@ across web processes: two gunicorn servers, requests alternating between them.""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 import uuid
 
 import pytest
 
-from tests.servers import start_gunicorn, stop_process_group
+from tests.servers import redis_url, start_gunicorn, stop_process_group
 
 pytestmark = pytest.mark.integration
-
-
-def redis_cache_url() -> str:
-    """The cache the run was given, else the broker's Redis (the keys carry their own prefix)."""
-    for name in ("CACHE_URL", "CELERY_BROKER_URL"):
-        url = os.environ.get(name, "")
-        if url.startswith("redis://"):
-            return url
-    pytest.fail("this test needs Redis: set CACHE_URL or CELERY_BROKER_URL to redis://...")
 
 
 def request(port: int, path: str, body: dict | None = None, headers=None) -> tuple[int, dict]:
@@ -43,7 +33,7 @@ def request(port: int, path: str, body: dict | None = None, headers=None) -> tup
 def two_servers(transactional_db, tmp_path):
     """Two gunicorn servers on the test database and one Redis cache, with low limits."""
     env = {
-        "CACHE_URL": redis_cache_url(),
+        "CACHE_URL": redis_url(),
         "CACHE_KEY_PREFIX": f"test-{uuid.uuid4().hex}",  # a fresh count for this test only
         "ARENA_REGISTER_RATE": "4/hour",
         "ARENA_LOGIN_USERNAME_RATE": "3/hour",
