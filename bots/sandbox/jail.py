@@ -34,7 +34,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bots.sandbox import botprocess, cgroups, seccomp, slots
+from bots.sandbox import botprocess, cgroups, launcher, seccomp, slots
 from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.limits import Limits
 from bots.sandbox.spawn import (
@@ -176,6 +176,7 @@ def _enforcement_parts() -> list[str]:
         f"memory: {memory}",
         scratch,
         "CPU, file size, open files: rlimits",
+        launcher.describe(),
         "pause: " + _pause_mechanism(kind, _where),
     ]
 
@@ -298,6 +299,19 @@ def _launch(
             sdk = str(_staged_sdk())
             env = {"PYTHONPATH": sdk, "NODE_PATH": sdk, "HOME": "/tmp", "LANG": "C.UTF-8"}
             env["PATH"] = "/usr/bin:/bin"
+        steps = (
+            group.attach_paths() if (group and not gate) else [],
+            rlimits(limits, slot.uid is not None, group is not None),
+            slot.uid, os.getpid(), scratch,
+        )  # fmt: skip
+        # The same steps, either in a preexec after a fork of this process, or in the C
+        # launcher after a vfork (bots/sandbox/launcher.py): then they run after its exec,
+        # and its report pipe tells when they are done, or why they failed.
+        program_launcher = launcher.path()
+        report = os.pipe() if program_launcher else None
+        if report:
+            cmd = launcher.argv(program_launcher, report[1], *steps) + cmd
+            pass_fds += (report[1],)
         try:
             proc = subprocess.Popen(
                 cmd,
@@ -305,20 +319,24 @@ def _launch(
                 bufsize=0, close_fds=True, pass_fds=pass_fds, env=env,
                 cwd=str(staged) if (staged is not None and not sandboxed) else "/",
                 start_new_session=True,
-                preexec_fn=preexec(
-                    group.attach_paths() if (group and not gate) else [],
-                    rlimits(limits, slot.uid is not None, group is not None),
-                    slot.uid, os.getpid(), scratch,
-                ),
+                preexec_fn=None if report else preexec(*steps),
             )  # fmt: skip
         except BaseException:
-            for fd in (gate and gate[1], info and info[0]):
+            for fd in (gate and gate[1], info and info[0], report and report[0]):
                 if fd is not None:
                     os.close(fd)
             raise
         finally:
             for fd in pass_fds:
                 os.close(fd)
+        if report:
+            try:
+                launcher.check_report(proc, report[0])
+            except BaseException:
+                for fd in (gate and gate[1], info and info[0]):
+                    if fd is not None:
+                        os.close(fd)
+                raise
         held = None
         if gate:
             # With a pids cgroup too, only a backstop (as in rlimits): the group refuses.

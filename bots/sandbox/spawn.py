@@ -26,6 +26,7 @@ from bots.sandbox.limits import Limits
 
 BWRAP_CANDIDATES = ("/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap")
 SANDBOX_UID = 1000  # the uid the bot sees inside its user namespace
+OOM_SCORE = 1000  # a bot goes first when memory runs out (see preexec)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG = 1
@@ -146,6 +147,12 @@ def rlimits(limits: Limits, uid_switched: bool, cgroup: bool) -> list[tuple[int,
     return out
 
 
+def hard_limit(which: int, soft: int) -> int:
+    """The hard limit beside a soft one: one second more for CPU, so that SIGXCPU at the
+    soft limit comes before the SIGKILL at the hard one; the same for the rest."""
+    return soft + 1 if which == resource.RLIMIT_CPU else soft
+
+
 def scratch_mountpoint() -> Path:
     """An empty folder the launcher mounts each sandbox's /tmp on, in a mount namespace of
     that sandbox's own: one folder serves every concurrent sandbox."""
@@ -192,14 +199,14 @@ def preexec(
         # a bot first, not the worker (without a memory cgroup, RLIMIT_DATA bounds each
         # process of a bot, not its whole tree).
         with open("/proc/self/oom_score_adj", "w") as handle:
-            handle.write("1000")
+            handle.write(str(OOM_SCORE))
         if scratch is not None:
             _mount_scratch(*scratch, own_userns=os.geteuid() != 0)
         # Only now, every file opened: until exec this child holds all the worker's
         # descriptors (a worker holding spare and retired sandboxes has more than a bot's
         # open-files limit), so an open after the limit could fail with EMFILE.
         for which, value in rlimits:
-            resource.setrlimit(which, (value, value + 1 if which == resource.RLIMIT_CPU else value))
+            resource.setrlimit(which, (value, hard_limit(which, value)))
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)

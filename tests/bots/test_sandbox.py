@@ -18,7 +18,16 @@ import pytest
 
 from bots import sandbox
 from bots.players import ProgramPlayer
-from bots.sandbox import Limits, SandboxUnavailable, cgroups, jail, languages, seccomp, slots
+from bots.sandbox import (
+    Limits,
+    SandboxUnavailable,
+    cgroups,
+    jail,
+    languages,
+    launcher,
+    seccomp,
+    slots,
+)
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +39,7 @@ facts = {"env": dict(os.environ), "uid": os.getuid(), "pid": os.getpid(),
          "pids": sorted(p for p in os.listdir("/proc") if p.isdigit()),
          "environ1": open("/proc/1/environ", "rb").read().decode(),
          "oom_score_adj": open("/proc/self/oom_score_adj").read().strip(),
+         "limits": {l[:26].strip(): l[26:].split()[:2] for l in open("/proc/self/limits")},
          "status": {l.split(":")[0]: l.split(":", 1)[1].strip()
                     for l in open("/proc/self/status") if ":" in l}}
 def attempt(name, fn):
@@ -68,8 +78,13 @@ def run_probe(tmp_path, limits=None, source=PROBE, prepared=False) -> dict:
 
 
 @pytest.mark.parametrize("prepared", [False, True], ids=["launched", "prepared"])
-def test_containment(tmp_path, monkeypatch, prepared):
+@pytest.mark.parametrize("steps", ["", "python"], ids=["C-launcher", "preexec"])
+def test_containment(tmp_path, monkeypatch, prepared, steps):
+    """The same sandbox whichever way the steps between fork and exec run: the C launcher
+    after a vfork (the default), or the Python preexec after a fork (without a compiler)."""
     monkeypatch.setenv("ARENA_CANARY_SECRET", "do-not-leak")
+    monkeypatch.setenv("ARENA_SANDBOX_LAUNCHER", steps)
+    assert (launcher.path() is None) == (steps == "python")
     facts = run_probe(tmp_path, prepared=prepared)
     # The languages' own variables (NODE_PATH, JAVA_TOOL_OPTIONS) and nothing of the worker.
     offered = languages.sandbox_env()
@@ -84,6 +99,11 @@ def test_containment(tmp_path, monkeypatch, prepared):
     assert facts["fds"] == ["0", "1", "2", "3"]  # 3 = the listdir itself
     assert facts["status"]["NoNewPrivs"] == "1"
     assert facts["oom_score_adj"] == "1000"  # out of memory, the kernel takes a bot first
+    limits = facts["limits"]
+    assert limits["Max cpu time"] == ["60", "61"]  # SIGXCPU first, SIGKILL a second later
+    assert limits["Max open files"] == ["64", "64"]
+    assert limits["Max file size"] == [str(32 << 20)] * 2
+    assert limits["Max core file size"] == limits["Max locked memory"] == ["0", "0"]
     assert facts["status"]["Seccomp"] == "2"
     for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert facts["status"][caps] == "0000000000000000", caps
@@ -327,9 +347,13 @@ def test_a_killed_pool_childs_staging_is_swept_by_the_next_child(tmp_path):
     (bot / "main.py").write_text("import time\ntime.sleep(60)\n")
     # Its own staging area: any process staging a bot sweeps the shared one, and one that
     # ran between the kill and the next child would sweep the folder before the pool could.
-    # In /tmp, not tmp_path: the sandbox's uids must reach it.
+    # In /tmp, not tmp_path: the sandbox's uids must reach it. Its slot locks are there
+    # too, where other test processes' leak checks do not look: so its uids are its own,
+    # past the range those checks scan.
     state = Path(tempfile.mkdtemp(prefix="arena-sandbox-test-"))
-    env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_SANDBOX_DIR": str(state)}
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ARENA_SANDBOX_DIR": str(state),
+           "ARENA_SLOT_UID_BASE": str(slots.SLOT_UID_BASE + slots.SLOT_COUNT + 100),
+           "ARENA_SLOT_COUNT": "16"}  # fmt: skip
     pool = subprocess.Popen(
         [sys.executable, "-c", POOL, str(bot)], cwd=REPO, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
