@@ -13,6 +13,10 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
+# The sandbox's launcher, built here rather than on a worker's first match
+# (bots/sandbox/launcher.py; the image's /tmp is the worker's own).
+RUN cc -O2 -Wall -Wextra -Werror -o /usr/local/bin/arena-launch bots/sandbox/launch.c
+ENV ARENA_SANDBOX_LAUNCHER=/usr/local/bin/arena-launch
 RUN useradd --create-home arena && mkdir -p /app/var && chown arena /app/var
 USER arena
 ENV PYTHONUNBUFFERED=1

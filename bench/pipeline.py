@@ -58,6 +58,10 @@ from pipeline_parts import (  # noqa: E402 - after sys.path
     finished_count,
     machine_busy,
     machine_cores,
+    named_cpu,
+    own_costs,
+    per_match,
+    process_cpu,
     purge_broker,
     rss_kib,
     setup_bots,
@@ -194,6 +198,18 @@ def stop_worker(worker: subprocess.Popen) -> None:
             worker.wait()
 
 
+def cpu_shares(workers: list[subprocess.Popen], pools: list[int]) -> dict[str, float]:
+    """CPU seconds so far of the workers' main processes, their pool processes, the bots
+    those reaped, PostgreSQL and Redis: where a worker's match goes, machine-wide."""
+    own = [process_cpu(pid) for pid in pools]
+    return {
+        "Celery main": sum(process_cpu(w.pid)[0] for w in workers),
+        "pool": sum(mine for mine, _ in own),
+        "bots": sum(reaped for _, reaped in own),
+        **{name.split("-")[0]: seconds for name, seconds in named_cpu().items()},
+    }
+
+
 def with_workers(
     count: int, tournament_ids: list[int], env: dict, log_dir: Path, samples: int = 3
 ) -> tuple[int, float, list[list[tuple[int, int]]], str]:
@@ -213,6 +229,7 @@ def with_workers(
         pools = [wait_ready(w) for w in workers]
         rss = [[(0, rss_kib(p))] for p in pools]
         marks = [total * (i + 1) // samples for i in range(samples - 1)]
+        cpu_before = cpu_shares(workers, pools)
         started, machine = time.perf_counter(), machine_busy()
         start(tournament_ids)
         done = 0
@@ -227,6 +244,10 @@ def with_workers(
                 sys.exit("a worker died:\n" + workers[0].log_path.read_text()[-3000:])
         elapsed = time.perf_counter() - started
         busy = machine_cores(machine, elapsed)
+        busy += "\n    CPU per match: " + ", ".join(
+            f"{what} {(cpu_shares(workers, pools)[what] - seconds) / total * 1000:.1f} ms"
+            for what, seconds in cpu_before.items()
+        )
         for samples_, pid in zip(rss, pools):
             samples_.append((done, rss_kib(pid)))
     finally:
@@ -240,7 +261,7 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
     ids = create_tournaments(user, bot_ids, matches, f"{label} bots-only")
     start(ids)
     purge_broker()
-    cpu, machine = cpu_seconds(), machine_busy()
+    cpu, machine, costs = cpu_seconds(), machine_busy(), own_costs()
     n, seconds = in_process_bots_only(ids)
     cores = (cpu_seconds() - cpu) / seconds
     yardstick = n / seconds
@@ -250,6 +271,7 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
         f"in-process, bots only : {yardstick:7.2f} matches/s ({n} in {seconds:.1f} s),"
         f" {cores:.2f} cores busy; {machine_cores(machine, seconds)}"
     )
+    print(f"  {per_match(costs, n)}")
     machine = machine_busy()
     n, seconds = in_process_bots_only(ids, ahead=True)
     print(

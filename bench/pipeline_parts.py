@@ -126,6 +126,48 @@ def cpu_seconds() -> float:
     )
 
 
+def own_costs() -> tuple[float, float, int]:
+    """This process's own CPU seconds, its reaped children's, and its minor page faults: a
+    fork of this process for each sandbox showed in all three (bots/sandbox/launcher.py)."""
+    import resource
+
+    own, kids = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, own.ru_minflt
+
+
+def per_match(before: tuple[float, float, int], matches: int) -> str:
+    own, kids, faults = (now - then for now, then in zip(own_costs(), before, strict=True))
+    return (
+        f"per match: this process {own / matches * 1000:.1f} ms CPU and"
+        f" {faults / matches:.0f} minor faults, the bots {kids / matches * 1000:.1f} ms CPU"
+    )
+
+
+def process_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds of ``pid`` itself and of its reaped children (a pool process's bots)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks, (int(fields[13]) + int(fields[14])) / ticks
+
+
+def named_cpu(names: tuple[str, ...] = ("postgres", "redis-server")) -> dict[str, float]:
+    """CPU seconds of every live process by these names (PostgreSQL's backends, Redis)."""
+    ticks, out = os.sysconf("SC_CLK_TCK"), dict.fromkeys(names, 0.0)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                text = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1 : text.rindex(")")]
+            if name in out:
+                fields = text.rsplit(")", 1)[1].split()
+                out[name] += (int(fields[11]) + int(fields[12])) / ticks
+    return out
+
+
 def machine_busy() -> float:
     """Busy CPU seconds of the whole machine so far, every core (/proc/stat's first line:
     all but idle and iowait; guest time is already counted in user)."""

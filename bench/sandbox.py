@@ -7,7 +7,8 @@
    cold (``sandbox.launch``), and from a sandbox prepared ahead (``sandbox.prepare``, as the
    runner does for every seat before the first start, and as a worker can for its next match:
    timed from ``release``). Then the parts: what a prepare costs, bwrap alone (and without
-   the launcher's preexec_fn, which keeps Python from using vfork), the launch without a
+   a preexec_fn that switches to the slot uid, so that Python can vfork: what a fork of a
+   small process costs; the product vfork-starts its C launcher), the launch without a
    cgroup, one cgroup move; and the start of a two-seat match (two echo bots up to
    "ready") seat by seat as before, prepared first, and prepared first and started together
    (every seat released before the runner waits for any "ready"), as ``play_match`` now does.

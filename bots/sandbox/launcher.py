@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from bots.sandbox import slots
-from bots.sandbox.spawn import OOM_SCORE, hard_limit
+from bots.sandbox.spawn import OOM_SCORE, abort, hard_limit
 
 log = logging.getLogger("arena.sandbox")
 
@@ -130,9 +130,6 @@ def check_report(proc: subprocess.Popen, report: int) -> None:
     finally:
         os.close(report)
     if chunks:
-        proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+        abort(proc)
         message = b"".join(chunks).decode(errors="replace").strip()
         raise subprocess.SubprocessError(f"the sandbox launcher failed: {message}")

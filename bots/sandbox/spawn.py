@@ -250,13 +250,14 @@ def release(proc: subprocess.Popen, gate: int) -> None:
     try:
         os.write(gate, b"\n")
     except BaseException:
-        _abort(proc)
+        abort(proc)
         raise
     finally:
         os.close(gate)
 
 
-def _abort(proc: subprocess.Popen) -> None:
+def abort(proc: subprocess.Popen) -> None:
+    """Kill and reap a launch that went wrong, and close its pipes."""
     proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
     proc.wait()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
@@ -308,7 +309,7 @@ def attach_held(
         if nproc is not None and first is not None:
             resource.prlimit(first, resource.RLIMIT_NPROC, (nproc, nproc))
     except BaseException:
-        _abort(proc)
+        abort(proc)
         os.close(gate)
         raise
     finally:
