@@ -22,7 +22,7 @@
    so each sees the same machine load, all pinned to one core (children included). Then
    one pause + resume, median and p99, while another process launches sandboxes: why the
    v2 freezer is not the default.
-3. Start per language (issue 20): each example bot of examples/bots/ (built first, as at
+3. Start per language (issue 20; bench/sandbox_languages.py): each example bot of examples/bots/ (built first, as at
    validation, for those with a build step) from launch to its "ready", in the sandbox; and
    the build itself, once.
 Aims (issue 18): start <= 1.6x plain, a two-seat move <= 2x a raw pipe; per language: ready
@@ -42,8 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sandbox_languages import bench_languages  # noqa: E402 - beside this file
+
 from bots import sandbox  # noqa: E402
-from bots.players import ProgramPlayer, resolve_player  # noqa: E402
+from bots.players import ProgramPlayer  # noqa: E402
 from bots.sandbox import cgroups, jail, seccomp, slots  # noqa: E402
 from bots.wire import Channel  # noqa: E402
 
@@ -340,36 +342,6 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
         seat.close()
     out = {k: median_ms(v) * 1000 for k, v in samples.items()}
     out["lazy kept"] = float(lazy)
-    return out
-
-
-LANGUAGE_EXAMPLES = {"python": "pairs_cautious.py", "c": "c_pairs", "cpp": "cpp_pairs",
-                     "javascript": "js_pairs", "java": "java_pairs"}  # fmt: skip
-
-
-def bench_languages(count: int) -> list[tuple[str, float, float]]:
-    """(language, build seconds or 0, median ms from launch to "ready") per example bot."""
-    from games import registry
-
-    examples = Path(__file__).resolve().parents[1] / "examples" / "bots"
-    game = registry.get("pairs")
-    out = []
-    for language, name in LANGUAGE_EXAMPLES.items():
-        began = time.perf_counter()
-        player = resolve_player(str(examples / name), game=game, seat=0, seed=1)
-        built = time.perf_counter() - began if (examples / name / "build.sh").exists() else 0.0
-        folder = player.bot_dir
-        samples = []
-        for _ in range(count):
-            seat = ProgramPlayer(folder, sandbox.Limits(), label=language)
-            began = time.perf_counter()
-            fault = seat.start({"game": "pairs", "seat": 0, "players": 2})
-            samples.append(time.perf_counter() - began)
-            seat.close()
-            if fault is not None:
-                sys.exit(f"{language}: {fault.reason}")
-        player.close()  # removes the built tree
-        out.append((language, built, median_ms(samples)))
     return out
 
 
