@@ -39,9 +39,12 @@ def path() -> Path | None:
     """The launcher to start sandboxes with; None for the Python preexec. Built once per
     process (and per source version on the machine)."""
     setting = os.environ.get("ARENA_SANDBOX_LAUNCHER", "").strip()
-    if setting not in _FOUND:
-        _FOUND[setting] = _find(setting)
-    return _FOUND[setting]
+    found = _FOUND.get(setting)
+    # Looked for again if it went away: a /tmp cleaner may remove it under a long-lived
+    # worker, whose every launch would then fail.
+    if setting not in _FOUND or (found is not None and not os.access(found, os.X_OK)):
+        _FOUND[setting] = found = _find(setting)
+    return found
 
 
 def describe() -> str:

@@ -62,6 +62,18 @@ def test_built_once_per_source_and_rebuilt_when_it_changes(fresh_build, tmp_path
     assert not [p for p in first.parent.iterdir() if p.name.startswith(".build-")]
 
 
+def test_built_again_when_removed_under_a_running_process(fresh_build):
+    """A /tmp cleaner may remove the build under a long-lived worker."""
+    built = launcher.path()
+    slots._remove_tree(fresh_build / "launcher")
+    assert launcher.path() == built and os.access(built, os.X_OK)
+    box = sandbox.launch(None, Limits(), ["/usr/bin/true"])
+    try:
+        assert box.wait(10) == 0
+    finally:
+        box.close()
+
+
 def test_without_a_compiler_the_preexec_starts_the_sandbox(fresh_build, monkeypatch, caplog):
     monkeypatch.setattr(launcher, "COMPILERS", ("no-such-compiler",))
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
