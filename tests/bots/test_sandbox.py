@@ -217,17 +217,21 @@ announce_sandbox()
 """
 
 
-def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_others):
+@pytest.mark.parametrize("steps", ["", "python"], ids=["C-launcher", "preexec"])
+def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_others, steps):
     """The worker's start-up line (arena.celery.announce_sandbox, run on worker_ready),
     from a process of an unprivileged user as in the Docker image: bots are bounded by
-    rlimits in their own user namespaces, and it says so."""
+    rlimits in their own user namespaces, and it says so. Its sandbox probe (a /tmp
+    mounted in a user namespace of the launcher's own) passes either way a sandbox can
+    be started."""
     if os.geteuid() != 0:
         pytest.skip("needs root, to drop to an unprivileged uid")
     uid = "60990"
     home = Path(tempfile.mkdtemp(prefix="arena-unprivileged-"))
     os.chown(home, int(uid), int(uid))
     env = {**os.environ, "HOME": str(home), "ARENA_SANDBOX_DIR": str(home / "state"),
-           "SECRET_KEY": "unprivileged-test", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
+           "SECRET_KEY": "unprivileged-test", "DJANGO_SETTINGS_MODULE": "arena.settings",
+           "ARENA_SANDBOX_LAUNCHER": steps}  # fmt: skip
     try:
         run = subprocess.run(
             ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--",
@@ -242,6 +246,9 @@ def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_ot
         f"sandbox mode: unprivileged (uid {uid}), rlimits in each sandbox's user namespace" in said
     )
     assert "processes: RLIMIT_NPROC counted in the sandbox's user namespace (32)" in said
+    assert "/tmp 16 MB and 2048 files" in said  # the probe's bounded /tmp worked
+    launch = "fork with a Python preexec" if steps else f"the C launcher ({home}/state/launcher/"
+    assert launch in said
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
