@@ -3,7 +3,7 @@ small program, so that a worker starts bubblewrap with vfork instead of a fork o
 
 A fork of a worker (about 100 MiB resident) copies its page tables and write-protects its
 memory, and the Python preexec then runs in the child: measured on a worker-sized
-process, some 7 ms of CPU per sandbox between the worker and its child, two sandboxes a
+process, about 9 ms of CPU per sandbox between the worker and its child, two sandboxes a
 match. Python's subprocess uses vfork when no preexec function and no user or group are
 given; the launcher then does those steps after the exec, as a program.
 
