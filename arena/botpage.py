@@ -47,12 +47,21 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
     """The bot's latest matches, newest first, and how many cancelled ones were left out."""
     # The newest match ids from the bot's seats (narrow rows, no DISTINCT over whole
     # matches), then every seat of those matches with the columns the rows show.
-    seats = MatchSeat.objects.filter(version__bot_id=bot_id)
-    cancelled = seats.filter(match__status=Match.Status.CANCELLED)
-    hidden = 0 if with_cancelled else cancelled.values("match_id").distinct().count()
-    if not with_cancelled:
-        seats = seats.exclude(match__status=Match.Status.CANCELLED)
-    ids = list(seats.order_by("-match_id").values_list("match_id", flat=True).distinct()[:limit])
+    seats = MatchSeat.objects.filter(version__bot_id=bot_id).order_by("-match_id")
+    if with_cancelled:
+        hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
+    else:
+        # Every match of the bot with its status, newest first, in one pass: the cancelled
+        # ones counted, the newest others kept (a count and a page each walked all the
+        # bot's seats and their matches before).
+        cancelled: set[int] = set()
+        ids = []
+        for match_id, status in seats.values_list("match_id", "match__status").distinct():
+            if status == Match.Status.CANCELLED:
+                cancelled.add(match_id)
+            elif len(ids) < limit:
+                ids.append(match_id)
+        hidden = len(cancelled)
     # Plain rows in one query (each match has a seat of this bot, so none is missed):
     # model instances of 30 matches, their tournaments and 60 seats with versions and
     # bots took most of the page's build.
