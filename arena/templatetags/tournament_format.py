@@ -107,3 +107,28 @@ def round_table_rows(round_: dict) -> SafeString:
             f"{VS.join(seats)}{to_play}</td></tr>"
         )
     return mark_safe("".join(out))  # noqa: S308 - every value above is escaped
+
+
+@register.simple_tag
+def match_rows_body(rows: list, show_series) -> SafeString:
+    """A page of matches' rows (``tournament_page.match_page``: rows with ``seat_rows``), as
+    the loop this replaced wrote them: 50 rows of two seats, on every standings and ladder
+    page."""
+    out = []
+    for m in rows:
+        series = f"<td>{_text(m.series)}</td>" if show_series else ""
+        seats = []
+        for s in m.seat_rows:
+            placed = f" ({_text(s.rank)}, {_text(s.score)})" if s.rank else ""
+            fault = ' <span class="fault">fault</span>' if s.fault else ""
+            seats.append(
+                f'<span class="nowrap"><a href="{_text(id_url(s.version.bot_id, "bot"))}">'
+                f"{_text(s.version.bot.name)}</a>{placed}{fault}</span>"
+            )
+        out.append(
+            f'<tr><td><a href="{_text(id_url(m.pk, "match"))}">#{_text(m.pk)}</a></td>'
+            f"<td>{_text(m.round)}</td>{series}\n"
+            f'<td><span class="status {_text(m.status)}">{_text(m.status)}</span></td>\n'
+            f"<td>{' · '.join(seats)}</td></tr>\n"
+        )
+    return mark_safe("".join(out))  # noqa: S308 - every value above is escaped

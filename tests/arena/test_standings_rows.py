@@ -1,4 +1,4 @@
-"""The standings and round-table rows written in Python equal the template loops they
+"""The standings, round-table and match rows written in Python equal the template loops they
 replaced, for awkward values: names to escape, no position or version, tie-breaks with
 head-to-head and faults, a missing tie-break, unplayed tables."""
 
@@ -76,3 +76,49 @@ def test_round_table_rows_equal_the_loop():
     tag = Template("{% load tournament_format %}{% round_table_rows r %}")
     assert tag.render(Context({"r": r})) == loop
     assert "(to play)" in loop and "&lt;a&amp;b&gt;" in loop
+
+
+MATCHES_LOOP = (
+    "{% load arena_links l10n %}{% localize off %}"
+    '{% for m in matches.rows %}<tr><td><a href="{{ m.pk|id_url:"match" }}">#{{ m.pk }}</a></td>'
+    "<td>{{ m.round }}</td>{% if show_series %}<td>{{ m.series }}</td>{% endif %}\n"
+    '<td><span class="status {{ m.status }}">{{ m.status }}</span></td>\n<td>'
+    '{% for s in m.seat_rows %}<span class="nowrap"><a href="{{ s.version.bot_id|id_url:"bot" }}">'
+    "{{ s.version.bot.name }}</a>{% if s.rank %} ({{ s.rank }}, {{ s.score }}){% endif %}"
+    '{% if s.fault %} <span class="fault">fault</span>{% endif %}</span>{% if not forloop.last %}'
+    " · {% endif %}{% endfor %}</td></tr>\n{% endfor %}{% endlocalize %}"
+)
+
+
+@pytest.mark.parametrize("show_series", [[{"series": "W1"}], [], None])
+def test_match_rows_equal_the_loop(show_series):
+    from types import SimpleNamespace as Row
+
+    def seat(bot_id, name, rank, score, fault=None):
+        bot = Row(pk=bot_id, name=name)
+        return Row(rank=rank, score=score, fault=fault, version=Row(bot_id=bot_id, bot=bot))
+
+    rows = [
+        Row(
+            pk=9,
+            round=3,
+            series="W<1>",
+            status="finished",
+            seat_rows=[seat(1, "<x&y>", 1, 12), seat(2, "b", 2, -4, {"kind": "timeout"})],
+        ),
+        Row(
+            pk=8,
+            round=3,
+            series="",
+            status="running",
+            seat_rows=[seat(3, "c", None, None), seat(4, "d", None, None), seat(5, "e", None, 0)],
+        ),
+        Row(pk=7, round=1, series="L1", status="failed", seat_rows=[]),
+    ]
+    context = {"matches": {"rows": rows}, "show_series": show_series}
+    loop = Template(MATCHES_LOOP).render(Context(context))
+    tag = Template(
+        "{% load tournament_format %}{% match_rows_body matches.rows show_series %}"
+    ).render(Context(context))
+    assert tag == loop
+    assert "&lt;x&amp;y&gt;" in loop and "fault" in loop
