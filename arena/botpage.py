@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
@@ -44,22 +46,58 @@ def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[di
 def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> tuple[list, int]:
     """The bot's latest matches, newest first, and how many cancelled ones were left out."""
     # The newest match ids from the bot's seats (narrow rows, no DISTINCT over whole
-    # matches), then those matches with their seats.
-    seats = MatchSeat.objects.filter(version__bot_id=bot_id)
-    cancelled = seats.filter(match__status=Match.Status.CANCELLED)
-    hidden = 0 if with_cancelled else cancelled.values("match_id").distinct().count()
-    if not with_cancelled:
-        seats = seats.exclude(match__status=Match.Status.CANCELLED)
-    ids = list(seats.order_by("-match_id").values_list("match_id", flat=True).distinct()[:limit])
-    matches = (
-        selectors.match_list()
-        .filter(pk__in=ids)
-        .select_related("tournament")
-        .only(*RECENT_FIELDS)  # what the rows show, not whole match and tournament rows
+    # matches), then every seat of those matches with the columns the rows show.
+    seats = MatchSeat.objects.filter(version__bot_id=bot_id).order_by("-match_id")
+    if with_cancelled:
+        hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
+    else:
+        # Every match of the bot with its status, newest first, in one pass: the cancelled
+        # ones counted, the newest others kept (a count and a page each walked all the
+        # bot's seats and their matches before).
+        cancelled: set[int] = set()
+        ids = []
+        for match_id, status in seats.values_list("match_id", "match__status").distinct():
+            if status == Match.Status.CANCELLED:
+                cancelled.add(match_id)
+            elif len(ids) < limit:
+                ids.append(match_id)
+        hidden = len(cancelled)
+    # Plain rows in one query (each match has a seat of this bot, so none is missed):
+    # model instances of 30 matches, their tournaments and 60 seats with versions and
+    # bots took most of the page's build.
+    found = (
+        MatchSeat.objects.filter(match_id__in=ids)
+        .order_by("-match_id", "seat")
+        .values_list(
+            "match_id",
+            *(f"match__{name}" for name in RECENT_FIELDS),
+            "rank",
+            "fault",
+            "version__number",
+            "version__bot_id",
+            "version__bot__name",
+        )
     )
+    by_match: dict[int, tuple[SimpleNamespace, list[SimpleNamespace]]] = {}
+    for match_id, status, queued, started, finished, tid, tname, rank, fault, *version in found:
+        number, bot, name = version
+        if match_id not in by_match:
+            tournament = None if tid is None else SimpleNamespace(pk=tid, name=tname)
+            match = SimpleNamespace(
+                pk=match_id,
+                id=match_id,
+                status=status,
+                queued_at=queued,
+                started_at=started,
+                finished_at=finished,
+                tournament_id=tid,
+                tournament=tournament,
+            )
+            by_match[match_id] = (match, [])
+        version = SimpleNamespace(number=number, bot_id=bot, bot=SimpleNamespace(pk=bot, name=name))
+        by_match[match_id][1].append(SimpleNamespace(rank=rank, fault=fault, version=version))
     rows = []
-    for match in matches.order_by("-id"):
-        seats = list(match.seats.all())
+    for match, seats in by_match.values():
         mine = [s for s in seats if s.version.bot_id == bot_id]
         ranks = [s.rank for s in seats if s.rank is not None]
         me = mine[0] if mine else None

@@ -59,6 +59,7 @@ def endpoints(built) -> list[tuple[str, str]]:
         ("page leaderboard", "/games/pairs/"),
         ("page leaderboard ?pool", f"/games/pairs/?pool={POOL}"),
         ("page leaderboard ?q search", "/games/pairs/?q=bench-001"),
+        ("api leaderboard ?search", "/api/leaderboards/pairs/?search=bench-001"),
         ("page leaderboard ?cursor=last", "/games/pairs/?cursor=last"),
         ("api tournaments", "/api/tournaments/"),
         ("api tournaments ?game", "/api/tournaments/?game=pairs"),

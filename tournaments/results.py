@@ -6,6 +6,8 @@ so both read the same thing.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from tournaments.formats import Event, Pairing, Result
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 
@@ -30,39 +32,65 @@ def seeded_entries(tournament: Tournament) -> list[Entry]:
     return sorted(entries, key=lambda e: e.seed_number)
 
 
+class SeedRow(NamedTuple):
+    """An entry that plays, by ids alone: what reading its results needs."""
+
+    bot_id: int
+    version_id: int | None
+    seed_number: int
+    challenger: bool
+
+
+def seed_rows(tournament: Tournament) -> list[SeedRow]:
+    """``seeded_entries`` without the bot and version rows (a standings page reads the
+    results of every decided game: the entries' ids are all it needs of them)."""
+    rows = tournament.entries.filter(seed_number__isnull=False).values_list(
+        "bot_id", "version_id", "seed_number", "challenger"
+    )
+    return sorted((SeedRow(*row) for row in rows), key=lambda e: e.seed_number)
+
+
 def tournament_event(tournament: Tournament, entries: list[Entry]) -> Event:
     challengers = tuple(e.seed_number for e in entries if e.challenger)
     return event_of(tournament, entrants=len(entries), challengers=challengers)
 
 
-def results_of(tournament: Tournament, entries: list[Entry]) -> list[Result]:
+def results_of(tournament: Tournament, entries: list[Entry] | list[SeedRow]) -> list[Result]:
     """Every decided game of the tournament as the format sees it.
 
     A match that failed (the host could not play it, every attempt) counts as a
     draw with no fault, so the event goes on; the failure stays on the match.
     """
     entrant_of_version = {e.version_id: e.seed_number for e in entries}
-    seats_of: dict[int, list[tuple[int, int, int | None, bool]]] = {}
-    rows = MatchSeat.objects.filter(
-        match__tournament=tournament,
-        match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
-    ).values_list("match_id", "seat", "version_id", "rank", "fault")
-    for match_id, seat, version_id, rank, fault in rows:
-        seats_of.setdefault(match_id, []).append((seat, version_id, rank, fault is not None))
-    matches = Match.objects.filter(pk__in=seats_of).values_list(
-        "pk", "pairing_key", "round", "series", "status"
+    # The seats with their matches' columns, in one query, in the matches' own order
+    # (round, number, id: what the formats read results in), each match's seats in order.
+    rows = (
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
+        )
+        .order_by("match__round", "match__number", "match_id", "seat")
+        .values_list(
+            "match_id",
+            "version_id",
+            "rank",
+            "fault",
+            "match__pairing_key",
+            "match__round",
+            "match__series",
+            "match__status",
+        )
     )
+    games: dict[int, tuple] = {}
+    for match_id, version_id, rank, fault, key, round_, series, status in rows:
+        if match_id not in games:
+            games[match_id] = (key, round_, series, status, [])
+        games[match_id][4].append((entrant_of_version[version_id], rank, fault is not None))
     return [
         decided_result(
-            key=key,
-            round=round_,
-            series=series,
-            failed=status == Match.Status.FAILED,
-            seats=[
-                (entrant_of_version[v], rank, fault) for _, v, rank, fault in sorted(seats_of[pk])
-            ],
+            key=key, round=round_, series=series, failed=status == Match.Status.FAILED, seats=seats
         )
-        for pk, key, round_, series, status in matches
+        for key, round_, series, status, seats in games.values()
     ]
 
 

@@ -69,3 +69,31 @@ def test_bot_rows_equal_the_generic_serializer(organiser):
         ]
         assert json.dumps(fast) == json.dumps(slow)
     assert json.dumps(fast).count('"current_version": null') == 4  # none in the empty map
+
+
+def test_page_rows_equal_the_rows_of_whole_models(organiser, settings):
+    """A standings or ladder page's rows (plain seat rows, ``match_page``) render as the
+    matches with their seats as model instances do (queued, running, failed, faults,
+    scores of both signs)."""
+    from django.template.loader import render_to_string
+
+    from arena.tournament_page import TOURNAMENT_ORDER, match_page
+
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    rng = random.Random(5)
+    queued = list(tournament.matches.order_by("pk"))
+    fail(queued[0])
+    for match in queued[1:6]:
+        record(match, rng)
+    claim_match(match_id=queued[6].pk)
+    page = match_page(selectors.match_list(tournament=tournament), None, TOURNAMENT_ORDER)
+    whole = list(selectors.match_list(tournament=tournament).order_by("-round", "-number", "-id"))
+    assert [m.pk for m in page.rows] == [m.pk for m in whole]
+    for match in whole:
+        match.seat_rows = list(match.seats.all())
+    context = {"show_series": True, "show_round": True, "page_path": "/", "live_path": "/"}
+    shown = render_to_string("arena/match_rows.html", {**context, "matches": page})
+    page.rows = whole
+    assert shown == render_to_string("arena/match_rows.html", {**context, "matches": page})
+    assert "fault" in shown and "failed" in shown and "running" in shown and "queued" in shown

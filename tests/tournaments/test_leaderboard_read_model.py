@@ -215,6 +215,51 @@ def test_leaderboard_pages_walk_the_whole_board_both_ways():
     assert rest["ratings"] == expected[3:6]
 
 
+def test_a_search_keeps_every_row_in_place_wherever_its_rows_sit():
+    """A search's rows, read with their positions in one walk down the board, equal the
+    whole board's rows: rows matched by name or by owner, the board's last row (nothing
+    follows it), ties among unrated rows, a pattern with LIKE's wildcards taken as text."""
+    versions = many_bots(12)
+    other = owner("x_100%")
+    tail = [version(Bot.objects.create(owner=other, name=f"z%_{i}", game="pairs")) for i in (1, 2)]
+    rng = random.Random(7)
+    for i in range(30):
+        a, b = rng.sample(versions[:8] + tail[:1], 2)
+        finished_match([a, b], [1, 2] if rng.random() < 0.5 else [2, 1], seed=i)
+    whole = selectors.leaderboard(game="pairs")
+    client = Client()
+
+    def searched(text: str, size: int) -> tuple[list[dict], int]:
+        """Every page forwards, then back again from the last one (the previous links)."""
+        found, url, count = [], f"/api/leaderboards/pairs/?search={text}&page_size={size}", None
+        while url:
+            answer = client.get(url).json()
+            count = answer["count"] if count is None else count
+            assert answer["count"] == count
+            found += answer["ratings"]
+            url = answer["next"]
+        back, url = answer["ratings"], answer["previous"]
+        while url:
+            answer = client.get(url).json()
+            back = answer["ratings"] + back
+            url = answer["previous"]
+        assert back == found
+        return found, count
+
+    cases = {
+        "crowd-00": lambda r: "crowd-00" in r["bot"],  # rated and unrated (tied) rows
+        "z%25_": lambda r: "z%_" in r["bot"],  # wildcards as text; "z%_2" is the last row
+        "X_100": lambda r: r["owner"] == "x_100%",  # by owner, case aside
+        "-01": lambda r: "-01" in r["bot"],  # unrated rows near the end
+    }
+    for text, wanted in cases.items():
+        expected = [row for row in whole if wanted(row)]
+        assert expected, text
+        for size in (1, 2, 50):
+            assert searched(text, size) == (expected, len(expected)), (text, size)
+    assert whole[-1]["bot"] == "z%_2" and whole[-1]["los_next"] is None  # found above
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -14,7 +14,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.read_models import match_counts, overview_data, pair_points, rounds_and_bracket
-from tournaments.results import results_of, seeded_entries, tournament_event
+from tournaments.results import results_of, seed_rows, seeded_entries, tournament_event
 
 
 def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
@@ -210,7 +210,7 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     """
     from tournaments.formats.common import game_scores
 
-    entries = seeded_entries(tournament)
+    entries = seed_rows(tournament)
     bot = [e.bot_id for e in entries]
     pairwise: dict[tuple[int, int], list] = {}
     tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
