@@ -25,6 +25,20 @@ def organiser(db):
     return get_user_model().objects.create_user(username="org")
 
 
+def every_kind_of_match(organiser, settings, seed: int):
+    """A round robin with a failed match, five recorded (some seats faulted, scores of both
+    signs), one running and the rest queued."""
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    rng = random.Random(seed)
+    queued = list(tournament.matches.order_by("pk"))
+    fail(queued[0])
+    for match in queued[1:6]:
+        record(match, rng)
+    claim_match(match_id=queued[6].pk)
+    return tournament
+
+
 def generic(match, context) -> dict:
     row = MatchSerializer(context=context)
     return serializers.ModelSerializer.to_representation(row, match)
@@ -32,14 +46,7 @@ def generic(match, context) -> dict:
 
 @pytest.mark.parametrize("reader", ["anonymous", "owner"])
 def test_rows_equal_the_generic_serializer(organiser, settings, reader):
-    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
-    rng = random.Random(4)
-    queued = list(tournament.matches.order_by("pk"))
-    fail(queued[0])
-    for match in queued[1:6]:
-        record(match, rng)  # some seats faulted, scores of both signs
-    claim_match(match_id=queued[6].pk)  # running
+    tournament = every_kind_of_match(organiser, settings, seed=4)
     request = Request(APIRequestFactory().get("/api/tournaments/1/matches/"))
     request.user = organiser if reader == "owner" else AnonymousUser()
     context = {"request": request}
@@ -79,14 +86,7 @@ def test_page_rows_equal_the_rows_of_whole_models(organiser, settings):
 
     from arena.tournament_page import TOURNAMENT_ORDER, match_page
 
-    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
-    rng = random.Random(5)
-    queued = list(tournament.matches.order_by("pk"))
-    fail(queued[0])
-    for match in queued[1:6]:
-        record(match, rng)
-    claim_match(match_id=queued[6].pk)
+    tournament = every_kind_of_match(organiser, settings, seed=5)
     page = match_page(selectors.match_list(tournament=tournament), None, TOURNAMENT_ORDER)
     whole = list(selectors.match_list(tournament=tournament).order_by("-round", "-number", "-id"))
     assert [m.pk for m in page.rows] == [m.pk for m in whole]
