@@ -95,8 +95,8 @@ if ARGS is not None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
     os.environ["DEBUG"] = "0"
 
-from reads_build import Sizes, build, mark_built, read_mark  # noqa: E402 - after sys.path
-from reads_db import database_built, drop_database, recreate_database  # noqa: E402
+from reads_build import Sizes, build  # noqa: E402 - after sys.path
+from reads_db import database_built, drop_database, mark_built, read_mark, recreate_database  # noqa: E402
 from reads_endpoints import YARDSTICK, endpoints, uncovered_routes  # noqa: E402
 from reads_ratings import check_ratings, finish_build  # noqa: E402
 

@@ -8,11 +8,11 @@ import hashlib
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from reads_db import BUILD_MARK, BUILD_VERSION, POOL, Sink, _text, copy_lines, copy_rows, sql
+from reads_db import POOL, Built, Sink, _text, copy_lines, copy_rows, sql
 from reads_games import Game, pairs_templates, play_game, template_game
 from reads_ratings import load_ratings
 
@@ -38,15 +38,6 @@ class Sizes:
             swiss=min(bots, 64),
             elimination=min(bots, 32),
         )
-
-
-@dataclass
-class Built:
-    """What the timing needs to know of the data set."""
-
-    ids: dict = field(default_factory=dict)
-    counts: dict = field(default_factory=dict)
-    seconds: dict = field(default_factory=dict)
 
 
 def iso(moment: datetime) -> str:
@@ -438,21 +429,3 @@ def build(sizes: Sizes) -> Built:  # noqa: C901, PLR0915 - one straight script
     built.seconds["raw rows"] = time.perf_counter() - started
     built.ids["long_match"] = long_match
     return built
-
-
-def mark_built(scale: float, built: Built) -> None:
-    sql(f"create table if not exists {BUILD_MARK} (scale double precision, info jsonb)")
-    sql(f"delete from {BUILD_MARK}")
-    info = {
-        "version": BUILD_VERSION,
-        "counts": built.counts,
-        "seconds": built.seconds,
-        "ids": built.ids,
-    }
-    sql(f"insert into {BUILD_MARK} values (%s, %s)", [scale, json.dumps(info)])
-
-
-def read_mark() -> Built:
-    scale, info = sql(f"select scale, info from {BUILD_MARK}")[0]
-    info = json.loads(info) if isinstance(info, str) else info
-    return Built(ids=info["ids"], counts=info["counts"], seconds=info["seconds"])

@@ -7,6 +7,7 @@ database and cache) before anything starts Django.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlsplit, urlunsplit
 
@@ -175,3 +176,30 @@ def sql(statement: str, params=None):
             return cursor.fetchall()
         except Exception:  # statements without rows
             return None
+
+
+@dataclass
+class Built:
+    """What the timing needs to know of the data set."""
+
+    ids: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+
+def mark_built(scale: float, built: Built) -> None:
+    sql(f"create table if not exists {BUILD_MARK} (scale double precision, info jsonb)")
+    sql(f"delete from {BUILD_MARK}")
+    info = {
+        "version": BUILD_VERSION,
+        "counts": built.counts,
+        "seconds": built.seconds,
+        "ids": built.ids,
+    }
+    sql(f"insert into {BUILD_MARK} values (%s, %s)", [scale, json.dumps(info)])
+
+
+def read_mark() -> Built:
+    scale, info = sql(f"select scale, info from {BUILD_MARK}")[0]
+    info = json.loads(info) if isinstance(info, str) else info
+    return Built(ids=info["ids"], counts=info["counts"], seconds=info["seconds"])
