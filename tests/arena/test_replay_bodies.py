@@ -52,6 +52,11 @@ def fresh_frames(match, seat):
     }
 
 
+def replay_request(match, kind: str, seat: int | None) -> tuple[str, dict]:
+    """The URL and query of a match's replay or frames, for everyone or for one seat."""
+    return f"/api/matches/{match.pk}/{kind}/", ({} if seat is None else {"seat": seat})
+
+
 @pytest.mark.parametrize("kind", ["replay", "frames"])
 @pytest.mark.parametrize("seat", [None, 0, 1])
 def test_cached_answer_equals_a_fresh_build_and_a_hit_skips_the_record(
@@ -60,8 +65,7 @@ def test_cached_answer_equals_a_fresh_build_and_a_hit_skips_the_record(
     kind,
     seat,
 ):
-    url = f"/api/matches/{finished_match.pk}/{kind}/"
-    params = {} if seat is None else {"seat": seat}
+    url, params = replay_request(finished_match, kind, seat)
     fresh = (fresh_replay if kind == "replay" else fresh_frames)(finished_match, seat)
     first = client.get(url, params)
     assert first.status_code == 200 and first["Content-Type"] == "application/json"
@@ -98,8 +102,7 @@ def test_a_kept_answer_is_one_query_and_no_cache_trip_and_equals_the_stored_one(
     kind,
     seat,
 ):
-    url = f"/api/matches/{finished_match.pk}/{kind}/"
-    params = {} if seat is None else {"seat": seat}
+    url, params = replay_request(finished_match, kind, seat)
     first = client.get(url, params)
     with CaptureQueriesContext(connection) as queries, cache_calls() as calls:
         again = client.get(url, params)
