@@ -322,9 +322,7 @@ def _launch(
                 preexec_fn=None if report else preexec(*steps),
             )  # fmt: skip
         except BaseException:
-            for fd in (gate and gate[1], info and info[0], report and report[0]):
-                if fd is not None:
-                    os.close(fd)
+            _close(gate and gate[1], info and info[0], report and report[0])
             raise
         finally:
             for fd in pass_fds:
@@ -333,9 +331,7 @@ def _launch(
             try:
                 launcher.check_report(proc, report[0])
             except BaseException:
-                for fd in (gate and gate[1], info and info[0]):
-                    if fd is not None:
-                        os.close(fd)
+                _close(gate and gate[1], info and info[0])
                 raise
         held = None
         if gate:
@@ -355,6 +351,13 @@ def _launch(
             slots.unstage(staged)
         raise
     return BotProcess(proc, slot, group, staged, sandboxed, gate=held)
+
+
+def _close(*fds: int | None) -> None:
+    """Our ends of a failed launch's pipes (None: a pipe this launch did not make)."""
+    for fd in fds:
+        if fd is not None:
+            os.close(fd)
 
 
 def wait_gone(pids: list[int], timeout: float = 2.0) -> bool:
