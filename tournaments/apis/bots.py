@@ -5,12 +5,13 @@ and the versions' rows (``selectors.versions``), which only this layer may read.
 from __future__ import annotations
 
 from bots import apis as bot_apis
-from tournaments import readcache, selectors
+from tournaments import readcache
+from tournaments.readcache import marks
 
 
 def _bot_version(request, pk: int) -> tuple | None:
     # A signed-in reader is never answered from the store: no version to read for them.
-    return selectors.bot_version(pk=pk) if readcache.anonymous(request) else None
+    return marks.bot_api_mark(pk=pk) if readcache.anonymous(request) else None
 
 
 class BotListCreateApi(bot_apis.BotListCreateApi):
@@ -19,7 +20,7 @@ class BotListCreateApi(bot_apis.BotListCreateApi):
 
     def list(self, request, *args, **kwargs):
         parent = super().list
-        version = selectors.bot_list_api_version() if readcache.anonymous(request) else None
+        version = marks.bot_list_api_mark() if readcache.anonymous(request) else None
         return readcache.api_response(
             request, self, version, lambda: parent(request, *args, **kwargs).data
         )
@@ -51,7 +52,7 @@ class VersionDetailApi(bot_apis.VersionDetailApi):
 
     def get(self, request, *args, **kwargs):
         anonymous = readcache.anonymous(request)
-        version = selectors.version_version(pk=kwargs["pk"]) if anonymous else None
+        version = marks.bot_version_api_mark(pk=kwargs["pk"]) if anonymous else None
         return readcache.api_response(
             request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
         )

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from tournaments import readcache, selectors, services
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Ladder, Match
+from tournaments.readcache import marks
 
 
 class LadderSerializer(serializers.ModelSerializer):
@@ -46,7 +47,7 @@ class LadderListApi(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         parent = super().list
-        version = selectors.ladders_version() if readcache.anonymous(request) else None
+        version = marks.ladders_mark() if readcache.anonymous(request) else None
         return readcache.api_response(
             request, self, version, lambda: parent(request, *args, **kwargs).data
         )
@@ -58,7 +59,7 @@ class LadderDetailApi(generics.RetrieveAPIView):
 
     def get(self, request, *args, **kwargs):
         anonymous = readcache.anonymous(request)
-        version = selectors.ladder_version(pk=kwargs["pk"]) if anonymous else None
+        version = marks.ladder_mark(pk=kwargs["pk"]) if anonymous else None
         return readcache.api_response(
             request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
         )
@@ -78,7 +79,7 @@ class LadderMatchesApi(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         # Stored under the ladder's version, read before the rows (see selectors.versions).
-        version = selectors.ladder_version(pk=kwargs["pk"])
+        version = marks.ladder_mark(pk=kwargs["pk"])
         return readcache.api_response(request, self, version, lambda: self._page_data())
 
     def _page_data(self):

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from tournaments import readcache, selectors
 from tournaments.models import Match, MatchSeat
+from tournaments.readcache import marks, replay_answers
 
 # One description of the viewer's seat, for every read that hides what a seat cannot see.
 SEAT_PARAMETER = OpenApiParameter(
@@ -193,7 +194,7 @@ class MatchDetailApi(generics.RetrieveAPIView):
 
     def retrieve(self, request, *args, **kwargs):
         # A finished match's record never changes: stored for anonymous readers.
-        version = selectors.finished_match_version(pk=kwargs["pk"])
+        version = marks.finished_match_mark(pk=kwargs["pk"])
         return readcache.response(request, "api-match", version, self._fresh)
 
     def _fresh(self) -> HttpResponse:
@@ -249,7 +250,7 @@ class MatchReplayApi(APIView):
     )
     def get(self, request, pk):
         seat = request.query_params.get("seat")
-        body = selectors.remembered_body(pk=pk, seat_text=seat, kind="replay")
+        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind="replay")
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
@@ -263,5 +264,5 @@ class MatchReplayApi(APIView):
         def build() -> bytes:
             return selectors.replay_body(match=match, seat=seat)
 
-        body = selectors.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
+        body = replay_answers.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
         return HttpResponse(body, content_type="application/json")

@@ -17,8 +17,10 @@ from bots import services as bot_services
 from bots.models import Bot
 from games import registry
 from games.registry import UnknownGame
-from tournaments import pools, readcache, selectors
+from tournaments import readcache, selectors
 from tournaments.models import Gate
+from tournaments.ratings import pools
+from tournaments.readcache import marks
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -157,7 +159,7 @@ class LeaderboardApi(APIView):
     @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardSerializer)
     def get(self, request, game):
         # Stored under the game's board version (moved by every writer of the ratings).
-        version = readcache.board_version(game) if game in registry.slugs() else None
+        version = readcache.board_mark(game) if game in registry.slugs() else None
         return readcache.api_response(request, self, version, lambda: self._data(request, game))
 
     def _data(self, request, game) -> dict:
@@ -200,7 +202,7 @@ class BotRatingsApi(APIView):
     def get(self, request, pk):
         # Stored under the board version of the bot's game (a rated result moves it).
         game = selectors.bot_game(pk=pk)
-        version = readcache.board_version(game) if game else None
+        version = readcache.board_mark(game) if game else None
         return readcache.api_response(request, self, version, lambda: self._data(request, pk))
 
     def _data(self, request, pk) -> dict:
@@ -283,7 +285,7 @@ class HeadToHeadApi(APIView):
     @extend_schema(parameters=[HeadToHeadQuery], responses=HeadToHeadSerializer)
     def get(self, request):
         # The two bots may be of any game: stored under every game's board version.
-        version = readcache.boards_version(registry.slugs())
+        version = readcache.boards_mark(registry.slugs())
         return readcache.api_response(request, self, version, lambda: self._data(request))
 
     def _data(self, request) -> dict:
@@ -340,7 +342,7 @@ class BotGatingApi(APIView):
     @extend_schema(responses=BotGatingSerializer)
     def get(self, request, pk):
         # Stored under the bot's ReadVersion('bot:<id>'): its row and its gates move it.
-        version = selectors.bot_version(pk=pk) if readcache.anonymous(request) else None
+        version = marks.bot_api_mark(pk=pk) if readcache.anonymous(request) else None
         return readcache.api_response(
             request, self, version, lambda: self._answer(get_object_or_404(Bot, pk=pk)).data
         )

@@ -16,6 +16,7 @@ from games import registry
 from tournaments import readcache, selectors, services
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Match, Tournament
+from tournaments.readcache import marks
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -207,7 +208,7 @@ class TournamentListCreateApi(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         # Stored under the list's version, read before the rows (selectors.versions).
-        version = selectors.tournament_list_version()
+        version = marks.tournament_list_mark()
         return readcache.api_response(request, self, version, lambda: self._page_data())
 
     def _page_data(self):
@@ -237,7 +238,7 @@ class TournamentDetailApi(generics.RetrieveAPIView):
 
     def retrieve(self, request, *args, **kwargs):
         # A finished tournament's answer is stored under its results version.
-        version = selectors.finished_tournament_version(pk=kwargs["pk"])
+        version = marks.finished_tournament_mark(pk=kwargs["pk"])
         return readcache.api_response(
             request, self, version, lambda: self.get_serializer(self.get_object()).data
         )
@@ -265,7 +266,7 @@ class TournamentMatchesApi(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         # A finished tournament's pages are stored under its results version.
-        version = selectors.finished_tournament_version(pk=kwargs["pk"])
+        version = marks.finished_tournament_mark(pk=kwargs["pk"])
         return readcache.api_response(request, self, version, lambda: self._page_data())
 
     def _page_data(self):

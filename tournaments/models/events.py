@@ -252,7 +252,7 @@ class Match(models.Model):
     error = models.TextField(blank=True)
     # Position in the pool's rating ledger: ratings replay matches in this order.
     rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
-    # The rating pool (tournaments.pools.pool_key of game, seats and options), set when rated.
+    # The rating pool (tournaments.ratings.pools.pool_key of game, seats and options), set when rated.
     pool = models.CharField(max_length=200, blank=True, default="")
     # What the tournament's standings totals count this match as: "finished", "failed" or
     # "" (not counted); follows ``status`` in the same transaction (tournaments.read_models).

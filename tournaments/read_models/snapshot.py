@@ -12,6 +12,7 @@ from fractions import Fraction
 from django.db import transaction
 from django.db.models import Count
 
+from tournaments.format_inputs import results_of, seeded_entries, tournament_event
 from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
 from tournaments.models import (
     Entry,
@@ -30,7 +31,6 @@ from tournaments.read_models.totals import (
     stored_totals,
     totals_drifted,
 )
-from tournaments.results import results_of, seeded_entries, tournament_event
 
 # --- The snapshot. ---
 

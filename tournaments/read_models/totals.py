@@ -11,6 +11,7 @@ from math import lcm
 from django.db import connection, transaction
 from django.db.models import F
 
+from tournaments.format_inputs import decided_result
 from tournaments.formats.common import Result, game_scores, pairwise_scores
 from tournaments.models import (
     Entry,
@@ -21,8 +22,7 @@ from tournaments.models import (
     StandingsSnapshot,
     Tournament,
 )
-from tournaments.results import decided_result
-from tournaments.rows import Batch, insert_rows, update_rows
+from tournaments.models.row_statements import Batch, insert_rows, update_rows
 
 DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
 # An entrant's totals, in EntryTally's field order.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 
 from django.core.cache import cache
@@ -21,6 +20,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.read_models import replays
+from tournaments.readcache.replay_answers import REPLAY_CACHE_SECONDS, replay_cache_key
 
 
 def public_seats() -> Prefetch:
@@ -208,34 +208,6 @@ def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
     return list(
         match_list().filter(seats__version__bot_id=bot_id).distinct().order_by("-id")[:limit]
     )
-
-
-# ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.
-SEAT_PATTERN = re.compile(r"[0-9]{1,3}", re.ASCII)
-
-# A finished match's replay never changes while the engine's version stays the same.
-REPLAY_CACHE_SECONDS = 24 * 3600
-
-
-def parse_seat(raw: str, *, players: int) -> int:
-    """The seat a ``?seat=`` value names, 0 to ``players - 1``; ValueError for anything else."""
-    if not SEAT_PATTERN.fullmatch(raw) or int(raw) >= players:
-        raise ValueError(f"seat must be a whole number from 0 to {players - 1}")
-    return int(raw)
-
-
-def replay_cache_key(*, match: Match, seat: int | None) -> str:
-    """Names the engine version (a new one replays differently) and the finishing time
-    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
-    return replay_key(pk=match.pk, finished_at=match.finished_at, game=match.game, seat=seat)
-
-
-def replay_key(*, pk: int, finished_at, game: str, seat: int | None) -> str:
-    """``replay_cache_key`` from the match's fields."""
-    version = registry.get(game).version
-    finished = finished_at.timestamp() if finished_at else ""
-    viewer = "all" if seat is None else seat
-    return f"arena:replay:{pk}:{finished}:{game}:{version}:{viewer}"
 
 
 # The columns a replay endpoint needs to find its cached answer: not the record or moves.

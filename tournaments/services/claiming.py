@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tournaments.models import Entry, Match, MatchSeat
-from tournaments.rows import Batch, from_row, select_sql
+from tournaments.models.row_statements import Batch, from_row, select_sql
 
 ASYNC_COMMIT = "SET LOCAL synchronous_commit = off"
 

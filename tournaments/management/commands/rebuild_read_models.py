@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from django.core.management.base import BaseCommand
 
-from tournaments.leaderboards import rebuild_leaderboards
 from tournaments.read_models import rebuild_standings
+from tournaments.read_models.leaderboard_rows import rebuild_leaderboards
 from tournaments.read_models.replays import rebuild_replays
 from tournaments.services.ladder import recount_ladders
 

@@ -40,7 +40,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 
-from tournaments.memory import Memory
+from tournaments.readcache.process_copies import ProcessCopies
 
 # Entries are exact while reachable; a day only bounds what an unread one costs.
 CACHE_SECONDS = 24 * 3600
@@ -66,13 +66,13 @@ def release() -> str:
 
 # A named version kept in the cache itself, for reads whose data has no version column: a
 # fresh random token after every commit that changes it (see bump_after_commit).
-VERSION_PREFIX = "readver:"
+MARK_PREFIX = "readver:"
 
 
-def version_of(name: str) -> str:
+def token_of(name: str) -> str:
     """The current token of ``name``; a missing one (never set, evicted, cleared) starts
     as a new random token, so answers stored under an older one stay unreachable."""
-    key_ = VERSION_PREFIX + name
+    key_ = MARK_PREFIX + name
     token = cache.get(key_)
     if token is None:
         cache.add(key_, uuid.uuid4().hex, None)
@@ -84,7 +84,7 @@ def bump_after_commit(name: str) -> None:
     """Move ``name`` to a new token once the current transaction commits (at once outside
     one). A reader that stored what it read before the commit stored it under the old
     token, which no later reader asks for."""
-    transaction.on_commit(lambda: cache.set(VERSION_PREFIX + name, uuid.uuid4().hex, None))
+    transaction.on_commit(lambda: cache.set(MARK_PREFIX + name, uuid.uuid4().hex, None))
 
 
 def tokens_shared() -> bool:
@@ -100,23 +100,23 @@ def tokens_shared() -> bool:
 
 @dataclass(frozen=True)
 class Token:
-    """A named version (``version_of``) in a read's parts: read with the stored answer in
+    """A named version (``token_of``) in a read's parts: read with the stored answer in
     one round trip, not before it (see the module)."""
 
     name: str
 
 
-def board_version(game: str) -> tuple | None:
+def board_mark(game: str) -> tuple | None:
     """The version of everything ratings show in ``game``: boards, histories, head to head
-    (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it); None,
+    (``tournaments.read_models.leaderboard_rows.lock_game`` bumps it: every writer of them takes it); None,
     so not cached, when the cache is not shared with the writers."""
     if not tokens_shared():
         return None
     return ("board", game, Token(f"board:{game}"))
 
 
-def boards_version(games: Iterable[str]) -> tuple | None:
-    """``board_version`` of several games at once."""
+def boards_mark(games: Iterable[str]) -> tuple | None:
+    """``board_mark`` of several games at once."""
     if not tokens_shared():
         return None
     return ("boards", tuple((game, Token(f"board:{game}")) for game in sorted(games)))
@@ -159,7 +159,7 @@ def current(parts: Iterable) -> tuple:
     """``parts`` with each token replaced by its current value: what the stored answer is
     checked against (for comparing versions: tests, and a look at a running site)."""
     return tuple(
-        version_of(part.name)
+        token_of(part.name)
         if isinstance(part, Token)
         else current(part)
         if isinstance(part, tuple)
@@ -174,7 +174,7 @@ def current(parts: Iterable) -> tuple:
 # the cache, not the 30-200 KB entry.
 MEMORY_BYTES = 16 * 1024 * 1024
 MEMORY_FROM = 32 * 1024
-memory = Memory(MEMORY_BYTES)
+memory = ProcessCopies(MEMORY_BYTES)
 
 
 def _body_size(value) -> int:
@@ -193,7 +193,7 @@ def _keep(cache_key: str, values: tuple, value) -> None:
 def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     """The current values of ``tokens`` and what is stored under ``cache_key`` for them
     (None when nothing is, or it was stored under other values), in one round trip."""
-    names = [VERSION_PREFIX + token.name for token in tokens]
+    names = [MARK_PREFIX + token.name for token in tokens]
     kept = memory.get(cache_key)
     if kept is not None:
         found = cache.get_many(names)
@@ -204,7 +204,7 @@ def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     found = cache.get_many([*names, cache_key])
     values = tuple(found.get(name) for name in names)
     if None in values:  # never set, evicted or cleared: start it (nothing stored matches)
-        return tuple(version_of(token.name) for token in tokens), None
+        return tuple(token_of(token.name) for token in tokens), None
     stored = found.get(cache_key)
     if stored is not None and stored[0] == values:
         _keep(cache_key, values, stored[1])

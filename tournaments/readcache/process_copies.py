@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 
 
-class Memory:
+class ProcessCopies:
     """At most ``max_bytes`` of values (each with its size), least recently read dropped
     first; a value over a quarter of the bound is not kept."""
 

@@ -11,7 +11,7 @@ from itertools import combinations
 
 from bots import cli
 from tournaments import stats
-from tournaments.bulkplan import Entrant, GameResult, Settings
+from tournaments.bulk.plan import Entrant, GameResult, Settings
 from tournaments.ratings import match as pairing_stats
 
 

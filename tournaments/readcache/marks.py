@@ -45,7 +45,7 @@ def _row(sql: str, params: list):
         return cursor.fetchone()
 
 
-def finished_tournament_version(*, pk: int) -> tuple | None:
+def finished_tournament_mark(*, pk: int) -> tuple | None:
     row = _row(
         "SELECT status, results_version, finished_at"
         f" FROM {Tournament._meta.db_table} WHERE id = %s",
@@ -57,7 +57,7 @@ def finished_tournament_version(*, pk: int) -> tuple | None:
     return ("tournament", pk, status, results_version, _plain([finished_at or ""])[0])
 
 
-def finished_match_version(*, pk: int) -> tuple | None:
+def finished_match_mark(*, pk: int) -> tuple | None:
     row = _row(
         f"SELECT status, attempts, finished_at FROM {Match._meta.db_table} WHERE id = %s", [pk]
     )
@@ -84,7 +84,7 @@ def _plain(row) -> tuple:
     return tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)
 
 
-def ladder_version(*, pk: int) -> tuple | None:
+def ladder_mark(*, pk: int) -> tuple | None:
     """The version of a ladder's page, API and match lists, in one query: every column of
     its row and its counters; None when there is no such ladder or no counter row (then
     the read is built, and 404s, as usual)."""
@@ -92,8 +92,8 @@ def ladder_version(*, pk: int) -> tuple | None:
     return None if row is None else ("ladder", *_plain(row))
 
 
-def ladders_version() -> tuple | None:
-    """The version of the ladder list: every ladder's ``ladder_version``, in one query (a
+def ladders_mark() -> tuple | None:
+    """The version of the ladder list: every ladder's ``ladder_mark``, in one query (a
     ladder per game and seat count: a few rows); None while a ladder has no counter row."""
     with connection.cursor() as cursor:
         cursor.execute(_ladder_sql("ORDER BY l.id", join="LEFT JOIN"))
@@ -103,24 +103,24 @@ def ladders_version() -> tuple | None:
     return ("ladders", *(_plain(row) for row in rows))
 
 
-def _read_version(name: str) -> tuple | None:
+def _read_mark(name: str) -> tuple | None:
     row = _row(f"SELECT changes FROM {ReadVersion._meta.db_table} WHERE name = %s", [name])
     return None if row is None else (name, row[0])
 
 
-def tournament_list_version() -> tuple | None:
+def tournament_list_mark() -> tuple | None:
     """The version of every tournament list (any filter or page); None without its row."""
-    return _read_version("tournaments")
+    return _read_mark("tournaments")
 
 
-def bot_list_version() -> tuple | None:
+def bot_list_mark() -> tuple | None:
     """The version of the bot list page (any search or page); None without its row."""
-    return _read_version("bots")
+    return _read_mark("bots")
 
 
-def bot_list_api_version() -> tuple | None:
+def bot_list_api_mark() -> tuple | None:
     """The version of the bot list API (any filter or page); None without its row."""
-    return _read_version("bots:api")
+    return _read_mark("bots:api")
 
 
 def bot_game(*, pk: int) -> str | None:
@@ -131,18 +131,18 @@ def bot_game(*, pk: int) -> str | None:
 
 
 # One narrow statement (written out, as every version read here).
-BOT_PAGE_VERSION = (
+BOT_PAGE_MARK = (
     "SELECT b.game, (SELECT changes FROM {versions} WHERE name = %s),"
     " (SELECT changes FROM {versions} WHERE name = 'tournaments') FROM {bots} b WHERE b.id = %s"
 )
 
 
-def bot_page_version(*, pk: int) -> tuple | None:
+def bot_page_mark(*, pk: int) -> tuple | None:
     """The version of a bot's page, in one query: its ``ReadVersion('bot:<id>')`` (none yet
     reads as 0: the first write makes it), the tournament list's (tournament names show),
     and the bot's game (for its ratings version). None when there is no such bot (or no
     tournament list row): then the page is built as usual."""
-    sql = BOT_PAGE_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    sql = BOT_PAGE_MARK.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
     row = _row(sql, [f"bot:{pk}", pk])
     if row is None or row[2] is None:
         return None
@@ -150,31 +150,31 @@ def bot_page_version(*, pk: int) -> tuple | None:
     return ("bot", pk, game, page or 0, lists)
 
 
-BOT_VERSION = (
+BOT_API_MARK = (
     "SELECT (SELECT changes FROM {versions} WHERE name = %s) FROM {bots} b WHERE b.id = %s"
 )
 
 
-def bot_version(*, pk: int) -> tuple | None:
+def bot_api_mark(*, pk: int) -> tuple | None:
     """The version of a bot's API reads (the bot, its versions, its gating), in one query:
     its ``ReadVersion('bot:<id>')`` (none yet reads as 0). None when there is no such bot
     (then the read is built, and 404s, as usual)."""
-    sql = BOT_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    sql = BOT_API_MARK.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
     row = _row(sql, [f"bot:{pk}", pk])
     return None if row is None else ("bot-api", pk, row[0] or 0)
 
 
-VERSION_VERSION = (
+BOT_VERSION_API_MARK = (
     "SELECT v.bot_id, (SELECT changes FROM {versions} WHERE name = 'bot:' || v.bot_id)"
     " FROM {bot_versions} v WHERE v.id = %s"
 )
 
 
-def version_version(*, pk: int) -> tuple | None:
+def bot_version_api_mark(*, pk: int) -> tuple | None:
     """The version of a bot version's API read, in one query: its bot's
     ``ReadVersion('bot:<id>')`` (every write of the bot's row or versions moves it). None
     when there is no such version."""
-    sql = VERSION_VERSION.format(
+    sql = BOT_VERSION_API_MARK.format(
         versions=ReadVersion._meta.db_table, bot_versions=BotVersion._meta.db_table
     )
     row = _row(sql, [pk])
