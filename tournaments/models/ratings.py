@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from bots.models import Bot, BotVersion
-from tournaments.models.events import Match
+from tournaments.models.matches import Match
 
 
 class RatingLedger(models.Model):
