@@ -40,16 +40,16 @@ class LadderSerializer(serializers.ModelSerializer):
 
 
 # Each ladder with its counter row in one query (a join), not one query more per ladder;
-# for anonymous readers stored under the ladders' versions (every column they show).
+# for anonymous readers stored under the ladders' marks (every column they show).
 class LadderListApi(generics.ListAPIView):
     serializer_class = LadderSerializer
     queryset = Ladder.objects.select_related("count")
 
     def list(self, request, *args, **kwargs):
         parent = super().list
-        version = marks.ladders_mark() if readcache.anonymous(request) else None
+        mark = marks.ladders_mark() if readcache.anonymous(request) else None
         return readcache.api_response(
-            request, self, version, lambda: parent(request, *args, **kwargs).data
+            request, self, mark, lambda: parent(request, *args, **kwargs).data
         )
 
 
@@ -59,9 +59,9 @@ class LadderDetailApi(generics.RetrieveAPIView):
 
     def get(self, request, *args, **kwargs):
         anonymous = readcache.anonymous(request)
-        version = marks.ladder_mark(pk=kwargs["pk"]) if anonymous else None
+        mark = marks.ladder_mark(pk=kwargs["pk"]) if anonymous else None
         return readcache.api_response(
-            request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
+            request, self, mark, lambda: self.retrieve(request, *args, **kwargs).data
         )
 
 
@@ -78,9 +78,9 @@ class LadderMatchesApi(generics.ListAPIView):
         return selectors.match_list(ladder=ladder)
 
     def list(self, request, *args, **kwargs):
-        # Stored under the ladder's version, read before the rows (see selectors.versions).
-        version = marks.ladder_mark(pk=kwargs["pk"])
-        return readcache.api_response(request, self, version, lambda: self._page_data())
+        # Stored under the ladder's mark, read before the rows (see readcache.marks).
+        mark = marks.ladder_mark(pk=kwargs["pk"])
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))

@@ -194,8 +194,8 @@ class MatchDetailApi(generics.RetrieveAPIView):
 
     def retrieve(self, request, *args, **kwargs):
         # A finished match's record never changes: stored for anonymous readers.
-        version = marks.finished_match_mark(pk=kwargs["pk"])
-        return readcache.response(request, "api-match", version, self._fresh)
+        mark = marks.finished_match_mark(pk=kwargs["pk"])
+        return readcache.response(request, "api-match", mark, self._fresh)
 
     def _fresh(self) -> HttpResponse:
         request = self.request

@@ -207,9 +207,9 @@ class TournamentListCreateApi(generics.ListAPIView):
         return page
 
     def list(self, request, *args, **kwargs):
-        # Stored under the list's version, read before the rows (selectors.versions).
-        version = marks.tournament_list_mark()
-        return readcache.api_response(request, self, version, lambda: self._page_data())
+        # Stored under the list's mark, read before the rows (readcache.marks).
+        mark = marks.tournament_list_mark()
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
         queryset = self.filter_queryset(self.get_queryset())
@@ -237,10 +237,10 @@ class TournamentDetailApi(generics.RetrieveAPIView):
     queryset = Tournament.objects.select_related("organiser", "snapshot")
 
     def retrieve(self, request, *args, **kwargs):
-        # A finished tournament's answer is stored under its results version.
-        version = marks.finished_tournament_mark(pk=kwargs["pk"])
+        # A finished tournament's answer is stored under its results mark (``results_version``).
+        mark = marks.finished_tournament_mark(pk=kwargs["pk"])
         return readcache.api_response(
-            request, self, version, lambda: self.get_serializer(self.get_object()).data
+            request, self, mark, lambda: self.get_serializer(self.get_object()).data
         )
 
 
@@ -265,9 +265,9 @@ class TournamentMatchesApi(generics.ListAPIView):
         return selectors.match_list(tournament=tournament)
 
     def list(self, request, *args, **kwargs):
-        # A finished tournament's pages are stored under its results version.
-        version = marks.finished_tournament_mark(pk=kwargs["pk"])
-        return readcache.api_response(request, self, version, lambda: self._page_data())
+        # A finished tournament's pages are stored under its results mark.
+        mark = marks.finished_tournament_mark(pk=kwargs["pk"])
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))

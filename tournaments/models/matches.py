@@ -48,7 +48,7 @@ class Match(models.Model):
     moves = models.JSONField(null=True, blank=True)
     record = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
-    # Position in the pool's rating ledger: ratings replay matches in this order.
+    # Position in the pool's rating ledger: ratings take matches in this order.
     rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
     # The rating pool (tournaments.ratings.pools.pool_key of game, seats and options), set when rated.
     pool = models.CharField(max_length=200, blank=True, default="")
@@ -73,7 +73,7 @@ class Match(models.Model):
             ),
             # A ladder's newest matches (its pages and API) without walking past the
             # tournament matches played since: keyed by ladder first, since on (-id) alone
-            # the planner preferred the primary key and filtered 20,000 rows (375 ms).
+            # the planner preferred the primary key and filtered every newer match.
             models.Index(
                 fields=["ladder", "-id"],
                 condition=models.Q(ladder__isnull=False),

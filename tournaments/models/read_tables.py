@@ -59,7 +59,8 @@ class PairTally(models.Model):
 
 class StandingsSnapshot(models.Model):
     """The tournament's overview (standings, rounds, bracket by bot id, names left out) as
-    of ``version``; current while it equals the tournament's ``results_version``."""
+    of ``version``, a results mark; current while it equals the tournament's
+    ``results_version``."""
 
     tournament = models.OneToOneField(
         Tournament, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
@@ -71,10 +72,11 @@ class StandingsSnapshot(models.Model):
 
 
 class ReadVersion(models.Model):
-    """A version of a list that has no row of its own to carry one (``tournaments``: the
+    """The mark of a list that has no row of its own to carry one (``tournaments``: the
     tournament list), moved by database triggers in the writer's transaction with every
     write of what the list shows (migration 0011_read_versions); only ever grows. Also
-    ``bot:<id>``, a bot's page (0013_bot_page_version)."""
+    ``bot:<id>``, a bot's page (0013_bot_page_version). The model keeps its name: cached
+    reads' marks were called versions when its table was made."""
 
     name = models.CharField(max_length=40, primary_key=True)
     changes = models.BigIntegerField(default=0)
@@ -96,17 +98,18 @@ class LadderCount(models.Model):
     finished = models.BigIntegerField(default=0)
     failed = models.BigIntegerField(default=0)
     cancelled = models.BigIntegerField(default=0)
-    # The version of the ladder's matches as its reads show them: moved by a trigger with
+    # The mark of the ladder's matches as its reads show them: moved by a trigger with
     # every write of a shown column (migration 0010_ladder_changes); only ever grows.
     changes = models.BigIntegerField(default=0, db_default=0)
 
 
 class MatchReplay(models.Model):
     """A finished match's replay answers, every viewer's (the spectator and each seat),
-    built once from its record and kept: a cache miss reads this row instead of replaying
-    every move (tournaments.read_models.replays). Current while ``finished_at`` equals the
-    match's (a match played again finishes at another time) and ``version`` names the same
-    storage format, engine version and parts; any other is rebuilt on the next read."""
+    built once from its record and kept: a cache miss reads this row instead of playing
+    every move again (tournaments.read_models.replays). Current while ``finished_at``
+    equals the match's (a match played again finishes at another time) and ``version``
+    names the same storage format, engine version and parts; any other is rebuilt on the
+    next read."""
 
     match = models.OneToOneField(
         Match, on_delete=models.CASCADE, primary_key=True, related_name="stored_replay"

@@ -114,7 +114,7 @@ def version_estimate(
 def lock_game(game: str, batch: Batch | None = None) -> None:
     """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
     SQLite runs one writer at a time anyway); sent at once, or with the ``batch``. Every
-    writer of what ratings show takes it, so it is also where their cached reads' version
+    writer of what ratings show takes it, so it is also where their cached reads' mark
     moves, once the writer commits."""
     readcache.bump_after_commit(f"board:{game}")
     if connection.vendor != "postgresql":

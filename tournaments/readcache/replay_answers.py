@@ -9,7 +9,7 @@ finishes it again at a new time, with more attempts; no bot name shows in it.
 
 Each process also keeps the most recently read answers in its own memory (up to
 ``MEMORY_BYTES``), keyed as in the cache plus the match's attempts: the longest answers are
-100+ KB, and taking one from Redis was most of a warm read's time. A hit there is one
+large, and taking one from Redis is most of a warm read's time. A hit there is one
 narrow query (``finished_head``) and no cache round trip.
 """
 

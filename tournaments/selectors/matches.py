@@ -155,8 +155,7 @@ class LadderMatchQuerySet(QuerySet):
         """A page (a slice of rows in an order) read as the ids of the page, on the ladder's
         index alone, and then those rows: one query, two plans. Asked for whole rows in id
         order, PostgreSQL walks the primary key and filters on the ladder, which reads past
-        every newer match of other events (47 ms past 20,000 tournament matches); the ids
-        alone come from ``match_ladder_newest`` (0.1 ms)."""
+        every newer match of other events; the ids alone come from ``match_ladder_newest``."""
         query = self.query
         if (
             not isinstance(k, slice)
@@ -222,7 +221,7 @@ def replay_lookup(*, pk: int) -> Match:
 def stored_piece(*, match: Match, part: str, seat: int | None) -> bytes | None:
     """The JSON text of one stored piece of a finished match's replay (``part`` as ``seat``
     sees it, or ``moves``), from its stored row (built and saved on the first read); None
-    when the match is unfinished or cannot be replayed here."""
+    when the match is unfinished or cannot be played through here."""
     stored = replays.stored_replay(match=match)
     name = part if part == "moves" else replays.piece_name(part, seat)
     if stored is None or not stored.has(name):
@@ -266,7 +265,7 @@ def replay_moves(*, match: Match) -> list:
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:
     """The match's event log as ``seat`` saw it (None = spectator).
 
-    Rebuilding replays every move; a finished match's record is final, so its events
+    Rebuilding plays every move again; a finished match's record is final, so its events
     are read from its stored replay and kept in the cache. Unfinished matches are
     rebuilt from the record, and not cached.
     """

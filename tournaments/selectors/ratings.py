@@ -307,7 +307,7 @@ def _records_from_pairs(
         mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
 
     # Each side's bot by a lookup per row: joined, the planner hashed every version of the
-    # game twice to place a few hundred pairs (18 ms at 11,000 versions, against 2 ms).
+    # game twice to place a few hundred pairs.
     def bot_of(side: str) -> Subquery:
         return Subquery(
             BotVersion.objects.filter(pk=OuterRef(side)).order_by().values("bot_id")[:1]
