@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import readcache, selectors, services
-from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Ladder, Match
+from tournaments.apis.matches import EventMatchesApi
+from tournaments.models import Ladder
 from tournaments.readcache import marks
 
 
@@ -65,26 +65,13 @@ class LadderDetailApi(generics.RetrieveAPIView):
         )
 
 
-class LadderMatchesApi(generics.ListAPIView):
+class LadderMatchesApi(EventMatchesApi):
     """The matches the ladder scheduled, newest first."""
 
-    serializer_class = MatchSerializer
     keyset_ordering = ("-id",)
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return Match.objects.none()
-        ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
-        return selectors.match_list(ladder=ladder)
-
-    def list(self, request, *args, **kwargs):
-        # Stored under the ladder's mark, read before the rows (see readcache.marks).
-        mark = marks.ladder_mark(pk=kwargs["pk"])
-        return readcache.api_response(request, self, mark, lambda: self._page_data())
-
-    def _page_data(self):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+    event_model = Ladder
+    event_field = "ladder"
+    mark_of = staticmethod(marks.ladder_mark)
 
 
 class LadderPauseApi(APIView):

@@ -148,6 +148,30 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
 
 
+# The matches of one tournament or ladder (``event_model``, its ``pk`` in the URL), for
+# anonymous readers stored under the event's mark (``mark_of``), read before the rows. No
+# docstring here: each subclass's own is its API description.
+class EventMatchesApi(generics.ListAPIView):
+    serializer_class = MatchSerializer
+    event_model: type
+    event_field: str  # the event's keyword of ``selectors.match_list``
+    mark_of = None  # the event's ``marks`` reader, keyword ``pk``
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no event
+            return Match.objects.none()
+        event = get_object_or_404(self.event_model, pk=self.kwargs["pk"])
+        return selectors.match_list(**{self.event_field: event})
+
+    def list(self, request, *args, **kwargs):
+        mark = self.mark_of(pk=kwargs["pk"])
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
+
+    def _page_data(self):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+
+
 class DetailSeatSerializer(SeatSerializer):
     log = serializers.SerializerMethodField(
         help_text="what the bot wrote on stderr in this match; null unless you own the bot"
