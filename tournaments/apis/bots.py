@@ -1,6 +1,6 @@
 """The bots' read APIs stored for anonymous readers (``tournaments.readcache``). The views
 are ``bots.apis``'s; they are served from here because ``bots`` sits below the read cache
-and the versions' rows (``selectors.versions``), which only this layer may read."""
+and its marks (``tournaments.readcache.marks``), which only this layer may read."""
 
 from __future__ import annotations
 
