@@ -201,7 +201,7 @@ class BotRatingsApi(APIView):
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
         # Stored under the board mark of the bot's game (a rated result moves it).
-        game = selectors.bot_game(pk=pk)
+        game = marks.bot_game(pk=pk)
         mark = readcache.board_mark(game) if game else None
         return readcache.api_response(request, self, mark, lambda: self._data(request, pk))
 

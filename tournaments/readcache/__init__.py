@@ -25,6 +25,10 @@ under the same rule: a hit then takes only the tokens from the cache.
 Only anonymous reads are cached: a logged-in reader may see their own bots' logs or
 files, and sees their name in the page's header. Pages are not stored when they set a
 cookie (a CSRF token) or when a message was waiting for the reader.
+
+Beside this module's storing of answers: ``marks`` reads the marks pages and APIs are
+stored under, ``process_copies`` is a process's own bounded copy of the largest answers,
+and ``replay_answers`` keeps finished matches' replay and frames answers whole.
 """
 
 from __future__ import annotations
