@@ -22,6 +22,7 @@ from games import registry
 from tournaments import selectors
 from tournaments.apis.matches import SEAT_PARAMETER
 from tournaments.models import Match
+from tournaments.readcache import replay_answers
 
 
 def rules_text(slug: str) -> str:
@@ -168,7 +169,7 @@ class MatchFramesApi(APIView):
     def get(self, request, pk):
         seat = request.query_params.get("seat")
         kind = f"frames:{LAYOUT_VERSION}"
-        body = selectors.remembered_body(pk=pk, seat_text=seat, kind=kind)
+        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind=kind)
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
@@ -195,5 +196,5 @@ class MatchFramesApi(APIView):
                 raise ReplayGone(str(exc)) from exc
             return JSONRenderer().render({**head, "frames": frames})
 
-        body = selectors.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
+        body = replay_answers.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
         return HttpResponse(body, content_type="application/json")

@@ -9,8 +9,10 @@ from django.utils.safestring import mark_safe
 
 from arena.charts import rating_series
 from bots.models import Bot, BotVersion
-from tournaments import pools, readcache, selectors
+from tournaments import readcache, selectors
 from tournaments.models import Match, MatchSeat
+from tournaments.ratings import pools
+from tournaments.readcache import marks
 
 
 def result_text(rank: int | None, ranks: list[int]) -> str:
@@ -117,20 +119,20 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
 
 def page_version(*, bot_id: int) -> tuple | None:
     """The version of the whole page as an anonymous reader sees it: the bot's page version
-    (``selectors.bot_page_version``: its rows, versions, gates, matches, tournament names)
+    (``marks.bot_page_mark``: its rows, versions, gates, matches, tournament names)
     and its game's ratings version (the rating parts). None, so built as usual, when either
     has none (no such bot; a cache not shared with the rating writers)."""
-    page = selectors.bot_page_version(pk=bot_id)
-    ratings = readcache.board_version(page[2]) if page is not None else None
+    page = marks.bot_page_mark(pk=bot_id)
+    ratings = readcache.board_mark(page[2]) if page is not None else None
     return None if ratings is None else (*page, *ratings)
 
 
 def rating_parts(*, bot: Bot, versions: list[BotVersion]) -> dict:
     """The page's rating history (chart and table) and head-to-head table, rendered: the
     same for every reader, so stored under the game's ratings version (moved after every
-    write of ratings, ``tournaments.leaderboards.lock_game``) and the bot's versions; that
+    write of ratings, ``tournaments.read_models.leaderboard_rows.lock_game``) and the bot's versions; that
     version is read before any rating row. ``chart``: whether the page needs its script."""
-    parts = readcache.board_version(bot.game)
+    parts = readcache.board_mark(bot.game)
     if parts is not None:
         parts = (*parts, bot.pk, bot.game, tuple(v.pk for v in versions))
     stored = readcache.fragment("bot-ratings", parts, lambda: _rating_parts(bot, versions))

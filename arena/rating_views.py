@@ -19,7 +19,8 @@ from arena.rating_forms import GatingForm, HeadToHeadForm
 from bots import services as bot_services
 from bots.models import Bot
 from games import registry
-from tournaments import pools, readcache, selectors
+from tournaments import readcache, selectors
+from tournaments.ratings import pools
 
 
 def _game_or_404(slug: str):
@@ -37,7 +38,7 @@ def _pool_or_404(slug: str, raw: str | None) -> str:
 
 
 def leaderboard(request, slug):
-    version = readcache.board_version(slug) if slug in registry.slugs() else None
+    version = readcache.board_mark(slug) if slug in registry.slugs() else None
     return readcache.page(request, version, lambda: _leaderboard(request, slug))
 
 
@@ -64,7 +65,7 @@ def _leaderboard(request, slug):
 
 
 def head_to_head(request, slug):
-    version = readcache.board_version(slug) if slug in registry.slugs() else None
+    version = readcache.board_mark(slug) if slug in registry.slugs() else None
     return readcache.page(request, version, lambda: _head_to_head(request, slug))
 
 

@@ -24,11 +24,12 @@ from bots.validation import UploadRejected
 from games import registry
 from tournaments import readcache, selectors, services
 from tournaments.models import Ladder, Match, Tournament
+from tournaments.readcache import marks
 
 
 def home(request):
     # Stored under the tournament list's version (the games are the code's).
-    version = selectors.tournament_list_version()
+    version = marks.tournament_list_mark()
 
     def build():
         games = [registry.get(slug) for slug in registry.slugs()]
@@ -65,7 +66,7 @@ def _text(request, name: str) -> str:
 def bot_list(request):
     """A page of bots by name, with a name search and a game filter; pages are keyset
     (``after`` / ``before`` a name), so the last page costs what the first does."""
-    version = selectors.bot_list_version()  # read before the rows
+    version = marks.bot_list_mark()  # read before the rows
 
     def build():
         query, game = _text(request, "q"), _text(request, "game")
@@ -87,7 +88,7 @@ def bot_names(request, slug):
     if slug not in registry.slugs():
         raise Http404("no such game")
     # Names and games are what the bot list's version moves with (read before the rows).
-    version = selectors.bot_list_version()
+    version = marks.bot_list_mark()
 
     def build():
         query = _text(request, "q")
@@ -198,7 +199,7 @@ def bot_entries(request, pk):
 
 def ladder_list(request):
     # Stored under every ladder's version (read before the ladders, as _ladder_page's).
-    version = selectors.ladders_version() if readcache.anonymous(request) else None
+    version = marks.ladders_mark() if readcache.anonymous(request) else None
 
     def build():
         # Each ladder with its counters in one query (a join): no second round trip.
@@ -229,7 +230,7 @@ def ladder_live(request, pk):
 def _ladder_page(request, pk: int, template: str):
     # Stored under the ladder's version, read before the ladder and its rows: a write
     # between the two leaves newer rows under the older version, never the reverse.
-    version = selectors.ladder_version(pk=pk)
+    version = marks.ladder_mark(pk=pk)
 
     def build():
         ladder = get_object_or_404(Ladder, pk=pk)
@@ -257,7 +258,7 @@ def bot_current(request, pk):
 
 
 def tournament_list(request):
-    version = selectors.tournament_list_version()  # read before the rows
+    version = marks.tournament_list_mark()  # read before the rows
 
     def build():
         context = {"tournaments": selectors.tournament_list()}
@@ -271,7 +272,7 @@ def _may_cancel(request, tournament: Tournament) -> bool:
 
 
 def tournament_detail(request, pk):
-    version = selectors.finished_tournament_version(pk=pk)
+    version = marks.finished_tournament_mark(pk=pk)
     return readcache.page(request, version, lambda: _tournament_detail(request, pk))
 
 
@@ -287,7 +288,7 @@ def _tournament_detail(request, pk):
 def tournament_live(request, pk):
     """The part of the tournament page that its polling replaces (progress, standings,
     bracket or rounds, the page of matches asked for)."""
-    version = selectors.finished_tournament_version(pk=pk)
+    version = marks.finished_tournament_mark(pk=pk)
     return readcache.page(request, version, lambda: _tournament_live(request, pk))
 
 
@@ -362,7 +363,7 @@ def tournament_new(request):
 
 
 def match_detail(request, pk):
-    version = selectors.finished_match_version(pk=pk)
+    version = marks.finished_match_mark(pk=pk)
     return readcache.page(request, version, lambda: _match_detail(request, pk))
 
 

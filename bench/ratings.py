@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments import elo  # noqa: E402
 from tournaments.ratings import bradley_terry as bt  # noqa: E402
+from tournaments.ratings import elo  # noqa: E402
 
 GOAL_SECONDS = 10.0
 # What the product fits to (tournaments.services.fitting): 1e-5 natural-log units is 0.0004 Elo.

@@ -126,13 +126,14 @@ def clear_caches() -> None:
     from django.core.cache import cache
 
     from arena import views
-    from tournaments import readcache, selectors
+    from tournaments import readcache
+    from tournaments.readcache import replay_answers
 
     cache.clear()
     views._rules_html.cache_clear()
     # Each process's own copies of stored answers (absent in older trees).
     for forget in (
-        getattr(selectors, "forget_replay_bodies", None),
+        getattr(replay_answers, "forget_all", None),
         getattr(readcache, "forget_kept", None),
     ):
         if forget is not None:

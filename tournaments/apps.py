@@ -8,7 +8,7 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         # bots cannot import tournaments (layers): the gate hangs on bots' hook.
         from bots import hooks
-        from tournaments.leaderboards import after_bot_change
+        from tournaments.read_models.leaderboard_rows import after_bot_change
         from tournaments.services.gating import start_gate_after_activation
 
         hooks.on_version_active(start_gate_after_activation)

@@ -1,7 +1,8 @@
-"""The issue's fixed names for match statistics, importable without Django settings.
+"""A small facade of fixed names for match statistics, importable without Django settings.
 
-Thin names over ``tournaments.ratings``; pages, the API and outside checks all
-reach the same code. Argument order is wins, losses, draws, as these names fix it.
+Outside checks import these names, so they stay here; the code is ``tournaments.ratings``
+(``match`` and ``sprt``), which pages, the API and bulk play call directly. Argument order
+is wins, losses, draws, as these names fix it.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def check_gates() -> None:
 
 # Acked on receipt, unlike the rest: a build that kills its worker (a huge match, memory) is
 # not delivered again and again. A lost, expired or failed build costs nothing but time:
-# the match's first read builds what is missing, as it did before this task.
+# the match's first read builds what is missing.
 @shared_task(acks_late=False)
 def store_replay(match_id: int) -> None:
     replays.store_replay(match_id=match_id)

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
 from tournaments import readcache
-from tournaments.selectors import forget_replay_bodies
+from tournaments.readcache.replay_answers import forget_all as forget_replay_bodies
 
 
 @pytest.fixture

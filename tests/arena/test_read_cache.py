@@ -181,7 +181,7 @@ def test_a_kept_copy_takes_the_tokens_alone_and_answers_as_the_stored_entry(
         first = fresh(url)
         asked.clear()
         assert answer(url) == first
-        assert len(asked) == 1 and all(k.startswith(readcache.VERSION_PREFIX) for k in asked[0])
+        assert len(asked) == 1 and all(k.startswith(readcache.TOKEN_PREFIX) for k in asked[0])
         readcache.forget_kept()
         asked.clear()
         assert answer(url) == first

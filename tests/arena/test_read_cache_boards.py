@@ -75,13 +75,13 @@ def test_a_new_current_version_moves_the_board(two_bots, django_capture_on_commi
 
 def test_the_version_moves_only_when_the_writer_commits(db, django_capture_on_commit_callbacks):
     name = "board:pairs"
-    token = readcache.version_of(name)
+    token = readcache.token_of(name)
     with django_capture_on_commit_callbacks(execute=True):  # the test's outer transaction
         with transaction.atomic():
             readcache.bump_after_commit(name)
-        assert readcache.version_of(name) == token  # readers keep the old one until then
-    assert readcache.version_of(name) != token
-    token = readcache.version_of(name)
+        assert readcache.token_of(name) == token  # readers keep the old one until then
+    assert readcache.token_of(name) != token
+    token = readcache.token_of(name)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         try:
             with transaction.atomic():
@@ -89,13 +89,13 @@ def test_the_version_moves_only_when_the_writer_commits(db, django_capture_on_co
                 raise RuntimeError("rolled back")
         except RuntimeError:
             pass
-    assert not callbacks and readcache.version_of(name) == token
+    assert not callbacks and readcache.token_of(name) == token
 
 
 def test_a_cleared_cache_never_revives_an_older_version(two_bots):
-    token = readcache.version_of("board:pairs")
+    token = readcache.token_of("board:pairs")
     cache.clear()
-    assert readcache.version_of("board:pairs") != token
+    assert readcache.token_of("board:pairs") != token
 
 
 def test_a_cache_the_workers_do_not_share_keeps_no_rating_read(two_bots, settings):

@@ -24,6 +24,7 @@ from tests.arena.test_read_cache_bot_page import new_version, open_gate
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion
+from tournaments.readcache import marks
 
 # The versions move at the writer's commit on PostgreSQL: real commits only.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -81,8 +82,8 @@ def test_a_missing_bot_is_a_404_and_nothing_is_stored(bots):
     for url in [f"/api/bots/{missing}/", f"/api/bots/{missing}/versions/"]:
         assert answer_status(url) == 404
     assert answer_status("/api/versions/999999/") == 404
-    assert selectors.bot_version(pk=missing) is None
-    assert selectors.version_version(pk=999999) is None
+    assert marks.bot_api_mark(pk=missing) is None
+    assert marks.bot_version_api_mark(pk=999999) is None
 
 
 def answer_status(url: str) -> int:
@@ -90,11 +91,11 @@ def answer_status(url: str) -> int:
 
 
 def moves_the_list(owner, write) -> None:
-    before = selectors.bot_list_api_version()
+    before = marks.bot_list_api_mark()
     for url in list_reads(owner):
         answer(url)  # stored under the version before the write
     write()
-    assert selectors.bot_list_api_version() != before
+    assert marks.bot_list_api_mark() != before
     after = {url: answer(url) for url in list_reads(owner)}  # before fresh() clears
     for url in list_reads(owner):
         assert after[url] == fresh(url), url
@@ -124,24 +125,24 @@ def test_every_write_the_list_shows_moves_it(owner, bots):
     )
     moves_the_list(owner, lambda: Bot.objects.filter(pk=made["bot"].pk).delete())
     # What no row shows moves nothing: a bot's gating settings, a version's reason.
-    before = selectors.bot_list_api_version()
+    before = marks.bot_list_api_mark()
     Bot.objects.filter(pk=bot.pk).update(gating=True)
     BotVersion.objects.filter(bot=bot).update(reason="checked")
-    assert selectors.bot_list_api_version() == before
+    assert marks.bot_list_api_mark() == before
 
 
 def test_the_list_moves_once_at_the_commit_and_with_every_bot_page(owner, bots):
-    before = selectors.bot_list_api_version()[1]
+    before = marks.bot_list_api_mark()[1]
     with transaction.atomic():
         for bot in bots:
             Bot.objects.filter(pk=bot.pk).update(description="x")
-        assert selectors.bot_list_api_version()[1] == before  # only noted so far
-    assert selectors.bot_list_api_version()[1] == before + 1
+        assert marks.bot_list_api_mark()[1] == before  # only noted so far
+    assert marks.bot_list_api_mark()[1] == before + 1
     # A bulk write past the notes' bound moves every bot page, and the list with them.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT set_config(%s, '*', true)", [NOTES])
         Bot.objects.filter(pk=bots[0].pk).update(gating=True)
-    assert selectors.bot_list_api_version()[1] == before + 2
+    assert marks.bot_list_api_mark()[1] == before + 2
 
 
 def test_the_triggers_watch_every_column_the_list_shows(owner, bots):
@@ -156,11 +157,11 @@ def test_the_triggers_watch_every_column_the_list_shows(owner, bots):
 
 
 def moves_the_bot(bot: Bot, write) -> None:
-    before = selectors.bot_version(pk=bot.pk)
+    before = marks.bot_api_mark(pk=bot.pk)
     for url in bot_reads(bot):
         answer(url)
     write()
-    assert selectors.bot_version(pk=bot.pk) != before
+    assert marks.bot_api_mark(pk=bot.pk) != before
     after = {url: answer(url) for url in bot_reads(bot)}
     for url in bot_reads(bot):
         assert after[url] == fresh(url), url
@@ -188,9 +189,9 @@ def test_every_write_a_bots_reads_show_moves_them(bots):
     moves_the_bot(bot, lambda: BotVersion.objects.filter(pk=v2.pk).update(gating="passed"))
     moves_the_bot(bot, lambda: Gate.objects.filter(pk=made["gate"].pk).delete())
     # Another bot's write moves nothing.
-    before = selectors.bot_version(pk=bot.pk)
+    before = marks.bot_api_mark(pk=bot.pk)
     Bot.objects.filter(pk=bots[1].pk).update(description="elsewhere")
-    assert selectors.bot_version(pk=bot.pk) == before
+    assert marks.bot_api_mark(pk=bot.pk) == before
 
 
 def test_the_version_list_shows_only_columns_of_the_bot_and_its_versions():

@@ -20,8 +20,9 @@ from bots.models import Bot, BotVersion
 from tests.arena.read_cache_support import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tests.tournaments.test_lifecycle import make_bots, outcome
-from tournaments import readcache, selectors
+from tournaments import readcache
 from tournaments.models import Gate, Ladder, Match, MatchSeat, ReadVersion
+from tournaments.readcache import marks
 from tournaments.services.ladder import schedule_ladders
 from tournaments.services.playing import claim_match, record_result
 
@@ -207,7 +208,7 @@ def test_no_stored_page_without_a_shared_cache_or_a_bot(match, settings, client)
     settings.ARENA_READ_CACHE_TOKENS = False
     assert botpage.page_version(bot_id=seated(match)[0].pk) is None
     settings.ARENA_READ_CACHE_TOKENS = True
-    assert selectors.bot_page_version(pk=10**9) is None
+    assert marks.bot_page_mark(pk=10**9) is None
     assert client.get(f"/bots/{10**9}/").status_code == 404
 
 
@@ -291,7 +292,7 @@ def test_a_write_locks_no_bot_row_before_its_commit(match):
         pytest.skip("SQLite has one writer at a time")
     bot = seated(match)[0]
     ReadVersion.objects.get_or_create(name=f"bot:{bot.pk}")
-    before = selectors.bot_page_version(pk=bot.pk)
+    before = marks.bot_page_mark(pk=bot.pk)
     opened, release, seen = threading.Event(), threading.Event(), {}
 
     def writer():
@@ -317,7 +318,7 @@ def test_a_write_locks_no_bot_row_before_its_commit(match):
         release.set()
         thread.join(10)
     assert seen["row"] is not None
-    assert selectors.bot_page_version(pk=bot.pk) != before  # moved at the commit
+    assert marks.bot_page_mark(pk=bot.pk) != before  # moved at the commit
 
 
 def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
@@ -326,7 +327,7 @@ def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
         pytest.skip("SQLite's triggers move each row at once")
     make_bots(owner, 2)
     first = Bot.objects.order_by("pk").first()
-    before = selectors.bot_page_version(pk=first.pk)
+    before = marks.bot_page_mark(pk=first.pk)
     many = Bot.objects.bulk_create(
         [Bot(owner=owner, name=f"many{i}", game="pairs") for i in range(600)]
     )
@@ -335,5 +336,5 @@ def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
         cursor.execute(f"SELECT current_setting('{page_migration.NOTES}', true)")
         assert cursor.fetchone() == ("*",)
     # The first bot was not written, but its page moved with every other.
-    assert selectors.bot_page_version(pk=first.pk) != before
+    assert marks.bot_page_mark(pk=first.pk) != before
     assert ReadVersion.objects.filter(name__startswith="bot:").count() >= 602

@@ -14,9 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from tests.arena.read_cache_support import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tests.tournaments.test_lifecycle import make_bots, outcome
-from tournaments import selectors
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Ladder, LadderCount, Match, MatchSeat
+from tournaments.readcache import marks
 from tournaments.services import set_ladder_paused
 from tournaments.services.ladder import recount_ladders, schedule_ladders
 from tournaments.services.playing import claim_match, record_result
@@ -63,11 +63,11 @@ def test_stored_answers_equal_a_fresh_render_and_a_hit_reads_the_version_alone(l
 
 def moves_every_read(ladder, write) -> None:
     """``write()`` moves the ladder's version, and every read then answers as fresh."""
-    before = selectors.ladder_version(pk=ladder.pk)
+    before = marks.ladder_mark(pk=ladder.pk)
     for url in reads(ladder.pk):
         answer(url)  # stored under the version before the write
     write()
-    assert selectors.ladder_version(pk=ladder.pk) != before
+    assert marks.ladder_mark(pk=ladder.pk) != before
     after = {url: answer(url) for url in reads(ladder.pk)}
     for url in reads(ladder.pk):
         assert after[url] == fresh(url), url
@@ -128,9 +128,9 @@ def test_a_heartbeat_moves_nothing(ladder):
     """Heartbeats write what no ladder read shows: the stored answers stay reachable."""
     match = first_queued(ladder)
     claim_match(match_id=match.pk)
-    before = selectors.ladder_version(pk=ladder.pk)
+    before = marks.ladder_mark(pk=ladder.pk)
     Match.objects.filter(pk=match.pk).update(heartbeat_at=match.queued_at, worker="w2")
-    assert selectors.ladder_version(pk=ladder.pk) == before
+    assert marks.ladder_mark(pk=ladder.pk) == before
 
 
 def test_the_trigger_watches_every_column_the_match_rows_show():
@@ -147,7 +147,7 @@ def test_the_trigger_watches_every_column_the_match_rows_show():
 
 def test_a_ladder_without_counters_is_read_fresh_and_an_unknown_one_is_a_404(ladder, client):
     LadderCount.objects.filter(ladder=ladder).delete()
-    assert selectors.ladder_version(pk=ladder.pk) is None
+    assert marks.ladder_mark(pk=ladder.pk) is None
     assert client.get(f"/ladders/{ladder.pk}/").status_code == 200
     assert client.get("/ladders/999999/").status_code == 404
     assert client.get("/ladders/999999/live/").status_code == 404

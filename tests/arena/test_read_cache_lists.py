@@ -15,9 +15,10 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.arena.read_cache_support import answer, fresh
 from tests.tournaments.test_standings_read_models import record, start
-from tournaments import selectors, services
+from tournaments import services
 from tournaments.apis.tournaments import TournamentSerializer
 from tournaments.models import Entry, ReadVersion, Tournament
+from tournaments.readcache import marks
 
 pytestmark = pytest.mark.django_db
 
@@ -56,11 +57,11 @@ def test_stored_lists_equal_a_fresh_render_and_a_hit_reads_the_version_alone(tou
 
 
 def moves_every_list(write) -> None:
-    before = selectors.tournament_list_version()
+    before = marks.tournament_list_mark()
     for url in READS:
         answer(url)
     write()
-    assert selectors.tournament_list_version() != before
+    assert marks.tournament_list_mark() != before
     for url in READS:
         assert answer(url) == fresh(url), url
 
@@ -96,9 +97,9 @@ def test_an_entry_a_rename_and_a_delete_move_the_lists(organiser, tournament):
 
 def test_a_result_alone_moves_nothing(tournament):
     """A result moves ``results_version``, which no list shows: stored lists stay."""
-    before = selectors.tournament_list_version()
+    before = marks.tournament_list_mark()
     Tournament.objects.filter(pk=tournament.pk).update(results_version=7)
-    assert selectors.tournament_list_version() == before
+    assert marks.tournament_list_mark() == before
 
 
 def test_the_triggers_watch_every_column_the_list_shows():
@@ -127,11 +128,11 @@ bots_migration = importlib.import_module("tournaments.migrations.0012_bot_list_v
 
 def moves_the_bot_list(write) -> None:
     ReadVersion.objects.get_or_create(name="bots")
-    before = selectors.bot_list_version()
+    before = marks.bot_list_mark()
     for url in BOT_READS:
         answer(url)
     write()
-    assert selectors.bot_list_version() != before
+    assert marks.bot_list_mark() != before
     for url in BOT_READS:
         assert answer(url) == fresh(url), url
 
@@ -155,9 +156,9 @@ def test_the_bot_list_page_is_stored_and_every_shown_write_moves_it(organiser, t
     )
     moves_the_bot_list(lambda: Bot.objects.filter(name="new-bot").delete())
     # What the page does not show moves nothing.
-    before = selectors.bot_list_version()
+    before = marks.bot_list_mark()
     Bot.objects.filter(pk=bot.pk).update(description="changed", accepts_entries=False)
-    assert selectors.bot_list_version() == before
+    assert marks.bot_list_mark() == before
 
 
 def test_the_bot_list_triggers_watch_every_column_the_page_reads(organiser):

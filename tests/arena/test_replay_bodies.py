@@ -18,19 +18,19 @@ from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
 from tests.arena.test_replay import finished_match  # noqa: F401
-from tournaments import selectors
-from tournaments.memory import Memory
 from tournaments.models import Match
+from tournaments.readcache import replay_answers
+from tournaments.readcache.process_copies import ProcessCopies
 from tournaments.services.requeue import requeue_failed_match
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
     cache.clear()
-    selectors.forget_replay_bodies()
+    replay_answers.forget_all()
     yield
     cache.clear()
-    selectors.forget_replay_bodies()
+    replay_answers.forget_all()
 
 
 def fresh_replay(match, seat):
@@ -109,13 +109,13 @@ def test_a_kept_answer_is_one_query_and_no_cache_trip_and_equals_the_stored_one(
     assert (again.content, again["Content-Type"]) == (first.content, first["Content-Type"])
     assert len(queries) == 1 and calls == []
     # Another process (nothing in its memory) takes the same bytes from the cache, once.
-    selectors.forget_replay_bodies()
+    replay_answers.forget_all()
     with cache_calls() as calls:
         assert client.get(url, params).content == first.content
     assert calls == ["get"]
     # With nothing stored anywhere, the same bytes are built again.
     cache.clear()
-    selectors.forget_replay_bodies()
+    replay_answers.forget_all()
     assert client.get(url, params).content == first.content
 
 
@@ -146,7 +146,7 @@ def test_a_match_played_again_never_answers_from_its_first_result(
 
 
 def test_the_memory_keeps_the_latest_answers_within_its_bound():
-    kept = Memory(400)
+    kept = ProcessCopies(400)
     for n in range(5):
         kept.put(f"k{n}", bytes(100), 100)
     assert kept.get("k0") is None  # the oldest left first

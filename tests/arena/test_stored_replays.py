@@ -26,6 +26,7 @@ from tests.arena.test_replay import finished_match  # noqa: F401
 from tournaments import readcache, selectors
 from tournaments.models import Match, MatchReplay
 from tournaments.read_models import replays
+from tournaments.readcache import replay_answers
 from tournaments.services.playing import record_result
 
 VIEWERS = [None, 0, 1]
@@ -35,7 +36,7 @@ def forget_stored() -> None:
     """Nothing stored anywhere: the cache and this process's own copies (what a reader in
     another process, or after eviction, finds)."""
     cache.clear()
-    selectors.forget_replay_bodies()
+    replay_answers.forget_all()
     readcache.forget_kept()
 
 

@@ -15,7 +15,7 @@ from bots import sandbox
 from games import registry
 from games.protocol import Game, Option
 from tests.bots import toygame
-from tournaments import bulkplay
+from tournaments.bulk import play as bulkplay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 

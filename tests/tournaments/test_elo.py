@@ -1,6 +1,6 @@
 import pytest
 
-from tournaments import elo
+from tournaments.ratings import elo
 
 
 def result(*sides_and_ranks):

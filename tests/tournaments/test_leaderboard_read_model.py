@@ -17,8 +17,9 @@ from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from games import registry
 from tests.tournaments.rating_support import bot_with_version, finished_match, owner, version
-from tournaments import leaderboards, selectors, services
+from tournaments import selectors, services
 from tournaments.models import LeaderboardRow, Match
+from tournaments.read_models import leaderboard_rows as leaderboards
 from tournaments.services.requeue import requeue_failed_match
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from games import registry
-from tournaments import pools
+from tournaments.ratings import pools
 
 
 def test_standard_configuration_is_the_default_pool():

@@ -9,9 +9,10 @@ import pytest
 from django.test import Client
 
 from tests.tournaments.rating_support import bot_with_version, finished_match, version
-from tournaments import pools, selectors, services
+from tournaments import selectors, services
 from tournaments.models import Match, PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt
+from tournaments.ratings import pools
 from tournaments.services.recompute import recompute_pairs
 
 pytestmark = pytest.mark.django_db

@@ -85,8 +85,9 @@ def test_rebuild_rewrites_ratings_records_and_pairs_as_the_live_path_left_them()
 
 
 def test_rebuild_leaves_the_leaderboard_rows_as_the_ratings_say():
-    from tournaments import leaderboards, selectors
+    from tournaments import selectors
     from tournaments.models import LeaderboardRow
+    from tournaments.read_models import leaderboard_rows as leaderboards
 
     pool = random_pool(9, 2, 80)
     board = selectors.leaderboard_direct(game="pairs", pool=pool)

@@ -22,6 +22,7 @@ from rest_framework.test import APIClient
 
 from tests.tournaments.test_lifecycle import make_bots, outcome
 from tournaments import selectors, services
+from tournaments.format_inputs import results_of, seeded_entries
 from tournaments.formats.common import pairwise_scores
 from tournaments.models import EntryTally, Match, StandingsSnapshot, Tournament
 from tournaments.read_models import (
@@ -30,7 +31,6 @@ from tournaments.read_models import (
     stored_totals,
     totals_from_matches,
 )
-from tournaments.results import results_of, seeded_entries
 from tournaments.services.playing import _release, claim_match, record_result
 from tournaments.services.requeue import requeue_failed_match
 

@@ -1,16 +1,17 @@
 """The bots' read APIs stored for anonymous readers (``tournaments.readcache``). The views
 are ``bots.apis``'s; they are served from here because ``bots`` sits below the read cache
-and the versions' rows (``selectors.versions``), which only this layer may read."""
+and its marks (``tournaments.readcache.marks``), which only this layer may read."""
 
 from __future__ import annotations
 
 from bots import apis as bot_apis
-from tournaments import readcache, selectors
+from tournaments import readcache
+from tournaments.readcache import marks
 
 
-def _bot_version(request, pk: int) -> tuple | None:
-    # A signed-in reader is never answered from the store: no version to read for them.
-    return selectors.bot_version(pk=pk) if readcache.anonymous(request) else None
+def _bot_api_mark(request, pk: int) -> tuple | None:
+    # A signed-in reader is never answered from the store: no mark to read for them.
+    return marks.bot_api_mark(pk=pk) if readcache.anonymous(request) else None
 
 
 class BotListCreateApi(bot_apis.BotListCreateApi):
@@ -19,9 +20,9 @@ class BotListCreateApi(bot_apis.BotListCreateApi):
 
     def list(self, request, *args, **kwargs):
         parent = super().list
-        version = selectors.bot_list_api_version() if readcache.anonymous(request) else None
+        mark = marks.bot_list_api_mark() if readcache.anonymous(request) else None
         return readcache.api_response(
-            request, self, version, lambda: parent(request, *args, **kwargs).data
+            request, self, mark, lambda: parent(request, *args, **kwargs).data
         )
 
 
@@ -30,9 +31,9 @@ class BotDetailApi(bot_apis.BotDetailApi):
     decide the current version; its owner's name moves every stored read)."""
 
     def get(self, request, *args, **kwargs):
-        version = _bot_version(request, kwargs["pk"])
+        mark = _bot_api_mark(request, kwargs["pk"])
         return readcache.api_response(
-            request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
+            request, self, mark, lambda: self.retrieve(request, *args, **kwargs).data
         )
 
 
@@ -40,9 +41,9 @@ class BotVersionsApi(bot_apis.BotVersionsApi):
     """A bot's versions, stored under its ``ReadVersion('bot:<id>')``."""
 
     def get(self, request, *args, **kwargs):
-        version = _bot_version(request, kwargs["pk"])
+        mark = _bot_api_mark(request, kwargs["pk"])
         return readcache.api_response(
-            request, self, version, lambda: self.list(request, *args, **kwargs).data
+            request, self, mark, lambda: self.list(request, *args, **kwargs).data
         )
 
 
@@ -51,7 +52,7 @@ class VersionDetailApi(bot_apis.VersionDetailApi):
 
     def get(self, request, *args, **kwargs):
         anonymous = readcache.anonymous(request)
-        version = selectors.version_version(pk=kwargs["pk"]) if anonymous else None
+        mark = marks.bot_version_api_mark(pk=kwargs["pk"]) if anonymous else None
         return readcache.api_response(
-            request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
+            request, self, mark, lambda: self.retrieve(request, *args, **kwargs).data
         )

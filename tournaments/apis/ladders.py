@@ -12,8 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import readcache, selectors, services
-from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Ladder, Match
+from tournaments.apis.matches import EventMatchesApi
+from tournaments.models import Ladder
+from tournaments.readcache import marks
 
 
 class LadderSerializer(serializers.ModelSerializer):
@@ -39,16 +40,16 @@ class LadderSerializer(serializers.ModelSerializer):
 
 
 # Each ladder with its counter row in one query (a join), not one query more per ladder;
-# for anonymous readers stored under the ladders' versions (every column they show).
+# for anonymous readers stored under the ladders' marks (every column they show).
 class LadderListApi(generics.ListAPIView):
     serializer_class = LadderSerializer
     queryset = Ladder.objects.select_related("count")
 
     def list(self, request, *args, **kwargs):
         parent = super().list
-        version = selectors.ladders_version() if readcache.anonymous(request) else None
+        mark = marks.ladders_mark() if readcache.anonymous(request) else None
         return readcache.api_response(
-            request, self, version, lambda: parent(request, *args, **kwargs).data
+            request, self, mark, lambda: parent(request, *args, **kwargs).data
         )
 
 
@@ -58,32 +59,19 @@ class LadderDetailApi(generics.RetrieveAPIView):
 
     def get(self, request, *args, **kwargs):
         anonymous = readcache.anonymous(request)
-        version = selectors.ladder_version(pk=kwargs["pk"]) if anonymous else None
+        mark = marks.ladder_mark(pk=kwargs["pk"]) if anonymous else None
         return readcache.api_response(
-            request, self, version, lambda: self.retrieve(request, *args, **kwargs).data
+            request, self, mark, lambda: self.retrieve(request, *args, **kwargs).data
         )
 
 
-class LadderMatchesApi(generics.ListAPIView):
+class LadderMatchesApi(EventMatchesApi):
     """The matches the ladder scheduled, newest first."""
 
-    serializer_class = MatchSerializer
     keyset_ordering = ("-id",)
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return Match.objects.none()
-        ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
-        return selectors.match_list(ladder=ladder)
-
-    def list(self, request, *args, **kwargs):
-        # Stored under the ladder's version, read before the rows (see selectors.versions).
-        version = selectors.ladder_version(pk=kwargs["pk"])
-        return readcache.api_response(request, self, version, lambda: self._page_data())
-
-    def _page_data(self):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+    event_model = Ladder
+    event_field = "ladder"
+    mark_of = staticmethod(marks.ladder_mark)
 
 
 class LadderPauseApi(APIView):

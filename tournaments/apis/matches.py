@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from tournaments import readcache, selectors
 from tournaments.models import Match, MatchSeat
+from tournaments.readcache import marks, replay_answers
 
 # One description of the viewer's seat, for every read that hides what a seat cannot see.
 SEAT_PARAMETER = OpenApiParameter(
@@ -147,6 +148,30 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
 
 
+# The matches of one tournament or ladder (``event_model``, its ``pk`` in the URL), for
+# anonymous readers stored under the event's mark (``mark_of``), read before the rows. No
+# docstring here: each subclass's own is its API description.
+class EventMatchesApi(generics.ListAPIView):
+    serializer_class = MatchSerializer
+    event_model: type
+    event_field: str  # the event's keyword of ``selectors.match_list``
+    mark_of = None  # the event's ``marks`` reader, keyword ``pk``
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no event
+            return Match.objects.none()
+        event = get_object_or_404(self.event_model, pk=self.kwargs["pk"])
+        return selectors.match_list(**{self.event_field: event})
+
+    def list(self, request, *args, **kwargs):
+        mark = self.mark_of(pk=kwargs["pk"])
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
+
+    def _page_data(self):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+
+
 class DetailSeatSerializer(SeatSerializer):
     log = serializers.SerializerMethodField(
         help_text="what the bot wrote on stderr in this match; null unless you own the bot"
@@ -193,8 +218,8 @@ class MatchDetailApi(generics.RetrieveAPIView):
 
     def retrieve(self, request, *args, **kwargs):
         # A finished match's record never changes: stored for anonymous readers.
-        version = selectors.finished_match_version(pk=kwargs["pk"])
-        return readcache.response(request, "api-match", version, self._fresh)
+        mark = marks.finished_match_mark(pk=kwargs["pk"])
+        return readcache.response(request, "api-match", mark, self._fresh)
 
     def _fresh(self) -> HttpResponse:
         request = self.request
@@ -249,7 +274,7 @@ class MatchReplayApi(APIView):
     )
     def get(self, request, pk):
         seat = request.query_params.get("seat")
-        body = selectors.remembered_body(pk=pk, seat_text=seat, kind="replay")
+        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind="replay")
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
@@ -263,5 +288,5 @@ class MatchReplayApi(APIView):
         def build() -> bytes:
             return selectors.replay_body(match=match, seat=seat)
 
-        body = selectors.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
+        body = replay_answers.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
         return HttpResponse(body, content_type="application/json")

@@ -17,8 +17,10 @@ from bots import services as bot_services
 from bots.models import Bot
 from games import registry
 from games.registry import UnknownGame
-from tournaments import pools, readcache, selectors
+from tournaments import readcache, selectors
 from tournaments.models import Gate
+from tournaments.ratings import pools
+from tournaments.readcache import marks
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -156,9 +158,9 @@ class LeaderboardApi(APIView):
 
     @extend_schema(parameters=[LeaderboardQuery], responses=LeaderboardSerializer)
     def get(self, request, game):
-        # Stored under the game's board version (moved by every writer of the ratings).
-        version = readcache.board_version(game) if game in registry.slugs() else None
-        return readcache.api_response(request, self, version, lambda: self._data(request, game))
+        # Stored under the game's board mark (moved by every writer of the ratings).
+        mark = readcache.board_mark(game) if game in registry.slugs() else None
+        return readcache.api_response(request, self, mark, lambda: self._data(request, game))
 
     def _data(self, request, game) -> dict:
         try:
@@ -198,10 +200,10 @@ class LeaderboardApi(APIView):
 class BotRatingsApi(APIView):
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
-        # Stored under the board version of the bot's game (a rated result moves it).
-        game = selectors.bot_game(pk=pk)
-        version = readcache.board_version(game) if game else None
-        return readcache.api_response(request, self, version, lambda: self._data(request, pk))
+        # Stored under the board mark of the bot's game (a rated result moves it).
+        game = marks.bot_game(pk=pk)
+        mark = readcache.board_mark(game) if game else None
+        return readcache.api_response(request, self, mark, lambda: self._data(request, pk))
 
     def _data(self, request, pk) -> dict:
         bot = get_object_or_404(Bot, pk=pk)
@@ -282,9 +284,9 @@ class HeadToHeadQuery(serializers.Serializer):
 class HeadToHeadApi(APIView):
     @extend_schema(parameters=[HeadToHeadQuery], responses=HeadToHeadSerializer)
     def get(self, request):
-        # The two bots may be of any game: stored under every game's board version.
-        version = readcache.boards_version(registry.slugs())
-        return readcache.api_response(request, self, version, lambda: self._data(request))
+        # The two bots may be of any game: stored under every game's board mark.
+        mark = readcache.boards_mark(registry.slugs())
+        return readcache.api_response(request, self, mark, lambda: self._data(request))
 
     def _data(self, request) -> dict:
         query = HeadToHeadQuery(data=request.query_params)
@@ -340,9 +342,9 @@ class BotGatingApi(APIView):
     @extend_schema(responses=BotGatingSerializer)
     def get(self, request, pk):
         # Stored under the bot's ReadVersion('bot:<id>'): its row and its gates move it.
-        version = selectors.bot_version(pk=pk) if readcache.anonymous(request) else None
+        mark = marks.bot_api_mark(pk=pk) if readcache.anonymous(request) else None
         return readcache.api_response(
-            request, self, version, lambda: self._answer(get_object_or_404(Bot, pk=pk)).data
+            request, self, mark, lambda: self._answer(get_object_or_404(Bot, pk=pk)).data
         )
 
     @extend_schema(request=GatingSerializer, responses=BotGatingSerializer)

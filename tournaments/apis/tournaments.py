@@ -14,8 +14,9 @@ from rest_framework.views import APIView
 
 from games import registry
 from tournaments import readcache, selectors, services
-from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Match, Tournament
+from tournaments.apis.matches import EventMatchesApi
+from tournaments.models import Tournament
+from tournaments.readcache import marks
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -206,9 +207,9 @@ class TournamentListCreateApi(generics.ListAPIView):
         return page
 
     def list(self, request, *args, **kwargs):
-        # Stored under the list's version, read before the rows (selectors.versions).
-        version = selectors.tournament_list_version()
-        return readcache.api_response(request, self, version, lambda: self._page_data())
+        # Stored under the list's mark, read before the rows (readcache.marks).
+        mark = marks.tournament_list_mark()
+        return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
         queryset = self.filter_queryset(self.get_queryset())
@@ -236,10 +237,10 @@ class TournamentDetailApi(generics.RetrieveAPIView):
     queryset = Tournament.objects.select_related("organiser", "snapshot")
 
     def retrieve(self, request, *args, **kwargs):
-        # A finished tournament's answer is stored under its results version.
-        version = selectors.finished_tournament_version(pk=kwargs["pk"])
+        # A finished tournament's answer is stored under its results mark (``results_version``).
+        mark = marks.finished_tournament_mark(pk=kwargs["pk"])
         return readcache.api_response(
-            request, self, version, lambda: self.get_serializer(self.get_object()).data
+            request, self, mark, lambda: self.get_serializer(self.get_object()).data
         )
 
 
@@ -253,21 +254,9 @@ class TournamentCancelApi(APIView):
         return Response(TournamentDetailSerializer(tournament, context={"request": request}).data)
 
 
-class TournamentMatchesApi(generics.ListAPIView):
-    serializer_class = MatchSerializer
+class TournamentMatchesApi(EventMatchesApi):
     keyset_ordering = ("round", "number", "id")  # index match_tournament_order
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):  # schema generation: no tournament
-            return Match.objects.none()
-        tournament = get_object_or_404(Tournament, pk=self.kwargs["pk"])
-        return selectors.match_list(tournament=tournament)
-
-    def list(self, request, *args, **kwargs):
-        # A finished tournament's pages are stored under its results version.
-        version = selectors.finished_tournament_version(pk=kwargs["pk"])
-        return readcache.api_response(request, self, version, lambda: self._page_data())
-
-    def _page_data(self):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+    event_model = Tournament
+    event_field = "tournament"
+    # A finished tournament's pages are stored under its results mark.
+    mark_of = staticmethod(marks.finished_tournament_mark)

@@ -83,7 +83,7 @@ def game_scores(result: Result) -> dict[int, Fraction]:
 
 def rotation(members: Sequence[int], game: int, rotate: bool = True) -> tuple[tuple[int, ...], int]:
     """Seats and deal of game ``game`` of a pairing: seats shift by one per game, and
-    each full cycle of shifts replays one deal (duplicate play)."""
+    each full cycle of shifts plays one deal again (duplicate play)."""
     size = len(members)
     if not rotate:
         return tuple(members), game

@@ -66,7 +66,7 @@ def round_robin(
     """Every group of ``players_per_match`` entrants meets ``games_per_pairing`` times.
 
     With seat rotation, game ``g`` of a group shifts the seats by ``g``, and
-    each cycle of rotations replays one deal (duplicate style), so no entrant
+    each cycle of rotations plays one deal again (duplicate style), so no entrant
     gains from a lucky seat or a lucky shuffle. For two seats the rounds follow
     the Berger table, one cycle of it per game of a pairing, so nobody plays
     twice in a round; for more seats round ``g + 1`` holds every group's game ``g``.

@@ -183,7 +183,7 @@ def play_tables(
         for number, table in enumerate(tables):
             table_t = tuple(table)
             name = f"R{round_}.T{number + 1}"
-            group = round_  # every table of a round replays the same deals
+            group = round_  # every table of a round plays the same deals
             base = [
                 Pairing(f"{name}.G{g}", round_, seats_, deal, group, name)
                 for g in range(event.games_per_pairing)

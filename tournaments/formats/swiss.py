@@ -214,7 +214,7 @@ def _history_key(history: History) -> tuple:
     )
 
 
-# Every question replays the event from round 1, so rounds already paired are
+# Every question runs the event again from round 1, so rounds already paired are
 # remembered (pairing is a pure function of the event and the history).
 _paired: OrderedDict[tuple, Round] = OrderedDict()
 _PAIRED_KEPT = 1024
@@ -267,7 +267,7 @@ def _pair_round(event: Event, history: History, number: int) -> Round:
 def _round_pairings(event: Event, round_: Round) -> list[Pairing]:
     pairings = []
     for table_number, table in enumerate(round_.tables):
-        group = round_.number  # every table of a round replays the same deals
+        group = round_.number  # every table of a round plays the same deals
         for game in range(event.games_per_pairing):
             seats, deal = rotation(table, game, event.rotate_seats)
             pairings.append(
@@ -307,7 +307,7 @@ class Progress:
 
 
 def progress(event: Event, results: Sequence[Result]) -> Progress:
-    """Replay the event: pair each round from the ones before, until one is incomplete."""
+    """Run the event again: pair each round from the ones before, until one is incomplete."""
     total_rounds = check(event)
     done = by_key(results)
     history = History.empty(event.entrants)

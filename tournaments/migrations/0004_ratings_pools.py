@@ -25,7 +25,7 @@ def rebuild_ratings_per_pool(apps, schema_editor):
 
     from django.conf import settings
 
-    from tournaments import elo, pools
+    from tournaments.ratings import elo, pools
 
     Match = apps.get_model("tournaments", "Match")
     BotVersion = apps.get_model("bots", "BotVersion")

@@ -1,21 +1,13 @@
 """Tournaments, their entries and matches, Elo ratings per pool, and version gates.
 
-Two modules: ``events`` (what is played and shown) and ``ratings`` (what results move).
+One module per kind of table: ``tournaments`` (tournaments and entries), ``ladders``,
+``matches`` (matches and seats), ``read_tables`` (what pages read instead of recomputing)
+and ``ratings`` (what results move, gates and the leaderboard rows). ``row_statements``
+holds no table: it writes and reads many rows of them in one statement.
 """
 
-from tournaments.models.events import (
-    Entry,
-    EntryTally,
-    Ladder,
-    LadderCount,
-    Match,
-    MatchReplay,
-    MatchSeat,
-    PairTally,
-    ReadVersion,
-    StandingsSnapshot,
-    Tournament,
-)
+from tournaments.models.ladders import Ladder
+from tournaments.models.matches import Match, MatchSeat
 from tournaments.models.ratings import (
     Gate,
     LeaderboardRow,
@@ -26,6 +18,15 @@ from tournaments.models.ratings import (
     RatingLedger,
     RatingPair,
 )
+from tournaments.models.read_tables import (
+    EntryTally,
+    LadderCount,
+    MatchReplay,
+    PairTally,
+    ReadVersion,
+    StandingsSnapshot,
+)
+from tournaments.models.tournaments import Entry, Tournament
 
 __all__ = [
     "Tournament",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from bots.models import Bot, BotVersion
-from tournaments.models.events import Match
+from tournaments.models.matches import Match
 
 
 class RatingLedger(models.Model):
@@ -152,7 +152,7 @@ class Gate(models.Model):
 class LeaderboardRow(models.Model):
     """A bot's leaderboard row in a pool, as shown: the read model of ``selectors.leaderboard``.
 
-    Written only by ``tournaments.leaderboards`` in the transaction that changes what it
+    Written only by ``tournaments.read_models.leaderboard_rows`` in the transaction that changes what it
     shows (a rated result, a refit, a change of the bot's current version), under the
     game's leaderboard lock; ``rebuild_read_models`` writes every row again from the
     ratings. Positions and the likelihood of superiority over the next row depend on the

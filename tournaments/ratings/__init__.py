@@ -10,5 +10,5 @@
   comparison with the anchors' numbers; written out, no package needed.
 
 The leaderboard, head-to-head pages, version gating and local bulk play all call
-these same functions; ``tournaments.stats`` carries the issue's fixed names.
+these same functions; ``tournaments.stats`` is a facade of fixed names over them.
 """

@@ -1,16 +1,19 @@
-"""Standings read models: running totals kept with every result, and an overview snapshot.
+"""Read models: tables kept up to date as results are recorded, so a page reads rows
+instead of recomputing. ``totals`` and ``snapshot`` are the standings (below);
+``leaderboard_rows`` is every pool's leaderboard; ``replays`` holds finished matches'
+replay answers.
 
-Drawing a tournament's standings from its games costs a pass over every decided match
-(20,000 in a 200-bot round robin); the tables here make a read cost one row instead:
+Standings: drawing a tournament's standings from its games costs a pass over every decided
+match (20,000 in a 200-bot round robin); the tables here make a read cost one row instead:
 
 - :class:`~tournaments.models.EntryTally` and :class:`~tournaments.models.PairTally` hold
   each entrant's totals and what each pair scored against each other. They change in the
   transaction that decides a match (recorded, failed, or a failure taken back to be played
   again), under the tournament's lock, by :func:`count_result`; what a game adds is
   computed by the same code a full rebuild sums (:func:`_contribution`), so the two agree.
-- ``Tournament.results_version`` is bumped in that same transaction, and
-  :class:`~tournaments.models.StandingsSnapshot` holds the overview of one version. A read
-  that finds the snapshot of the current version uses it; any other is rebuilt from the
+- ``Tournament.results_version`` (the results mark) is bumped in that same transaction,
+  and :class:`~tournaments.models.StandingsSnapshot` holds the overview of one mark. A
+  read that finds the snapshot of the current mark uses it; any other is rebuilt from the
   totals (round robin, gauntlet) or the decided games (Swiss and elimination, whose rounds
   depend on every pairing, and whose events are small), so a snapshot cannot drift.
 
@@ -33,7 +36,7 @@ from tournaments.read_models.totals import (  # noqa: F401
     ENTRY_FIELDS,
     PAIR_FIELDS,
     Seat,
-    bump_results_version,
+    bump_results_mark,
     count_new_result,
     count_result,
     points_scale,

@@ -1,8 +1,8 @@
 """Stored replays: a finished match's replay answers kept in a table (``MatchReplay``).
 
 The replay endpoints' answers are cached, but a miss (an eviction, a restart, a second
-server) used to replay every move of the record again: 70-100 ms for an 821-move Paks
-match, per viewer. A finished match's moves, event logs and frames never change while its
+server) would play every move of the record again, per viewer: tens of milliseconds for a
+long match. A finished match's moves, event logs and frames never change while its
 record, the engine's version and the parts' versions stay the same, so they are built
 once, for every viewer (the spectator and each seat) in one replay per part, and stored:
 
@@ -52,8 +52,8 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 2
 # Fast: a piece is inflated on every read that misses the cache, built once.
 COMPRESS_LEVEL = 1
-# Pieces of at most this many bytes in all are compressed as one stream (see ``pack``);
-# inflating 64 KB costs about 0.1 ms.
+# Pieces of at most this many bytes in all are compressed as one stream (see ``pack``):
+# inflating that much is cheap next to a read's other work.
 WHOLE_BELOW = 64 * 1024
 WHOLE = "*"  # the index's mark of one stream
 # The columns a row is built from.

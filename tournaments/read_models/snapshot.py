@@ -1,4 +1,4 @@
-"""The overview snapshot of one results version: served when current, else rebuilt from
+"""The overview snapshot of one results mark: served when current, else rebuilt from
 the totals (or the decided games) and stored."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from fractions import Fraction
 from django.db import transaction
 from django.db.models import Count
 
+from tournaments.format_inputs import results_of, seeded_entries, tournament_event
 from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
 from tournaments.models import (
     Entry,
@@ -30,7 +31,6 @@ from tournaments.read_models.totals import (
     stored_totals,
     totals_drifted,
 )
-from tournaments.results import results_of, seeded_entries, tournament_event
 
 # --- The snapshot. ---
 
@@ -127,7 +127,7 @@ def rounds_and_bracket(view, bot: list[int]) -> dict:
 
 
 def overview_data(*, tournament: Tournament) -> dict:
-    """The overview of the tournament's current results version, by bot id: the stored
+    """The overview of the tournament's current results mark, by bot id: the stored
     snapshot when it is of that version, else built afresh (and stored).
 
     A tournament read with ``select_related("snapshot")`` brings its snapshot along in
@@ -165,7 +165,7 @@ def match_counts(tournament_id: int) -> dict[str, int]:
 
 
 def refresh_snapshot(*, tournament_id: int) -> dict:
-    """Build and store the overview of the current results version, unless someone did.
+    """Build and store the overview of the current results mark, unless someone did.
 
     Holds the tournament's lock while it reads, so the totals and the version it stores
     them under are of one moment, and readers of a new version build it once.

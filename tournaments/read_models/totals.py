@@ -11,6 +11,7 @@ from math import lcm
 from django.db import connection, transaction
 from django.db.models import F
 
+from tournaments.format_inputs import decided_result
 from tournaments.formats.common import Result, game_scores, pairwise_scores
 from tournaments.models import (
     Entry,
@@ -21,8 +22,7 @@ from tournaments.models import (
     StandingsSnapshot,
     Tournament,
 )
-from tournaments.results import decided_result
-from tournaments.rows import Batch, insert_rows, update_rows
+from tournaments.models.row_statements import Batch, insert_rows, update_rows
 
 DECIDED = (Match.Status.FINISHED, Match.Status.FAILED)
 # An entrant's totals, in EntryTally's field order.
@@ -156,7 +156,7 @@ def stored_totals(
     }
 
 
-def bump_results_version(*, tournament_id: int) -> None:
+def bump_results_mark(*, tournament_id: int) -> None:
     """Make the tournament's snapshot stale (inside the transaction of the change)."""
     _bump(tournament_id)
 
@@ -219,7 +219,7 @@ def rebuild_totals(*, tournament_id: int) -> None:
 
 def count_result(*, match_id: int) -> None:
     """Make the tournament's totals count the match as it now stands, and bump the
-    tournament's results version if that changed anything.
+    tournament's results mark if that changed anything.
 
     Call it in the transaction that changes the match's status (recorded, failed, queued
     again after a failure), with the tournament's row locked, after the match and its

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 
 from django.core.cache import cache
@@ -21,6 +20,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.read_models import replays
+from tournaments.readcache.replay_answers import REPLAY_CACHE_SECONDS, replay_cache_key
 
 
 def public_seats() -> Prefetch:
@@ -155,8 +155,7 @@ class LadderMatchQuerySet(QuerySet):
         """A page (a slice of rows in an order) read as the ids of the page, on the ladder's
         index alone, and then those rows: one query, two plans. Asked for whole rows in id
         order, PostgreSQL walks the primary key and filters on the ladder, which reads past
-        every newer match of other events (47 ms past 20,000 tournament matches); the ids
-        alone come from ``match_ladder_newest`` (0.1 ms)."""
+        every newer match of other events; the ids alone come from ``match_ladder_newest``."""
         query = self.query
         if (
             not isinstance(k, slice)
@@ -210,34 +209,6 @@ def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
     )
 
 
-# ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.
-SEAT_PATTERN = re.compile(r"[0-9]{1,3}", re.ASCII)
-
-# A finished match's replay never changes while the engine's version stays the same.
-REPLAY_CACHE_SECONDS = 24 * 3600
-
-
-def parse_seat(raw: str, *, players: int) -> int:
-    """The seat a ``?seat=`` value names, 0 to ``players - 1``; ValueError for anything else."""
-    if not SEAT_PATTERN.fullmatch(raw) or int(raw) >= players:
-        raise ValueError(f"seat must be a whole number from 0 to {players - 1}")
-    return int(raw)
-
-
-def replay_cache_key(*, match: Match, seat: int | None) -> str:
-    """Names the engine version (a new one replays differently) and the finishing time
-    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
-    return replay_key(pk=match.pk, finished_at=match.finished_at, game=match.game, seat=seat)
-
-
-def replay_key(*, pk: int, finished_at, game: str, seat: int | None) -> str:
-    """``replay_cache_key`` from the match's fields."""
-    version = registry.get(game).version
-    finished = finished_at.timestamp() if finished_at else ""
-    viewer = "all" if seat is None else seat
-    return f"arena:replay:{pk}:{finished}:{game}:{version}:{viewer}"
-
-
 # The columns a replay endpoint needs to find its cached answer: not the record or moves.
 REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "attempts", "result")
 
@@ -250,7 +221,7 @@ def replay_lookup(*, pk: int) -> Match:
 def stored_piece(*, match: Match, part: str, seat: int | None) -> bytes | None:
     """The JSON text of one stored piece of a finished match's replay (``part`` as ``seat``
     sees it, or ``moves``), from its stored row (built and saved on the first read); None
-    when the match is unfinished or cannot be replayed here."""
+    when the match is unfinished or cannot be played through here."""
     stored = replays.stored_replay(match=match)
     name = part if part == "moves" else replays.piece_name(part, seat)
     if stored is None or not stored.has(name):
@@ -294,7 +265,7 @@ def replay_moves(*, match: Match) -> list:
 def replay_events(*, match: Match, seat: int | None) -> list[dict]:
     """The match's event log as ``seat`` saw it (None = spectator).
 
-    Rebuilding replays every move; a finished match's record is final, so its events
+    Rebuilding plays every move again; a finished match's record is final, so its events
     are read from its stored replay and kept in the cache. Unfinished matches are
     rebuilt from the record, and not cached.
     """

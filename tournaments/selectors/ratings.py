@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Q, Subquery
 
 from bots.models import Bot, BotVersion
 from games import registry
-from tournaments import pools, stats
+from tournaments import stats
 from tournaments.models import (
     Gate,
     Match,
@@ -18,12 +17,11 @@ from tournaments.models import (
     PoolFit,
     Rating,
     RatingChange,
-    RatingFit,
     RatingLedger,
     RatingPair,
 )
-from tournaments.ratings import bradley_terry as bt
 from tournaments.ratings import match as match_stats
+from tournaments.ratings import pools
 
 
 def pools_of_game(*, game: str) -> list[dict]:
@@ -50,59 +48,6 @@ def resolve_pool(*, game: str, pool: str | None) -> str:
     if parsed.game != game:
         raise pools.InvalidPool(f"pool {pool!r} is not a pool of {game}")
     return parsed.key
-
-
-def ancestors(version_id: int, parents: dict[int, int]):
-    """The versions `version_id` descends from, nearest first (a cycle ends the walk)."""
-    seen = set()
-    parent = parents.get(version_id)
-    while parent is not None and parent not in seen:
-        yield parent
-        seen.add(parent)
-        parent = parents.get(parent)
-
-
-def version_estimate(
-    version_id: int,
-    *,
-    live: dict[int, Rating],
-    fitted: dict[int, RatingFit],
-    parents: dict[int, int],
-) -> dict:
-    """What the board says of a version: elo, its 95% interval and where they come from.
-
-    - ``fit``: the pool's latest Bradley-Terry fit (the board's figure).
-    - ``live``: the version played only since the last fit; the live Elo, with the
-      interval a fit gives for that many games against equal opposition.
-    - ``parent``: it has not played in the pool; its nearest rated ancestor's figure,
-      widened by the parent prior (a new version starts from its parent's rating).
-    - ``none``: nothing in its line has played here.
-    """
-    if version_id in fitted:
-        row = fitted[version_id]
-        return {"elo": row.elo, "stdev": row.stdev, "estimate": "fit"}
-    if version_id in live:
-        return {
-            "elo": live[version_id].elo,
-            "stdev": bt.new_player_stdev(live[version_id].matches),
-            "estimate": "live",
-        }
-    for ancestor in ancestors(version_id, parents):
-        if ancestor in fitted:
-            row = fitted[ancestor]
-            spread = math.hypot(row.stdev, bt.new_player_stdev(0))
-            return {"elo": row.elo, "stdev": spread, "estimate": "parent"}
-        if ancestor in live:
-            return {
-                "elo": live[ancestor].elo,
-                "stdev": bt.new_player_stdev(0),
-                "estimate": "parent",
-            }
-    return {
-        "elo": float(settings.ARENA_ELO_START),
-        "stdev": bt.new_player_stdev(0),
-        "estimate": "none",
-    }
 
 
 def pool_fit_info(*, pool: str) -> dict | None:
@@ -362,7 +307,7 @@ def _records_from_pairs(
         mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
 
     # Each side's bot by a lookup per row: joined, the planner hashed every version of the
-    # game twice to place a few hundred pairs (18 ms at 11,000 versions, against 2 ms).
+    # game twice to place a few hundred pairs.
     def bot_of(side: str) -> Subquery:
         return Subquery(
             BotVersion.objects.filter(pk=OuterRef(side)).order_by().values("bot_id")[:1]

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from django.db.models import QuerySet
 
+from tournaments.format_inputs import results_of, seed_rows, seeded_entries, tournament_event
 from tournaments.formats.overview import describe
 from tournaments.models import (
     Entry,
@@ -14,7 +15,6 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.read_models import match_counts, overview_data, pair_points, rounds_and_bracket
-from tournaments.results import results_of, seed_rows, seeded_entries, tournament_event
 
 
 def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:

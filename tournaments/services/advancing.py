@@ -16,11 +16,11 @@ from django.utils import timezone
 from games import registry
 from games.rng import derive_seed
 from tournaments import formats
+from tournaments.format_inputs import results_of, seeded_entries, tournament_event
 from tournaments.formats import Finished, Pairing
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.models import Entry, Match, MatchSeat, Tournament
-from tournaments.read_models import bump_results_version, refresh_after_commit
-from tournaments.results import results_of, seeded_entries, tournament_event
+from tournaments.read_models import bump_results_mark, refresh_after_commit
 from tournaments.services.queueing import queue_match_after_commit
 
 FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
@@ -123,5 +123,5 @@ def _finish(tournament: Tournament, entries: list[Entry], finished: Finished) ->
     )
     # A finished event's snapshot holds its match counts too: build it anew, after the
     # commit, so the final table's first read is one row.
-    bump_results_version(tournament_id=tournament.pk)
+    bump_results_mark(tournament_id=tournament.pk)
     refresh_after_commit(tournament.pk)

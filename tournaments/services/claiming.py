@@ -7,8 +7,7 @@ so the claim and the read are one round trip and commit together: no claim can b
 behind by a database lost between them (the task's retry finds the match claimable).
 
 Its commit does not wait for the WAL to reach the disk (``synchronous_commit = off`` for
-that transaction alone: one of a match's two fsync waits off the worker's path, 3-4 ms a
-match on a busy machine). Other sessions see the claim at once all the same; only a crash
+that transaction alone: one of a match's two fsync waits off the worker's path). Other sessions see the claim at once all the same; only a crash
 of PostgreSQL itself could lose it, and a lost claim leaves the match queued: the result's
 conditional UPDATE then records nothing, and the reaper sends the match again. The
 result's commit stays synchronous (a result acked is on disk), and it flushes the WAL of
@@ -25,7 +24,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from tournaments.models import Entry, Match, MatchSeat
-from tournaments.rows import Batch, from_row, select_sql
+from tournaments.models.row_statements import Batch, from_row, select_sql
 
 ASYNC_COMMIT = "SET LOCAL synchronous_commit = off"
 

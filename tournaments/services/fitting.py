@@ -22,9 +22,9 @@ from django.db.models import Avg
 from django.utils import timezone
 
 from bots.models import BotVersion
-from tournaments import leaderboards
 from tournaments.models import PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt
+from tournaments.read_models import leaderboard_rows
 from tournaments.services.queueing import publish_fit
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def fit_pool(*, pool: str) -> PoolFit | None:
         record.seconds = seconds
         record.fitted_at = timezone.now()
         record.save()
-        leaderboards.rebuild_pool(pool=pool)
+        leaderboard_rows.rebuild_pool(pool=pool)
     log.info("refit %s: %d versions, %d pairs, %.2f s", pool, len(players), len(rows), seconds)
     return record
 

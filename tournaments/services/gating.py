@@ -33,10 +33,10 @@ from django.utils import timezone
 from bots.models import Bot, BotVersion
 from games import registry
 from games.rng import derive_seed
-from tournaments import leaderboards, pools
 from tournaments.models import Gate, Match
 from tournaments.ratings import match as match_stats
-from tournaments.ratings import sprt
+from tournaments.ratings import pools, sprt
+from tournaments.read_models import leaderboard_rows
 from tournaments.services.queueing import queue_match_after_commit
 
 log = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ def _finish(gate: Gate, status: str) -> None:
     if passed:  # the candidate becomes the version that plays
         Bot.objects.filter(versions=gate.candidate_id).update(current_id=gate.candidate_id)
     bot_id = BotVersion.objects.filter(pk=gate.candidate_id).values_list("bot_id", flat=True)
-    leaderboards.after_bot_change(bot_id.get())
+    leaderboard_rows.after_bot_change(bot_id.get())
     log.info("gate %s of version %s: %s (LLR %.2f)", gate.pk, gate.candidate_id, status, gate.llr)
 
 

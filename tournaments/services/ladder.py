@@ -21,10 +21,10 @@ from django.utils import timezone
 from bots.models import Bot, BotVersion
 from bots.selectors import current_version
 from games import registry
-from tournaments import pools
 from tournaments.formats.common import rotation
 from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_wanted
 from tournaments.models import Ladder, LadderCount, Match, MatchSeat, Rating, RatingFit
+from tournaments.ratings import pools
 from tournaments.ratings.match import Z95
 from tournaments.services.queueing import queue_match_after_commit
 

@@ -1,6 +1,6 @@
 """Elo updates per rating pool, applied live in ledger order, and recomputed from scratch.
 
-A finished match is rated in exactly one pool (``tournaments.pools.pool_key`` of its
+A finished match is rated in exactly one pool (``tournaments.ratings.pools.pool_key`` of its
 game, seat count and options). Under the pool's ledger lock it gets the next
 position, the live Elo moves, the version's record there grows, the pairwise
 sums the Bradley-Terry refit reads are updated, and a refit is asked for (at most
@@ -17,9 +17,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
-from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, Rating, RatingChange, RatingLedger, RatingPair
-from tournaments.rows import Batch, from_row, insert_rows, select_sql, update_rows
+from tournaments.models.row_statements import Batch, from_row, insert_rows, select_sql, update_rows
+from tournaments.ratings import elo, pools
+from tournaments.read_models import leaderboard_rows
 from tournaments.services.queueing import request_fit_after_commit
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ def rate_result(
         Match, keys=["id"], fields=["rated_seq", "pool"], rows=[(match_id, seq, pool)], batch=batch
     )
     written = {row.version_id: row for row in [*rows.values(), *fresh]}
-    leaderboards.after_rating(pool=pool, version_ids=keys, ratings=written, batch=batch)
+    leaderboard_rows.after_rating(pool=pool, version_ids=keys, ratings=written, batch=batch)
     return seq, pool
 
 

@@ -8,7 +8,7 @@ lock; this module folds every rated result of a pool again, for a check
 It never builds a model instance per match: one ordered query reads (ledger position,
 seat, version, rank) rows of the pool's seats, fetched in chunks through a server-side
 cursor on PostgreSQL, so memory follows the number of versions and pairs, not of
-matches. The fold is ``tournaments.elo.apply`` with a fast path for the common case (two
+matches. The fold is ``tournaments.ratings.elo.apply`` with a fast path for the common case (two
 seats, one version each), written to give bit-for-bit the same floats; the ranks come
 from the seats, which ``record_result`` writes from the same result as ``Match.result``.
 Parents are every version's parent (a version's parent is an earlier version of the
@@ -28,8 +28,9 @@ from django.utils import timezone
 from psycopg import sql
 
 from bots.models import BotVersion
-from tournaments import elo, leaderboards, pools
 from tournaments.models import Match, MatchSeat, Rating, RatingLedger, RatingPair
+from tournaments.ratings import elo, pools
+from tournaments.read_models import leaderboard_rows
 
 CHUNK = 20_000  # seat rows per fetch
 
@@ -407,7 +408,7 @@ def rebuild_ratings(*, pool: str) -> int:
         except pools.InvalidPool:
             pass
         else:
-            leaderboards.rebuild_pool(pool=pool)
+            leaderboard_rows.rebuild_pool(pool=pool)
     return out.matches
 
 

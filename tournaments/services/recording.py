@@ -9,8 +9,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
-from tournaments.rows import Batch, from_row, select_sql, update_rows
 from tournaments.services.advancing import advance_tournament, unfinished_statement
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import store_replay_after_commit

@@ -15,11 +15,12 @@ from bots.models import Bot
 from bots.selectors import current_version
 from games import registry
 from games.protocol import InvalidOptions
-from tournaments import formats, pools
+from tournaments import formats
+from tournaments.format_inputs import event_of, tournament_event
 from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
+from tournaments.ratings import pools
 from tournaments.read_models import reset_totals
-from tournaments.results import event_of, tournament_event
 from tournaments.services.advancing import advance_tournament
 
 MAX_MATCHES = 5000

@@ -1,5 +1,5 @@
 """``python manage.py play <game> <bot> <bot>...``: one match (bots/cli.py), or many
-(``--games``, ``--round-robin``, ``--gauntlet``: tournaments/bulkplay.py).
+(``--games``, ``--round-robin``, ``--gauntlet``: tournaments/bulk/play.py).
 
 It lives in the tournaments app because bulk play reports statistics from
 ``tournaments.stats``, and bots/ sits below tournaments/ (pyproject.toml's layers).
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from bots import cli
-from tournaments import bulkplay
+from tournaments.bulk import play as bulk_play
 
 
 class Command(BaseCommand):
@@ -21,16 +21,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         cli.add_arguments(parser)
-        bulkplay.add_arguments(parser)
+        bulk_play.add_arguments(parser)
 
     def handle(self, *args, **options):
         namespace = type("Args", (), options)
         try:
-            if bulkplay.wants_bulk(namespace):
+            if bulk_play.wants_bulk(namespace):
                 # The progress bar rewrites its line: the raw stream, not Django's wrapper
                 # (which ends every write with a newline).
                 err = getattr(self.stderr, "_out", self.stderr)
-                code = bulkplay.run(namespace, self.stdout, err)
+                code = bulk_play.run(namespace, self.stdout, err)
             else:
                 code = cli.run(namespace, self.stdout)
         except cli.PlayError as exc:

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from django.core.management.base import BaseCommand
 
-from tournaments.leaderboards import rebuild_leaderboards
 from tournaments.read_models import rebuild_standings
+from tournaments.read_models.leaderboard_rows import rebuild_leaderboards
 from tournaments.read_models.replays import rebuild_replays
 from tournaments.services.ladder import recount_ladders
 
@@ -48,7 +48,7 @@ READ_MODELS: dict[str, Callable[..., int]] = {
     "replays": _replays,
 }
 # Rebuilt only when named: a stored replay is built by the first read that misses it, so
-# the default run (every match of a large installation replayed) would cost hours for nothing.
+# the default run (every match of a large installation played through again) would cost hours for nothing.
 ON_REQUEST = {"replays"}
 
 

@@ -9,13 +9,14 @@ finishes it again at a new time, with more attempts; no bot name shows in it.
 
 Each process also keeps the most recently read answers in its own memory (up to
 ``MEMORY_BYTES``), keyed as in the cache plus the match's attempts: the longest answers are
-100+ KB, and taking one from Redis was most of a warm read's time. A hit there is one
+large, and taking one from Redis is most of a warm read's time. A hit there is one
 narrow query (``finished_head``) and no cache round trip.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,13 +24,41 @@ from datetime import UTC, datetime
 from django.core.cache import cache
 from django.db import connection
 
-from tournaments.memory import Memory
+from games import registry
 from tournaments.models import Match
-from tournaments.selectors.matches import REPLAY_CACHE_SECONDS, parse_seat, replay_key
+from tournaments.readcache.process_copies import ProcessCopies
+
+# ASCII digits only: str.isdigit() and int() also take superscripts and other scripts' digits.
+SEAT_PATTERN = re.compile(r"[0-9]{1,3}", re.ASCII)
+
+# A finished match's replay never changes while the engine's version stays the same.
+REPLAY_CACHE_SECONDS = 24 * 3600
+
+
+def parse_seat(raw: str, *, players: int) -> int:
+    """The seat a ``?seat=`` value names, 0 to ``players - 1``; ValueError for anything else."""
+    if not SEAT_PATTERN.fullmatch(raw) or int(raw) >= players:
+        raise ValueError(f"seat must be a whole number from 0 to {players - 1}")
+    return int(raw)
+
+
+def replay_cache_key(*, match: Match, seat: int | None) -> str:
+    """Names the engine version (a new one replays differently) and the finishing time
+    (a database that reuses ids, as SQLite does after a rollback, never meets a stale entry)."""
+    return replay_key(pk=match.pk, finished_at=match.finished_at, game=match.game, seat=seat)
+
+
+def replay_key(*, pk: int, finished_at, game: str, seat: int | None) -> str:
+    """``replay_cache_key`` from the match's fields."""
+    version = registry.get(game).version
+    finished = finished_at.timestamp() if finished_at else ""
+    viewer = "all" if seat is None else seat
+    return f"arena:replay:{pk}:{finished}:{game}:{version}:{viewer}"
+
 
 # Per process: a few dozen of the longest answers, or thousands of the usual few-KB ones.
 MEMORY_BYTES = 16 * 1024 * 1024
-memory = Memory(MEMORY_BYTES)
+memory = ProcessCopies(MEMORY_BYTES)
 
 
 def forget_all() -> None:

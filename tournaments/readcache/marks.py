@@ -1,13 +1,13 @@
-"""The versions cached reads are stored under (tournaments.readcache): the fields that move
+"""The marks cached reads are stored under (``tournaments.readcache``): the fields that move
 in the same transaction as anything those reads show, read in one narrow query.
 
-Only what cannot change without moving them is versioned here; anything else is None
+Only what cannot change without moving them is marked here; anything else is None
 (read fresh):
 
 - a finished tournament: its results, entries, standings, bracket and matches change
   only through a result taken back or re-run, which bumps ``results_version`` and puts it
   back to running (``requeue_failed_match``); a running one's match counts change as
-  matches are claimed, with no version of their own, so it is not cached;
+  matches are claimed, with no mark of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
   status. Bot names and version numbers, which both show, never change;
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
@@ -21,7 +21,7 @@ Only what cannot change without moving them is versioned here; anything else is 
   game, owner or date and of a username (migration 0012_bot_list_version);
 - a bot's page: ``ReadVersion('bot:<id>')``, moved with every write of the bot, its
   versions, its gates and its matches' shown columns and seats (migration
-  0013_bot_page_version), with the tournament list's version (tournament names show);
+  0013_bot_page_version), with the tournament list's mark (tournament names show);
 - a bot's API reads (the bot, its versions, its gating and gates): the same
   ``ReadVersion('bot:<id>')`` alone;
 - the bot list API: ``ReadVersion('bots:api')``, moved with every write of a bot column a
@@ -38,14 +38,14 @@ from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tourname
 
 
 def _row(sql: str, params: list):
-    # Version reads are written out: the ORM's building of a query cost several times the
-    # query itself (0.4 ms against 0.1 ms), most of a stored answer.
+    # Mark reads are written out: the ORM's building of a query costs several times the
+    # query itself, most of a stored answer's time.
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
 
 
-def finished_tournament_version(*, pk: int) -> tuple | None:
+def finished_tournament_mark(*, pk: int) -> tuple | None:
     row = _row(
         "SELECT status, results_version, finished_at"
         f" FROM {Tournament._meta.db_table} WHERE id = %s",
@@ -57,7 +57,7 @@ def finished_tournament_version(*, pk: int) -> tuple | None:
     return ("tournament", pk, status, results_version, _plain([finished_at or ""])[0])
 
 
-def finished_match_version(*, pk: int) -> tuple | None:
+def finished_match_mark(*, pk: int) -> tuple | None:
     row = _row(
         f"SELECT status, attempts, finished_at FROM {Match._meta.db_table} WHERE id = %s", [pk]
     )
@@ -84,16 +84,16 @@ def _plain(row) -> tuple:
     return tuple(v.isoformat() if hasattr(v, "isoformat") else v for v in row)
 
 
-def ladder_version(*, pk: int) -> tuple | None:
-    """The version of a ladder's page, API and match lists, in one query: every column of
+def ladder_mark(*, pk: int) -> tuple | None:
+    """The mark of a ladder's page, API and match lists, in one query: every column of
     its row and its counters; None when there is no such ladder or no counter row (then
     the read is built, and 404s, as usual)."""
     row = _row(_ladder_sql("WHERE l.id = %s"), [pk])
     return None if row is None else ("ladder", *_plain(row))
 
 
-def ladders_version() -> tuple | None:
-    """The version of the ladder list: every ladder's ``ladder_version``, in one query (a
+def ladders_mark() -> tuple | None:
+    """The mark of the ladder list: every ladder's ``ladder_mark``, in one query (a
     ladder per game and seat count: a few rows); None while a ladder has no counter row."""
     with connection.cursor() as cursor:
         cursor.execute(_ladder_sql("ORDER BY l.id", join="LEFT JOIN"))
@@ -103,46 +103,46 @@ def ladders_version() -> tuple | None:
     return ("ladders", *(_plain(row) for row in rows))
 
 
-def _read_version(name: str) -> tuple | None:
+def _read_mark(name: str) -> tuple | None:
     row = _row(f"SELECT changes FROM {ReadVersion._meta.db_table} WHERE name = %s", [name])
     return None if row is None else (name, row[0])
 
 
-def tournament_list_version() -> tuple | None:
-    """The version of every tournament list (any filter or page); None without its row."""
-    return _read_version("tournaments")
+def tournament_list_mark() -> tuple | None:
+    """The mark of every tournament list (any filter or page); None without its row."""
+    return _read_mark("tournaments")
 
 
-def bot_list_version() -> tuple | None:
-    """The version of the bot list page (any search or page); None without its row."""
-    return _read_version("bots")
+def bot_list_mark() -> tuple | None:
+    """The mark of the bot list page (any search or page); None without its row."""
+    return _read_mark("bots")
 
 
-def bot_list_api_version() -> tuple | None:
-    """The version of the bot list API (any filter or page); None without its row."""
-    return _read_version("bots:api")
+def bot_list_api_mark() -> tuple | None:
+    """The mark of the bot list API (any filter or page); None without its row."""
+    return _read_mark("bots:api")
 
 
 def bot_game(*, pk: int) -> str | None:
-    """A bot's game (what its rating reads are versioned by: the game's board token); None
+    """A bot's game (what its rating reads are marked by: the game's board token); None
     when there is no such bot."""
     row = _row(f"SELECT game FROM {Bot._meta.db_table} WHERE id = %s", [pk])
     return None if row is None else row[0]
 
 
-# One narrow statement (written out, as every version read here).
-BOT_PAGE_VERSION = (
-    "SELECT b.game, (SELECT changes FROM {versions} WHERE name = %s),"
-    " (SELECT changes FROM {versions} WHERE name = 'tournaments') FROM {bots} b WHERE b.id = %s"
+# One narrow statement (written out, as every mark read here).
+BOT_PAGE_MARK = (
+    "SELECT b.game, (SELECT changes FROM {marks} WHERE name = %s),"
+    " (SELECT changes FROM {marks} WHERE name = 'tournaments') FROM {bots} b WHERE b.id = %s"
 )
 
 
-def bot_page_version(*, pk: int) -> tuple | None:
-    """The version of a bot's page, in one query: its ``ReadVersion('bot:<id>')`` (none yet
+def bot_page_mark(*, pk: int) -> tuple | None:
+    """The mark of a bot's page, in one query: its ``ReadVersion('bot:<id>')`` (none yet
     reads as 0: the first write makes it), the tournament list's (tournament names show),
-    and the bot's game (for its ratings version). None when there is no such bot (or no
+    and the bot's game (for its ratings mark). None when there is no such bot (or no
     tournament list row): then the page is built as usual."""
-    sql = BOT_PAGE_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    sql = BOT_PAGE_MARK.format(marks=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
     row = _row(sql, [f"bot:{pk}", pk])
     if row is None or row[2] is None:
         return None
@@ -150,32 +150,30 @@ def bot_page_version(*, pk: int) -> tuple | None:
     return ("bot", pk, game, page or 0, lists)
 
 
-BOT_VERSION = (
-    "SELECT (SELECT changes FROM {versions} WHERE name = %s) FROM {bots} b WHERE b.id = %s"
-)
+BOT_API_MARK = "SELECT (SELECT changes FROM {marks} WHERE name = %s) FROM {bots} b WHERE b.id = %s"
 
 
-def bot_version(*, pk: int) -> tuple | None:
-    """The version of a bot's API reads (the bot, its versions, its gating), in one query:
+def bot_api_mark(*, pk: int) -> tuple | None:
+    """The mark of a bot's API reads (the bot, its versions, its gating), in one query:
     its ``ReadVersion('bot:<id>')`` (none yet reads as 0). None when there is no such bot
     (then the read is built, and 404s, as usual)."""
-    sql = BOT_VERSION.format(versions=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
+    sql = BOT_API_MARK.format(marks=ReadVersion._meta.db_table, bots=Bot._meta.db_table)
     row = _row(sql, [f"bot:{pk}", pk])
     return None if row is None else ("bot-api", pk, row[0] or 0)
 
 
-VERSION_VERSION = (
-    "SELECT v.bot_id, (SELECT changes FROM {versions} WHERE name = 'bot:' || v.bot_id)"
+BOT_VERSION_API_MARK = (
+    "SELECT v.bot_id, (SELECT changes FROM {marks} WHERE name = 'bot:' || v.bot_id)"
     " FROM {bot_versions} v WHERE v.id = %s"
 )
 
 
-def version_version(*, pk: int) -> tuple | None:
-    """The version of a bot version's API read, in one query: its bot's
+def bot_version_api_mark(*, pk: int) -> tuple | None:
+    """The mark of a bot version's API read, in one query: its bot's
     ``ReadVersion('bot:<id>')`` (every write of the bot's row or versions moves it). None
     when there is no such version."""
-    sql = VERSION_VERSION.format(
-        versions=ReadVersion._meta.db_table, bot_versions=BotVersion._meta.db_table
+    sql = BOT_VERSION_API_MARK.format(
+        marks=ReadVersion._meta.db_table, bot_versions=BotVersion._meta.db_table
     )
     row = _row(sql, [pk])
     return None if row is None else ("version-api", pk, row[0], row[1] or 0)

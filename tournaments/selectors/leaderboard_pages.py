@@ -16,15 +16,16 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from games import registry
-from tournaments import pools
 from tournaments.models import (
     LeaderboardRow,
     Rating,
     RatingFit,
 )
 from tournaments.ratings import bradley_terry as bt
+from tournaments.ratings import pools
 from tournaments.ratings.match import Z95
-from tournaments.selectors.ratings import ancestors, resolve_pool, version_estimate
+from tournaments.read_models.leaderboard_rows import ancestors, version_estimate
+from tournaments.selectors.ratings import resolve_pool
 
 
 def leaderboard_direct(*, game: str, pool: str | None = None) -> list[dict]:
@@ -219,7 +220,7 @@ def leaderboard(*, game: str, pool: str | None = None) -> list[dict]:
     the figure comes from (``estimate``), the live Elo, games, W-D-L (two sides) or
     the average rank (more), the likelihood of superiority over the next row, and
     whether the row is provisional (fewer than ARENA_PROVISIONAL_GAMES games). Read
-    from the read model (``tournaments.leaderboards``); lists use ``leaderboard_page``.
+    from the read model (``tournaments.read_models.leaderboard_rows``); lists use ``leaderboard_page``.
     """
     pool = resolve_pool(game=game, pool=pool)
     rows = list(_board(pool).annotate(owner_name=F("bot__owner__username")).order_by(*BOARD_ORDER))

@@ -1,18 +1,19 @@
-"""Reads answered from the cache under a version of what they show.
+"""The read cache: answers stored under a mark of what they show.
 
-A read is cached only under a key that moves whenever its answer could: the object's own
-version fields, read in the request (one narrow query), never a timeout. Nothing here
-expires an entry to make it right; an entry is only ever unreachable once the version it
-was stored under has moved, and the lifetime below just frees the memory.
+A read is cached only under a key that moves whenever its answer could: its mark (the
+object's own fields that move with every write it shows, read in the request in one narrow
+query: ``marks``), never a timeout. Nothing here expires an entry to make it right; an
+entry is only ever unreachable once the mark it was stored under has moved, and the
+lifetime below just frees the memory.
 
 What a key holds (``key()``):
 
 - the release: a digest of the code and templates that render the answer, so a deploy
   that renders differently never serves an older rendering;
 - the request's path and query, its host (absolute links), and the negotiated format;
-- the caller's version parts, e.g. a finished tournament's ``results_version``, status
-  and ``finished_at``, or a named version token bumped after the commit of every write
-  to what the read shows (``bump_after_commit``; the game's ratings and boards).
+- the caller's mark parts, e.g. a finished tournament's ``results_version``, status
+  and ``finished_at``, or a named token bumped after the commit of every write to what
+  the read shows (``bump_after_commit``; the game's ratings and boards).
 
 Named tokens (``Token``, and the ``names`` token every stored read depends on) are not in
 the key: an entry holds the tokens it was built under, and a read takes the current tokens
@@ -24,6 +25,10 @@ under the same rule: a hit then takes only the tokens from the cache.
 Only anonymous reads are cached: a logged-in reader may see their own bots' logs or
 files, and sees their name in the page's header. Pages are not stored when they set a
 cookie (a CSRF token) or when a message was waiting for the reader.
+
+Beside this module's storing of answers: ``marks`` reads the marks pages and APIs are
+stored under, ``process_copies`` is a process's own bounded copy of the largest answers,
+and ``replay_answers`` keeps finished matches' replay and frames answers whole.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 
-from tournaments.memory import Memory
+from tournaments.readcache.process_copies import ProcessCopies
 
 # Entries are exact while reachable; a day only bounds what an unread one costs.
 CACHE_SECONDS = 24 * 3600
@@ -64,15 +69,15 @@ def release() -> str:
     return _release
 
 
-# A named version kept in the cache itself, for reads whose data has no version column: a
-# fresh random token after every commit that changes it (see bump_after_commit).
-VERSION_PREFIX = "readver:"
+# A named token kept in the cache itself, for reads whose data has no column to mark them:
+# a fresh random value after every commit that changes it (see bump_after_commit).
+TOKEN_PREFIX = "readver:"
 
 
-def version_of(name: str) -> str:
+def token_of(name: str) -> str:
     """The current token of ``name``; a missing one (never set, evicted, cleared) starts
     as a new random token, so answers stored under an older one stay unreachable."""
-    key_ = VERSION_PREFIX + name
+    key_ = TOKEN_PREFIX + name
     token = cache.get(key_)
     if token is None:
         cache.add(key_, uuid.uuid4().hex, None)
@@ -84,7 +89,7 @@ def bump_after_commit(name: str) -> None:
     """Move ``name`` to a new token once the current transaction commits (at once outside
     one). A reader that stored what it read before the commit stored it under the old
     token, which no later reader asks for."""
-    transaction.on_commit(lambda: cache.set(VERSION_PREFIX + name, uuid.uuid4().hex, None))
+    transaction.on_commit(lambda: cache.set(TOKEN_PREFIX + name, uuid.uuid4().hex, None))
 
 
 def tokens_shared() -> bool:
@@ -100,29 +105,29 @@ def tokens_shared() -> bool:
 
 @dataclass(frozen=True)
 class Token:
-    """A named version (``version_of``) in a read's parts: read with the stored answer in
+    """A named token (``token_of``) in a read's parts: read with the stored answer in
     one round trip, not before it (see the module)."""
 
     name: str
 
 
-def board_version(game: str) -> tuple | None:
-    """The version of everything ratings show in ``game``: boards, histories, head to head
-    (``tournaments.leaderboards.lock_game`` bumps it: every writer of them takes it); None,
-    so not cached, when the cache is not shared with the writers."""
+def board_mark(game: str) -> tuple | None:
+    """The mark of everything ratings show in ``game``: boards, histories, head to head
+    (``tournaments.read_models.leaderboard_rows.lock_game`` bumps it: every writer of them
+    takes it); None, so not cached, when the cache is not shared with the writers."""
     if not tokens_shared():
         return None
     return ("board", game, Token(f"board:{game}"))
 
 
-def boards_version(games: Iterable[str]) -> tuple | None:
-    """``board_version`` of several games at once."""
+def boards_mark(games: Iterable[str]) -> tuple | None:
+    """``board_mark`` of several games at once."""
     if not tokens_shared():
         return None
     return ("boards", tuple((game, Token(f"board:{game}")) for game in sorted(games)))
 
 
-# Every stored read shows bot names and owners' usernames, which have no version column
+# Every stored read shows bot names and owners' usernames, which have no column to mark them
 # and may be changed by an operator (the admin): renaming either moves this token.
 NAMES = "names"
 
@@ -139,7 +144,7 @@ NAMES_TOKEN = Token(NAMES)
 
 
 def key(request, kind: str, parts: Iterable) -> str:
-    """The cache key of ``request``'s answer under the version ``parts`` (their tokens'
+    """The cache key of ``request``'s answer under the mark ``parts`` (their tokens'
     values are checked against the entry, see ``lookup``)."""
     raw = repr((release(), kind, request.get_host(), request.get_full_path(), tuple(parts)))
     return "read:" + hashlib.sha256(raw.encode()).hexdigest()
@@ -157,9 +162,9 @@ def _tokens_in(parts: Iterable) -> list[Token]:
 
 def current(parts: Iterable) -> tuple:
     """``parts`` with each token replaced by its current value: what the stored answer is
-    checked against (for comparing versions: tests, and a look at a running site)."""
+    checked against (for comparing marks: tests, and a look at a running site)."""
     return tuple(
-        version_of(part.name)
+        token_of(part.name)
         if isinstance(part, Token)
         else current(part)
         if isinstance(part, tuple)
@@ -171,10 +176,10 @@ def current(parts: Iterable) -> tuple:
 # The largest answers are also kept in each process's memory as the cache holds them (the
 # token values they were built under with the answer), and served under the same rule:
 # only while the current tokens are those values. A hit then takes the tokens alone from
-# the cache, not the 30-200 KB entry.
+# the cache, not the large entry.
 MEMORY_BYTES = 16 * 1024 * 1024
 MEMORY_FROM = 32 * 1024
-memory = Memory(MEMORY_BYTES)
+memory = ProcessCopies(MEMORY_BYTES)
 
 
 def _body_size(value) -> int:
@@ -193,7 +198,7 @@ def _keep(cache_key: str, values: tuple, value) -> None:
 def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     """The current values of ``tokens`` and what is stored under ``cache_key`` for them
     (None when nothing is, or it was stored under other values), in one round trip."""
-    names = [VERSION_PREFIX + token.name for token in tokens]
+    names = [TOKEN_PREFIX + token.name for token in tokens]
     kept = memory.get(cache_key)
     if kept is not None:
         found = cache.get_many(names)
@@ -204,7 +209,7 @@ def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     found = cache.get_many([*names, cache_key])
     values = tuple(found.get(name) for name in names)
     if None in values:  # never set, evicted or cleared: start it (nothing stored matches)
-        return tuple(version_of(token.name) for token in tokens), None
+        return tuple(token_of(token.name) for token in tokens), None
     stored = found.get(cache_key)
     if stored is not None and stored[0] == values:
         _keep(cache_key, values, stored[1])

@@ -1,6 +1,6 @@
 """The figures and tables printed after a bulk local run: each head-to-head with its Elo
 margin (games as independent, and deals as pentanomial pairs), rank counts of multi-seat
-groups, the round robin's table, and the faults with a command that replays each game."""
+groups, the round robin's table, and the faults with a command that plays each game again."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from itertools import combinations
 
 from bots import cli
 from tournaments import stats
-from tournaments.bulkplan import Entrant, GameResult, Settings
+from tournaments.bulk.plan import Entrant, GameResult, Settings
 from tournaments.ratings import match as pairing_stats
 
 
@@ -170,7 +170,7 @@ def replay_command(settings: Settings, entrants: list[Entrant], game: GameResult
 def fault_lines(
     results: list[GameResult], entrants: list[Entrant], settings: Settings, shown: int = 3
 ) -> tuple[list[str], int]:
-    """Faults per bot and the first few faulted games with the command that replays each;
+    """Faults per bot and the first few faulted games with the command that plays each again;
     and how many faults of bots given as files are of the kinds that fail the run."""
     kinds: dict[int, Counter[str]] = defaultdict(Counter)
     examples: list[str] = []

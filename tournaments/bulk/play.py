@@ -37,7 +37,7 @@ from bots.validation import UploadRejected
 from games import registry
 from games.protocol import InvalidOptions
 from games.rng import derive_seed
-from tournaments.bulkplan import (
+from tournaments.bulk.plan import (
     MODES,
     Entrant,
     GameResult,
@@ -46,7 +46,7 @@ from tournaments.bulkplan import (
     pairings,
     schedule,
 )
-from tournaments.bulkreport import fault_lines, report
+from tournaments.bulk.report import fault_lines, report
 
 __all__ = ["MODES", "Entrant", "GameResult", "Plan", "Settings", "pairings", "schedule", "run"]
 

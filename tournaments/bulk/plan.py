@@ -73,7 +73,7 @@ def schedule(*, groups: list[tuple[int, ...]], games: int, seed: int) -> list[Pl
 
     Deal d has the same seed in every group, so a round robin is duplicate across pairings
     too. A game's seed is its deal's; the built-in bots' seeds derive from it and the seat,
-    as in a single ``play --seed``, so any game can be replayed alone.
+    as in a single ``play --seed``, so any game can be played again alone.
     """
     plans = []
     for number, group in enumerate(groups):

@@ -21,19 +21,21 @@ that it equals the rows kept incrementally.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from games import registry
-from tournaments import pools, readcache
+from tournaments import readcache
 from tournaments.models import LeaderboardRow, Rating, RatingFit, RatingLedger
+from tournaments.models.row_statements import Batch, update_rows
 from tournaments.ratings import bradley_terry as bt
-from tournaments.rows import Batch, update_rows
-from tournaments.selectors.ratings import ancestors, version_estimate
+from tournaments.ratings import pools
 
 # pg_advisory_xact_lock's first key: this module's locks, apart from any other user's.
 LOCK_NAMESPACE = 0x4C42  # "LB"
@@ -56,10 +58,63 @@ STORED_FIELDS = [
 PLAYED_FIELDS = ["live_elo", "games", "wins", "draws", "losses", "average_rank"]
 
 
+def ancestors(version_id: int, parents: dict[int, int]):
+    """The versions `version_id` descends from, nearest first (a cycle ends the walk)."""
+    seen = set()
+    parent = parents.get(version_id)
+    while parent is not None and parent not in seen:
+        yield parent
+        seen.add(parent)
+        parent = parents.get(parent)
+
+
+def version_estimate(
+    version_id: int,
+    *,
+    live: dict[int, Rating],
+    fitted: dict[int, RatingFit],
+    parents: dict[int, int],
+) -> dict:
+    """What the board says of a version: elo, its 95% interval and where they come from.
+
+    - ``fit``: the pool's latest Bradley-Terry fit (the board's figure).
+    - ``live``: the version played only since the last fit; the live Elo, with the
+      interval a fit gives for that many games against equal opposition.
+    - ``parent``: it has not played in the pool; its nearest rated ancestor's figure,
+      widened by the parent prior (a new version starts from its parent's rating).
+    - ``none``: nothing in its line has played here.
+    """
+    if version_id in fitted:
+        row = fitted[version_id]
+        return {"elo": row.elo, "stdev": row.stdev, "estimate": "fit"}
+    if version_id in live:
+        return {
+            "elo": live[version_id].elo,
+            "stdev": bt.new_player_stdev(live[version_id].matches),
+            "estimate": "live",
+        }
+    for ancestor in ancestors(version_id, parents):
+        if ancestor in fitted:
+            row = fitted[ancestor]
+            spread = math.hypot(row.stdev, bt.new_player_stdev(0))
+            return {"elo": row.elo, "stdev": spread, "estimate": "parent"}
+        if ancestor in live:
+            return {
+                "elo": live[ancestor].elo,
+                "stdev": bt.new_player_stdev(0),
+                "estimate": "parent",
+            }
+    return {
+        "elo": float(settings.ARENA_ELO_START),
+        "stdev": bt.new_player_stdev(0),
+        "estimate": "none",
+    }
+
+
 def lock_game(game: str, batch: Batch | None = None) -> None:
     """Serialise leaderboard writers of ``game`` until the transaction ends (PostgreSQL;
     SQLite runs one writer at a time anyway); sent at once, or with the ``batch``. Every
-    writer of what ratings show takes it, so it is also where their cached reads' version
+    writer of what ratings show takes it, so it is also where their cached reads' mark
     moves, once the writer commits."""
     readcache.bump_after_commit(f"board:{game}")
     if connection.vendor != "postgresql":

@@ -1,9 +1,9 @@
 """A process's own copy of the largest stored answers it last served.
 
-Taking a 100-200 KB entry from Redis cost 0.1-0.3 ms more than a small one on this
-machine, a share of a stored read's whole time. What is kept here is exactly what the
-cache holds under the same key (the callers say how each stays exact); the bound only
-limits memory, and the least recently read goes first.
+Taking a large entry from Redis costs noticeably more than a small one, a share of a
+stored read's whole time. What is kept here is exactly what the cache holds under the same
+key (the callers say how each stays exact); the bound only limits memory, and the least
+recently read goes first.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 
 
-class Memory:
+class ProcessCopies:
     """At most ``max_bytes`` of values (each with its size), least recently read dropped
     first; a value over a quarter of the bound is not kept."""
 

@@ -1,0 +1,109 @@
+"""Matches of a tournament or a ladder, and their seats (which version sat where)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from bots.models import BotVersion
+from tournaments.models.ladders import Ladder
+from tournaments.models.tournaments import Tournament
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled"
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="matches", null=True, blank=True
+    )
+    ladder = models.ForeignKey(
+        Ladder, on_delete=models.CASCADE, related_name="matches", null=True, blank=True
+    )
+    round = models.PositiveIntegerField(default=1)
+    number = models.PositiveIntegerField(default=1)
+    # The format's name for this game (unique in its tournament) and its series, if any.
+    pairing_key = models.CharField(max_length=40, blank=True)
+    series = models.CharField(max_length=20, blank=True)
+    game = models.CharField(max_length=40)
+    engine_version = models.PositiveIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    move_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=10000)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.SCHEDULED, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    moves = models.JSONField(null=True, blank=True)
+    record = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # Position in the pool's rating ledger: ratings take matches in this order.
+    rated_seq = models.PositiveBigIntegerField(null=True, blank=True)
+    # The rating pool (tournaments.ratings.pools.pool_key of game, seats and options), set when rated.
+    pool = models.CharField(max_length=200, blank=True, default="")
+    # What the tournament's standings totals count this match as: "finished", "failed" or
+    # "" (not counted); follows ``status`` in the same transaction (tournaments.read_models).
+    # (A database default too, so rows bulk-loaded without it read as not counted.)
+    standings_counted = models.CharField(max_length=12, blank=True, default="", db_default="")
+    # A version gate's match (tournament None): new version against its parent.
+    gate = models.ForeignKey(
+        "Gate", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+
+    class Meta:
+        ordering = ["round", "number", "id"]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            # A tournament's progress counts its matches by status from this index alone.
+            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+            # The lists' keyset order of a tournament's matches.
+            models.Index(
+                fields=["tournament", "round", "number", "id"], name="match_tournament_order"
+            ),
+            # A ladder's newest matches (its pages and API) without walking past the
+            # tournament matches played since: keyed by ladder first, since on (-id) alone
+            # the planner preferred the primary key and filtered every newer match.
+            models.Index(
+                fields=["ladder", "-id"],
+                condition=models.Q(ladder__isnull=False),
+                name="match_ladder_newest",
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),
+            models.UniqueConstraint(
+                fields=["tournament", "pairing_key"],
+                condition=~models.Q(pairing_key=""),
+                name="unique_pairing_per_tournament",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game})"
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    fault = models.JSONField(null=True, blank=True)
+    # What the bot wrote on stderr in this match (bounded: bots.wire.LOG_BYTES). Its owner's
+    # alone: serializers, pages and selectors leave it out unless the reader owns the bot.
+    log = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
