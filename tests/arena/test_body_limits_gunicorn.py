@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from bots import services as bot_services
 from bots import validation
 from bots.models import BotVersion
-from tests.servers import start_gunicorn, stop_process_group, wait_for
+from tests.support.servers import start_gunicorn, stop_process_group, wait_for
 
 BOUNDARY = "arena-test-boundary"
 # Any well-formed value: with a CSRF cookie, CSRF middleware reads the form for its token.

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from bots.selectors import BOT_PAGE_SIZE
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner
+from tests.support.builders import bot_with_version, finished_match, owner
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.botpage import recent_match_rows
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db

@@ -30,7 +30,7 @@ def row(n: int, elo: float = 1500.0, **extra) -> dict:
 
 @pytest.mark.django_db
 def test_pages_of_the_leaderboard_and_search_in_any_case():
-    from tests.tournaments.rating_support import bot_with_version, owner
+    from tests.support.builders import bot_with_version, owner
 
     for n in range(1, ROWS_PER_PAGE + 6):
         bot_with_version(f"bot-{n:02d}")

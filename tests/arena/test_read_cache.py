@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
 from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
+from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_standings_read_models import fail, record, start
 from tournaments.models import Match, MatchSeat, Tournament
 from tournaments.services.requeue import requeue_failed_match

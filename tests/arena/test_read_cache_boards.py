@@ -8,8 +8,8 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
+from tests.support.stored_reads import answer, fresh
 from tournaments import readcache
 
 pytestmark = pytest.mark.django_db

@@ -19,8 +19,8 @@ from rest_framework.test import APIClient
 from bots import services as bot_services
 from bots.apis import BotSerializer, VersionSerializer
 from bots.models import Bot, BotVersion
-from tests.arena.read_cache_support import answer, fresh
 from tests.arena.test_read_cache_bot_page import new_version, open_gate
+from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from arena import botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
-from tests.arena.read_cache_support import answer, fresh
+from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tests.tournaments.test_lifecycle import make_bots, outcome
 from tournaments import readcache, selectors

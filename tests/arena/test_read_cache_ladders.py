@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
+from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tests.tournaments.test_lifecycle import make_bots, outcome
 from tournaments import selectors

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
+from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_standings_read_models import record, start
 from tournaments import selectors, services
 from tournaments.apis.tournaments import TournamentSerializer

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from arena import replay
 from games import registry
 from tests.arena.test_stored_replays import VIEWERS, big_columns_read, forget_stored, fresh, get
-from tests.replay_matches import record_played
+from tests.support.replay_matches import record_played
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays
 

@@ -11,7 +11,7 @@ from bots.players import BuiltinPlayer, ProgramPlayer, resolve_player
 from bots.runner import Clock, play_match, rank_with_faults, validation_match
 from bots.sandbox import Limits, slots
 from games import registry
-from tests.bots import toygame
+from tests.support import toygame
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")

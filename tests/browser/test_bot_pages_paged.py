@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bots.selectors import BOT_PAGE_SIZE
-from tests.browser.support import NARROW, WIDE, check_page, follow
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner
+from tests.support.builders import bot_with_version, finished_match, owner
+from tests.support.page_checks import NARROW, WIDE, check_page, follow
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])

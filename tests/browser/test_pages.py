@@ -10,9 +10,9 @@ import pytest
 
 from bots import hooks
 from bots.models import Bot, BotVersion
-from tests.browser.support import NARROW, WIDE, check_page, follow
-from tests.rated_history import FIRST_LEGAL, bots_with_history
-from tests.replay_matches import store_match
+from tests.support.page_checks import NARROW, WIDE, check_page, follow
+from tests.support.rated_history import FIRST_LEGAL, bots_with_history
+from tests.support.replay_matches import store_match
 from tournaments import selectors
 from tournaments.models import Match
 

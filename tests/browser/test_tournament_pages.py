@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.arena.tournament_play import named_bot, play_queued
-from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page, follow
+from tests.support.page_checks import NARROW, WIDE, assert_no_sideways_scroll, check_page, follow
+from tests.support.tournament_play import named_bot, play_queued
 from tests.tournaments.test_lifecycle import make_bots
 from tournaments import services
 from tournaments.models import Ladder, Tournament

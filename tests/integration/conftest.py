@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 # wait_for is also imported from here by the integration tests.
-from tests.servers import ROOT, database_url, stop_process_group, wait_for
+from tests.support.servers import ROOT, database_url, stop_process_group, wait_for
 
 # The name the worker tests know it by.
 stop_worker = stop_process_group

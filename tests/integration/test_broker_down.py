@@ -20,7 +20,7 @@ from bots import services as bot_services
 from bots.models import BotVersion
 from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tests.integration.test_queues import QUICK_BOT, active_bots, needs_redis_and_postgres
-from tests.servers import ROOT, database_url, free_port, start_gunicorn, stop_process_group
+from tests.support.servers import ROOT, database_url, free_port, start_gunicorn, stop_process_group
 from tournaments import services
 from tournaments.models import Match
 

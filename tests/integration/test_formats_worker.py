@@ -19,8 +19,8 @@ from bots import services as bot_services
 from bots.models import BotVersion
 from bots.sandbox import slots
 from tests.integration.conftest import start_worker, stop_worker, wait_for
-from tests.integration.flow import RAW_BOT, SDK_BOT
 from tests.integration.test_worker_killed import FAST_REAPER, SLOW_BOT
+from tests.support.user_journey import RAW_BOT, SDK_BOT
 from tournaments.models import Ladder, Match, Rating, RatingChange
 
 pytestmark = [pytest.mark.integration]

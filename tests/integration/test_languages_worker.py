@@ -14,7 +14,7 @@ from django.db import connection
 from bots.models import BuildArtifact
 from tests.bots.test_languages import EXAMPLES, zip_folder
 from tests.integration.conftest import wait_for
-from tests.integration.flow import register, upload, version_status
+from tests.support.user_journey import register, upload, version_status
 
 pytestmark = [pytest.mark.integration]
 

@@ -11,9 +11,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
-from tests.integration.outages import PrivateRedis, TcpProxy
 from tests.integration.test_queues import active_bots, needs_redis_and_postgres
-from tests.servers import database_url
+from tests.support.outages import PrivateRedis, TcpProxy
+from tests.support.servers import database_url
 from tournaments import services
 from tournaments.models import Match, RatingChange, Tournament
 

@@ -7,7 +7,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from tests.integration.conftest import wait_for
-from tests.tournaments.rating_support import bot_with_version, finished_match
+from tests.support.builders import bot_with_version, finished_match
 from tournaments import selectors
 from tournaments.models import PoolFit, RatingLedger
 

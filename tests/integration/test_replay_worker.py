@@ -13,7 +13,7 @@ from django.test import Client
 
 from tests.arena.test_stored_replays import VIEWERS, fresh, get
 from tests.integration.conftest import wait_for
-from tests.replay_matches import record_played
+from tests.support.replay_matches import record_played
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays
 

@@ -16,7 +16,7 @@ from bots.models import BotVersion
 from bots.tasks import validate_bot_version
 from tests.bots.test_validation import make_zip
 from tests.integration.conftest import wait_for
-from tests.integration.flow import SDK_BOT, register, upload
+from tests.support.user_journey import SDK_BOT, register, upload
 
 pytestmark = [pytest.mark.integration]
 

@@ -8,7 +8,7 @@ from django.test import Client
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.tournaments.rating_support import bot_with_version, owner, version
+from tests.support.builders import bot_with_version, owner, version
 from tournaments import services
 from tournaments.models import Gate, Match, Rating
 from tournaments.services.playing import claim_match, record_result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments import selectors
 
 pytestmark = pytest.mark.django_db
@@ -110,7 +110,7 @@ def test_opponents_from_pair_sums_equal_the_count_over_matches():
     """In a two-seat pool the bot page reads RatingPair; it must equal scoring every match."""
     import random
 
-    from tests.tournaments.rating_support import version
+    from tests.support.builders import version
     from tournaments.ratings import match as match_stats
     from tournaments.selectors.ratings import _records_from_pairs, _scores_by_match
 

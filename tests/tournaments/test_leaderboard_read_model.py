@@ -16,7 +16,7 @@ from django.utils import timezone
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from games import registry
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner, version
+from tests.support.builders import bot_with_version, finished_match, owner, version
 from tournaments import leaderboards, selectors, services
 from tournaments.models import LeaderboardRow, Match
 from tournaments.services.requeue import requeue_failed_match

@@ -8,7 +8,7 @@ import random
 import pytest
 from django.test import Client
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments import pools, selectors, services
 from tournaments.models import Match, PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt

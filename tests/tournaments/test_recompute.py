@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments import services
 from tournaments.models import Match, Rating, RatingPair
 from tournaments.services.recompute import rebuild_ratings, recompute_pairs, recompute_ratings

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.integration.conftest import wait_for
+from tests.support.servers import wait_for
 from tournaments.models import Match
 from tournaments.services import recompute_ratings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 # Screenshots of every page a test visits, kept for a person to look at (the standards ask
 # for it): ARENA_SCREENSHOTS names the folder, else one temporary folder per test run.
 SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-shots-"))
-AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+AXE = Path(__file__).parents[1] / "browser" / "vendor" / "axe.min.js"
 NARROW, WIDE = 390, 1280
 
 

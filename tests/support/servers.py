@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def database_url() -> str:
