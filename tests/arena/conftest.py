@@ -1,14 +1,13 @@
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot
+from tests.support.builders import version
 from tournaments import readcache
 from tournaments.selectors import forget_replay_bodies
 
@@ -40,15 +39,7 @@ def stored_version(db):
     """A version stored directly (no validation match): for permission tests."""
 
     def make(bot: Bot, source: bytes = b"print('secret strategy')\n"):
-        return BotVersion.objects.create(
-            bot=bot,
-            number=bot.versions.count() + 1,
-            filename="main.py",
-            upload=source,
-            sha256=hashlib.sha256(source).hexdigest(),
-            size=len(source),
-            status=BotVersion.Status.ACTIVE,
-        )
+        return version(bot=bot, source=source, announce=False)
 
     return make
 

@@ -63,9 +63,9 @@ def test_rows_equal_the_generic_serializer(organiser, settings, reader):
 def test_bot_rows_equal_the_generic_serializer(organiser):
     from bots.apis import BotSerializer
     from bots.models import Bot
-    from tests.tournaments.test_lifecycle import make_bots
+    from tests.support.builders import active_bots
 
-    make_bots(organiser, 3)
+    active_bots(owner=organiser, count=3)
     Bot.objects.create(owner=organiser, name="no-version", game="pairs", description="é\n\t")
     rows = list(Bot.objects.select_related("owner").order_by("pk"))
     for context in ({}, {"current_versions": {}}):

@@ -20,8 +20,8 @@ from bots import services as bot_services
 from bots.apis import BotSerializer, VersionSerializer
 from bots.models import Bot, BotVersion
 from tests.arena.test_read_cache_bot_page import new_version, open_gate
+from tests.support.builders import active_bots
 from tests.support.stored_reads import answer, fresh
-from tests.tournaments.test_lifecycle import make_bots
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion
 
@@ -46,7 +46,7 @@ def owner(db):
 
 @pytest.fixture
 def bots(owner) -> list[Bot]:
-    return make_bots(owner, 3)
+    return active_bots(owner=owner, count=3)
 
 
 def list_reads(owner) -> list[str]:
@@ -250,7 +250,7 @@ def test_the_sqlite_triggers_move_the_list():
 
 def test_ladders_are_read_with_their_counters_in_one_query(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 4)
+    active_bots(owner=owner, count=4)
     from tournaments.services.ladder import schedule_ladders
 
     assert schedule_ladders() > 0

@@ -5,7 +5,6 @@ alone, and every kind of write moves it, so no reader is answered from before it
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import sqlite3
 import threading
@@ -17,9 +16,9 @@ from django.test.utils import CaptureQueriesContext
 from arena import botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
+from tests.support.builders import active_bots, outcome, version
 from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
-from tests.tournaments.test_lifecycle import make_bots, outcome
 from tournaments import readcache, selectors
 from tournaments.models import Gate, Ladder, Match, MatchSeat, ReadVersion
 from tournaments.services.ladder import schedule_ladders
@@ -39,7 +38,7 @@ def _stored(empty_cache, settings):
 @pytest.fixture
 def match(owner, settings) -> Match:  # noqa: F811
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 6)
+    active_bots(owner=owner, count=6)
     assert schedule_ladders() > 0
     return Ladder.objects.get().matches.filter(status="queued").order_by("pk").first()
 
@@ -91,7 +90,9 @@ def test_a_match_queued_claimed_finished_requeued_and_cancelled_moves_its_bots(m
     moves_the_pages(bots, claim)
     moves_the_pages(
         bots,
-        lambda: record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2])),
+        lambda: record_result(
+            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+        ),
     )
     assert Match.objects.get(pk=match.pk).status == "finished"
     # A failure queued again: the same status as before the claim, one more attempt.
@@ -130,16 +131,7 @@ def test_a_seat_moves_every_page_of_its_match(match):
 
 
 def new_version(bot: Bot, number: int, status: str = BotVersion.Status.PENDING) -> BotVersion:
-    source = f"# v{number}\n".encode()
-    return BotVersion.objects.create(
-        bot=bot,
-        number=number,
-        filename="main.py",
-        upload=source,
-        sha256=hashlib.sha256(source).hexdigest(),
-        size=len(source),
-        status=status,
-    )
+    return version(bot=bot, number=number, status=status, announce=False)
 
 
 def open_gate(candidate: BotVersion) -> Gate:
@@ -324,7 +316,7 @@ def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
     """Past about 400 bots noted, a transaction moves every bot's page at its commit."""
     if connection.vendor != "postgresql":
         pytest.skip("SQLite's triggers move each row at once")
-    make_bots(owner, 2)
+    active_bots(owner=owner, count=2)
     first = Bot.objects.order_by("pk").first()
     before = selectors.bot_page_version(pk=first.pk)
     many = Bot.objects.bulk_create(

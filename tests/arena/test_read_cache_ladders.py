@@ -11,9 +11,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.support.builders import active_bots, outcome
 from tests.support.stored_reads import answer, fresh
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
-from tests.tournaments.test_lifecycle import make_bots, outcome
 from tournaments import selectors
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Ladder, LadderCount, Match, MatchSeat
@@ -34,7 +34,7 @@ def _empty_cache(empty_cache):
 @pytest.fixture
 def ladder(owner, settings):  # noqa: F811
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 6)
+    active_bots(owner=owner, count=6)
     assert schedule_ladders() > 0
     return Ladder.objects.get()
 
@@ -88,7 +88,9 @@ def test_a_claim_a_result_and_a_new_match_move_the_version(ladder):
     moves_every_read(ladder, claim)
     moves_every_read(
         ladder,
-        lambda: record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2])),
+        lambda: record_result(
+            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+        ),
     )
     assert Match.objects.get(pk=match.pk).status == "finished"
     moves_every_read(

@@ -3,7 +3,6 @@ wait behind a match backlog, and the reaper re-sends only match messages that ar
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from datetime import timedelta
@@ -25,6 +24,7 @@ from bots.queueing import (
     held_first_args,
 )
 from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
+from tests.support import builders
 from tournaments import services
 from tournaments.models import Match
 
@@ -148,9 +148,10 @@ def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_f
     now = timezone.now()
 
     def version(number: int, **fields) -> BotVersion:
-        return BotVersion.objects.create(
-            bot=bot, number=number, filename="quick.py", upload=QUICK_BOT,
-            sha256=hashlib.sha256(QUICK_BOT).hexdigest(), size=len(QUICK_BOT), **fields,
+        fields.setdefault("status", BotVersion.Status.PENDING)
+        return builders.version(
+            bot=bot, number=number, source=QUICK_BOT, filename="quick.py", announce=False,
+            **fields,
         )  # fmt: skip
 
     def held() -> set:

@@ -1,8 +1,10 @@
-"""Building rated matches directly (no worker): versions, results, and the rating service."""
+"""Builders for the rows tests stand on: users, bots with active versions, started
+tournaments and finished matches, stored directly (no validation match, no worker)."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
 from django.utils import timezone
@@ -10,48 +12,138 @@ from django.utils import timezone
 from bots import hooks
 from bots.models import Bot, BotVersion
 from games import registry
-from tournaments.models import Match
+from tournaments import services
+from tournaments.models import Match, MatchSeat, Tournament
+from tournaments.services.playing import claim_match, record_result
 from tournaments.services.rating import rate_match
 
 
-def owner(name: str = "owner"):
-    return get_user_model().objects.get_or_create(username=name)[0]
-
-
-def version(bot: Bot, number: int = 1, parent: BotVersion | None = None, **fields) -> BotVersion:
-    source = f"# {bot.name} {number}\n".encode()
-    fields.setdefault("status", BotVersion.Status.ACTIVE)
-    created = BotVersion.objects.create(
-        bot=bot,
-        number=number,
-        filename="main.py",
-        upload=source,
-        sha256=hashlib.sha256(source).hexdigest(),
-        size=len(source),
-        parent=parent,
-        **fields,
+def user(*, name: str = "owner", password: str | None = None):
+    """The user ``name``: the one stored already, else a new one (with ``password``, else
+    with no usable password)."""
+    users = get_user_model().objects
+    return users.filter(username=name).first() or users.create_user(
+        username=name, password=password
     )
-    # What bots.services does when a version becomes active: its bot's read models follow.
-    hooks.bot_changed(bot.pk)
-    return created
 
 
-def bot_with_version(name: str, game: str = "pairs", **fields) -> tuple[Bot, BotVersion]:
-    bot = Bot.objects.create(owner=owner(), name=name, game=game, **fields)
-    return bot, version(bot)
+def version(
+    *,
+    bot: Bot,
+    number: int | None = None,
+    source: bytes | None = None,
+    status: str = BotVersion.Status.ACTIVE,
+    announce: bool = True,
+    **fields,
+) -> BotVersion:
+    """Version ``number`` (default: the bot's next) of ``bot`` stored as it is, with
+    ``source`` as its upload (default: a comment naming it). ``announce``: the bot's read
+    models follow, as bots.services has them follow a version that becomes active."""
+    if number is None:
+        number = bot.versions.count() + 1
+    if source is None:
+        source = f"# {bot.name} {number}\n".encode()
+    fields.setdefault("filename", "main.py")
+    fields.setdefault("sha256", hashlib.sha256(source).hexdigest())
+    stored = BotVersion.objects.create(
+        bot=bot, number=number, upload=source, size=len(source), status=status, **fields
+    )
+    if announce:
+        hooks.bot_changed(bot.pk)
+    return stored
+
+
+def bot_with_version(
+    *,
+    name: str,
+    game: str = "pairs",
+    owner=None,
+    source: bytes | None = None,
+    announce: bool = True,
+    **fields,
+) -> tuple[Bot, BotVersion]:
+    """A bot of ``owner`` (default: the user "owner") with one active version."""
+    bot = Bot.objects.create(owner=owner or user(), name=name, game=game, **fields)
+    return bot, version(bot=bot, source=source, announce=announce)
+
+
+def active_bots(*, owner, count: int, game: str = "pairs") -> list[Bot]:
+    """``count`` bots named bot0, bot1, ... each with one active version (their read
+    models not told, as a test of them builds its own)."""
+    return [
+        bot_with_version(owner=owner, name=f"bot{i}", game=game, announce=False)[0]
+        for i in range(count)
+    ]
+
+
+def started_tournament(
+    *, organiser, bots: list[Bot], name: str = "cup", game: str = "pairs", **fields
+) -> Tournament:
+    """A tournament of ``bots`` created and started (its first matches queued)."""
+    tournament = services.create_tournament(
+        organiser=organiser, name=name, game=game, bot_ids=[b.pk for b in bots], **fields
+    )
+    assert services.start_tournament(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def outcome(*, match: Match, ranks: list[int]) -> dict:
+    """A worker's outcome for ``match``: these ranks (score 10 - rank), no moves."""
+    return {
+        "version": match.engine_version,
+        "result": {
+            "seats": [{"score": 10 - r, "rank": r, "fault": None} for r in ranks],
+            "teams": [],
+        },
+        "moves": [],
+        "record": {"game": match.game, "moves": []},
+    }
+
+
+def play_queued(
+    *,
+    tournament_id: int,
+    limit: int | None = None,
+    ranks_of: Callable[[Match, list[MatchSeat]], list[int]] | None = None,
+) -> int:
+    """Claim and record up to ``limit`` of the tournament's queued matches, oldest first, as
+    a worker does; ``ranks_of(match, seats)`` picks the ranks (default: the lower bot id
+    wins). Returns how many were played."""
+    played = 0
+    while limit is None or played < limit:
+        match = (
+            Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED)
+            .order_by("pk")
+            .first()
+        )
+        if match is None:
+            break
+        attempt = claim_match(match_id=match.pk)
+        seats = list(match.seats.select_related("version").order_by("seat"))
+        if ranks_of is not None:
+            ranks = ranks_of(match, seats)
+        else:
+            order = sorted(s.version.bot_id for s in seats)
+            ranks = [order.index(s.version.bot_id) + 1 for s in seats]
+        result = outcome(match=match, ranks=ranks)
+        assert record_result(match_id=match.pk, attempt=attempt, outcome=result)
+        played += 1
+    return played
 
 
 def finished_match(
+    *,
     versions: list[BotVersion],
     ranks: list[int],
-    *,
     game: str = "pairs",
     options: dict | None = None,
     seed: int = 1,
     teams: list | None = None,
     rate: bool = True,
 ) -> Match:
-    """A finished match with these versions in seats 0.. and these ranks, then rated."""
+    """A finished match outside any tournament with ``versions`` in seats 0.. and these
+    ranks, then rated unless ``rate`` is false."""
     match = Match.objects.create(
         game=game,
         engine_version=registry.get(game).version,

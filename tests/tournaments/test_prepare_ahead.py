@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots import sandbox, spares
-from bots.models import Bot, BotVersion
+from bots.models import Bot
 from bots.sandbox import slots
+from tests.support.builders import started_tournament, version
 from tests.tournaments.test_lifecycle import tournament  # noqa: F401 (a fixture)
-from tournaments import services
 from tournaments.models import Match
 from tournaments.services.playing import play_queued_match
 
@@ -60,17 +60,11 @@ def playing(db):
     bots = []
     for name in ("a", "b"):
         bot = Bot.objects.create(owner=owner, name=name, game="pairs")
-        BotVersion.objects.create(
-            bot=bot, number=1, filename="main.py", upload=source, size=len(source),
-            sha256=hashlib.sha256(source + name.encode()).hexdigest(), status="active",
-        )  # fmt: skip
+        # One source, a digest of its own each: the bot cache keeps a folder per digest.
+        digest = hashlib.sha256(source + name.encode()).hexdigest()
+        version(bot=bot, source=source, sha256=digest, announce=False)
         bots.append(bot)
-    t = services.create_tournament(
-        organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots],
-        games_per_pairing=2, seed=99,
-    )  # fmt: skip
-    assert services.start_tournament(tournament_id=t.pk)
-    return t
+    return started_tournament(organiser=owner, bots=bots, games_per_pairing=2, seed=99)
 
 
 @pytest.mark.parametrize("ahead", [True, False])

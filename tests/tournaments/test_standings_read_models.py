@@ -20,7 +20,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import active_bots, outcome, started_tournament
 from tournaments import selectors, services
 from tournaments.formats.common import pairwise_scores
 from tournaments.models import EntryTally, Match, StandingsSnapshot, Tournament
@@ -72,22 +72,11 @@ def organiser(db):
 
 
 def start(organiser, entrants: int, fields: dict) -> Tournament:
-    bots = make_bots(organiser, entrants)
+    bots = active_bots(owner=organiser, count=entrants)
     fields = dict(fields)
     if "challengers" in fields:
         fields["challengers"] = [bots[i].pk for i in fields["challengers"]]
-    tournament = services.create_tournament(
-        organiser=organiser,
-        name="cup",
-        game="pairs",
-        bot_ids=[b.pk for b in bots],
-        seeding="entry",
-        seed=11,
-        **fields,
-    )
-    assert services.start_tournament(tournament_id=tournament.pk)
-    tournament.refresh_from_db()
-    return tournament
+    return started_tournament(organiser=organiser, bots=bots, seeding="entry", seed=11, **fields)
 
 
 def random_ranks(seats: int, rng: random.Random) -> list[int]:
@@ -103,7 +92,7 @@ def random_ranks(seats: int, rng: random.Random) -> list[int]:
 def record(match: Match, rng: random.Random) -> None:
     attempt = claim_match(match_id=match.pk)
     seats = match.seats.count()
-    result = outcome(match, random_ranks(seats, rng))
+    result = outcome(match=match, ranks=random_ranks(seats, rng))
     for seat in result["result"]["seats"]:
         if rng.random() < 0.1:
             seat["fault"] = {"kind": "crashed", "reason": "exit code 1"}
@@ -193,7 +182,7 @@ def test_incremental_standings_equal_a_rebuild_after_random_results(
                 assert record_result(
                     match_id=running.pk,
                     attempt=attempt,
-                    outcome=outcome(running, random_ranks(running.seats.count(), rng)),
+                    outcome=outcome(match=running, ranks=random_ranks(running.seats.count(), rng)),
                 )
             break
         assert steps < 2000
