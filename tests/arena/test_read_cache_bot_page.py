@@ -16,13 +16,12 @@ from django.test.utils import CaptureQueriesContext
 from arena import botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
-from tests.support.builders import active_bots, outcome, version
-from tests.support.stored_reads import answer, fresh
+from tests.support.builders import active_bots, version
+from tests.support.stored_reads import answer, claim_then_result, fresh, queued_ladder
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tournaments import readcache, selectors
-from tournaments.models import Gate, Ladder, Match, MatchSeat, ReadVersion
-from tournaments.services.ladder import schedule_ladders
-from tournaments.services.playing import claim_match, record_result
+from tournaments.models import Gate, Match, MatchSeat, ReadVersion
+from tournaments.services.playing import claim_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,10 +36,8 @@ def _stored(empty_cache, settings):
 
 @pytest.fixture
 def match(owner, settings) -> Match:  # noqa: F811
-    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    active_bots(owner=owner, count=6)
-    assert schedule_ladders() > 0
-    return Ladder.objects.get().matches.filter(status="queued").order_by("pk").first()
+    ladder = queued_ladder(owner=owner, settings=settings)
+    return ladder.matches.filter(status="queued").order_by("pk").first()
 
 
 def seated(match: Match) -> list[Bot]:
@@ -81,19 +78,9 @@ def test_a_stored_page_equals_a_fresh_render_and_a_hit_reads_the_version_alone(m
 
 def test_a_match_queued_claimed_finished_requeued_and_cancelled_moves_its_bots(match):
     bots = seated(match)
-    attempt = None
-
-    def claim():
-        nonlocal attempt
-        attempt = claim_match(match_id=match.pk)
-
+    claim, result = claim_then_result(match)
     moves_the_pages(bots, claim)
-    moves_the_pages(
-        bots,
-        lambda: record_result(
-            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
-        ),
-    )
+    moves_the_pages(bots, result)
     assert Match.objects.get(pk=match.pk).status == "finished"
     # A failure queued again: the same status as before the claim, one more attempt.
     other = Match.objects.filter(status="queued").exclude(pk=match.pk).order_by("pk").first()

@@ -1,10 +1,18 @@
-"""What the stored-read tests share: an answer as a reader gets it, and the same answer
-rendered with nothing stored."""
+"""What the stored-read tests share: an answer as a reader gets it, the same answer
+rendered with nothing stored, a ladder with matches queued, and a match's claim and
+result as two separate writes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core.cache import cache
 from rest_framework.test import APIClient
+
+from tests.support.builders import active_bots, outcome
+from tournaments.models import Ladder, Match
+from tournaments.services.ladder import schedule_ladders
+from tournaments.services.playing import claim_match, record_result
 
 
 def answer(url: str):
@@ -17,3 +25,29 @@ def fresh(url: str):
     """The answer with nothing stored: rendered from the database."""
     cache.clear()
     return answer(url)
+
+
+def queued_ladder(*, owner, settings) -> Ladder:
+    """The pairs ladder of six active bots of ``owner``, its first matches queued (four
+    slots)."""
+    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
+    active_bots(owner=owner, count=6)
+    assert schedule_ladders() > 0
+    return Ladder.objects.get()
+
+
+def claim_then_result(match: Match) -> tuple[Callable[[], None], Callable[[], None]]:
+    """Two writes for a queued ``match``: a worker's claim, then its result (ranks 1, 2)
+    recorded under the claim's attempt."""
+    attempt = None
+
+    def claim() -> None:
+        nonlocal attempt
+        attempt = claim_match(match_id=match.pk)
+
+    def result() -> None:
+        record_result(
+            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+        )
+
+    return claim, result

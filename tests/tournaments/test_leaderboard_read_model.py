@@ -278,12 +278,35 @@ def test_bad_leaderboard_page_parameters_are_400s(query):
     assert set(answer.json()) == {"detail", "code", "errors"}
 
 
+def run_side_by_side(*bodies) -> list[Exception]:
+    """Run each body in a thread of its own (its own database connection, closed at its
+    end) and wait for them all; returns what they raised."""
+    import threading
+
+    from django.db import connection
+
+    errors = []
+
+    def run(body):
+        try:
+            body()
+        except Exception as exc:  # pragma: no cover - reported by the caller
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_results_and_version_changes_leave_no_drift():
     """Results rated in one connection while another switches the bots' current versions:
     the game's leaderboard lock orders them, so the rows still equal the direct board."""
-    import threading
-
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -291,38 +314,23 @@ def test_concurrent_results_and_version_changes_leave_no_drift():
     bots = [bot_with_version(name=f"race-{i}")[0] for i in range(4)]
     for bot in bots:
         upload_and_activate(bot, random.Random(bot.pk))
-    errors = []
 
     def results():
-        try:
-            rng = random.Random(1)
-            for seed in range(40):
-                active = list(BotVersion.objects.filter(status=BotVersion.Status.ACTIVE))
-                a, b = rng.sample(active, 2)
-                finished_match(
-                    versions=[a, b], ranks=[1, 2] if rng.random() < 0.5 else [2, 1], seed=seed
-                )
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        rng = random.Random(1)
+        for seed in range(40):
+            active = list(BotVersion.objects.filter(status=BotVersion.Status.ACTIVE))
+            a, b = rng.sample(active, 2)
+            finished_match(
+                versions=[a, b], ranks=[1, 2] if rng.random() < 0.5 else [2, 1], seed=seed
+            )
 
     def switches():
-        try:
-            rng = random.Random(2)
-            for _ in range(40):
-                bot = rng.choice(bots)
-                bot_services.set_current_version(bot=bot, number=rng.choice([1, 2]))
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        rng = random.Random(2)
+        for _ in range(40):
+            bot = rng.choice(bots)
+            bot_services.set_current_version(bot=bot, number=rng.choice([1, 2]))
 
-    threads = [threading.Thread(target=results), threading.Thread(target=switches)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = run_side_by_side(results, switches)
     assert not errors, errors
     assert boards() == direct()
 
@@ -344,33 +352,18 @@ def test_a_result_rated_while_the_current_version_changes_sees_the_change():
     v2 = upload_and_activate(bot, random.Random(3))
     finished_match(versions=[v1, other], ranks=[1, 2], seed=1)
     switched = threading.Event()
-    errors = []
 
     def switch_back():
-        try:
-            with transaction.atomic():
-                bot_services.set_current_version(bot=bot, number=1)
-                switched.set()
-                time.sleep(0.5)  # the result below is rated meanwhile
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            bot_services.set_current_version(bot=bot, number=1)
+            switched.set()
+            time.sleep(0.5)  # the result below is rated meanwhile
 
     def rate():
-        try:
-            switched.wait(5)
-            finished_match(versions=[v1, other], ranks=[1, 2], seed=2)
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        switched.wait(5)
+        finished_match(versions=[v1, other], ranks=[1, 2], seed=2)
 
-    threads = [threading.Thread(target=switch_back), threading.Thread(target=rate)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = run_side_by_side(switch_back, rate)
     assert not errors, errors
     row = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}["switching"]
     assert row["version"] == 1 and row["games"] == 2 and v2.number == 2
