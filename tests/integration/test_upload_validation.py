@@ -1,7 +1,7 @@
 """Uploads as a real worker validates them, with a cold bot cache: a long file name still
 unpacks by its kind, and a stored upload that can no longer be unpacked ends invalid with
-its reason (it used to go back to pending and be requeued forever, leaving a staging folder
-behind each time)."""
+its reason (not back to pending, requeued forever, leaving a staging folder behind each
+time)."""
 
 from __future__ import annotations
 

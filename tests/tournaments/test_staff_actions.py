@@ -120,7 +120,7 @@ def test_admin_lists_and_filters_answer(staff_client, tournament):
 
 @pytest.mark.parametrize("format", ["swiss", "single_elimination", "double_elimination"])
 def test_a_failed_match_of_a_paired_format_is_not_played_again(db, format):
-    """Its failure counted as a draw and the event went on from it (a re-run used to crash
+    """Its failure counted as a draw and the event went on from it (a re-run would crash
     the bracket planner once the series had moved on)."""
     owner = get_user_model().objects.create_user(username="org")
     bots = active_bots(owner=owner, count=4)

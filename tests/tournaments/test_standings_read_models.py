@@ -4,7 +4,7 @@ and the snapshot the API serves equals the standings computed from every game.
 Events of every format are driven through the services a worker and staff use (results
 recorded, matches failed out of attempts, failures queued again, tournaments cancelled
 mid-way) in random orders; after every step the incremental totals are compared with a
-rebuild, and the overview with the old computation from every decided match.
+rebuild, and the overview with one computed from every decided match.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def fail(match: Match) -> None:
 
 
 def old_pairwise(tournament: Tournament) -> dict:
-    """game_points' pairwise as it was computed before the pair totals: from every game."""
+    """game_points' pairwise computed from every game (the reference for the pair totals)."""
     entries = seeded_entries(tournament)
     bot = [e.bot_id for e in entries]
     cells: dict = {}
