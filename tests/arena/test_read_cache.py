@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
+from tests.support.builders import fail_every_attempt, record_random_result, started_event
 from tests.support.stored_reads import answer, fresh
-from tests.tournaments.test_standings_read_models import fail, record, start
 from tournaments.models import Match, MatchSeat, Tournament
 from tournaments.services.requeue import requeue_failed_match
 
@@ -40,12 +40,12 @@ def reads(tournament_id: int) -> list[str]:
 
 def finished_with_a_failure(organiser, settings) -> tuple[Tournament, Match]:
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 3, {"format": "round_robin"})
+    tournament = started_event(organiser=organiser, entrants=3, fields={"format": "round_robin"})
     rng = random.Random(3)
     matches = list(tournament.matches.order_by("pk"))
-    fail(matches[0])
+    fail_every_attempt(match=matches[0])
     for match in matches[1:]:
-        record(match, rng)
+        record_random_result(match=match, rng=rng)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     return tournament, matches[0]
@@ -74,7 +74,7 @@ def test_a_result_taken_back_is_never_answered_from_the_old_version(organiser, s
     for url in reads(tournament.pk):
         assert after[url] == fresh(url), url
     # Played again and finished again: the new finished answer, not the first one.
-    record(Match.objects.get(pk=failed.pk), random.Random(5))
+    record_random_result(match=Match.objects.get(pk=failed.pk), rng=random.Random(5))
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     last = {url: answer(url) for url in reads(tournament.pk)}
     for url in reads(tournament.pk):
@@ -86,11 +86,13 @@ def test_a_result_taken_back_is_never_answered_from_the_old_version(organiser, s
 
 def test_a_running_tournament_is_not_stored(organiser, settings):
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 3, {"format": "round_robin"})
+    tournament = started_event(organiser=organiser, entrants=3, fields={"format": "round_robin"})
     api = f"/api/tournaments/{tournament.pk}/"
     answer(api)
     match = tournament.matches.order_by("pk").first()
-    record(match, random.Random(1))  # no version of a running event moves on a claim
+    record_random_result(
+        match=match, rng=random.Random(1)
+    )  # no version of a running event moves on a claim
     assert answer(api) == fresh(api)
     assert b'"running":0' in answer(api)[0] or b'"running": 0' in answer(api)[0]
 

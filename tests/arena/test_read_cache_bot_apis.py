@@ -19,9 +19,8 @@ from rest_framework.test import APIClient
 from bots import services as bot_services
 from bots.apis import BotSerializer, VersionSerializer
 from bots.models import Bot, BotVersion
-from tests.arena.test_read_cache_bot_page import new_version, open_gate
 from tests.support.builders import active_bots
-from tests.support.stored_reads import answer, fresh
+from tests.support.stored_reads import answer, fresh, new_version, open_gate
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion
 
@@ -110,7 +109,9 @@ def test_every_write_the_list_shows_moves_it(owner, bots):
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(name="aaa-first"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(description="new"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(accepts_entries=False))
-    moves_the_list(owner, lambda: made.setdefault("v2", new_version(bot, 2, "active")))
+    moves_the_list(
+        owner, lambda: made.setdefault("v2", new_version(bot=bot, number=2, status="active"))
+    )
     moves_the_list(owner, lambda: bot_services.set_current_version(bot=bot, number=1))
     moves_the_list(
         owner, lambda: BotVersion.objects.filter(pk=made["v2"].pk).update(gating="running")
@@ -169,7 +170,7 @@ def moves_the_bot(bot: Bot, write) -> None:
 def test_every_write_a_bots_reads_show_moves_them(bots):
     bot = bots[0]
     made = {}
-    moves_the_bot(bot, lambda: made.setdefault("v2", new_version(bot, 2)))
+    moves_the_bot(bot, lambda: made.setdefault("v2", new_version(bot=bot, number=2)))
     v2 = made["v2"]
     moves_the_bot(
         bot, lambda: BotVersion.objects.filter(pk=v2.pk).update(status="active", reason="ok")
@@ -181,7 +182,7 @@ def test_every_write_a_bots_reads_show_moves_them(bots):
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(description="d"))
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(gating=True, gate_elo1=30))
 
-    moves_the_bot(bot, lambda: made.update(gate=open_gate(v2)))
+    moves_the_bot(bot, lambda: made.update(gate=open_gate(candidate=v2)))
     moves_the_bot(
         bot, lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0])
     )

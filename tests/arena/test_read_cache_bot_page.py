@@ -16,8 +16,15 @@ from django.test.utils import CaptureQueriesContext
 from arena import botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
-from tests.support.builders import active_bots, version
-from tests.support.stored_reads import answer, claim_then_result, fresh, queued_ladder
+from tests.support.builders import active_bots
+from tests.support.stored_reads import (
+    answer,
+    claim_then_result,
+    fresh,
+    new_version,
+    open_gate,
+    queued_ladder,
+)
 from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tournaments import readcache, selectors
 from tournaments.models import Gate, Match, MatchSeat, ReadVersion
@@ -117,30 +124,10 @@ def test_a_seat_moves_every_page_of_its_match(match):
     )
 
 
-def new_version(bot: Bot, number: int, status: str = BotVersion.Status.PENDING) -> BotVersion:
-    return version(bot=bot, number=number, status=status, announce=False)
-
-
-def open_gate(candidate: BotVersion) -> Gate:
-    """A gate testing ``candidate`` against its bot's first version."""
-    return Gate.objects.create(
-        candidate=candidate,
-        parent=candidate.bot.versions.get(number=1),
-        pool="pairs",
-        elo0=0.0,
-        elo1=20.0,
-        max_games=100,
-        seed=1,
-        counts=[0, 0, 0, 0, 0],
-        lower=-2.9,
-        upper=2.9,
-    )
-
-
 def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_page(match):
     bot = seated(match)[0]
     made = {}
-    moves_the_pages([bot], lambda: made.setdefault("v2", new_version(bot, 2)))
+    moves_the_pages([bot], lambda: made.setdefault("v2", new_version(bot=bot, number=2)))
     v2 = made["v2"]
     moves_the_pages(
         [bot], lambda: BotVersion.objects.filter(pk=v2.pk).update(status="active", reason="ok")
@@ -148,7 +135,7 @@ def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_pag
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=1))
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=2))
 
-    moves_the_pages([bot], lambda: made.update(gate=open_gate(v2)))
+    moves_the_pages([bot], lambda: made.update(gate=open_gate(candidate=v2)))
     moves_the_pages(
         [bot],
         lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0]),

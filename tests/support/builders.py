@@ -4,6 +4,7 @@ tournaments and finished matches, stored directly (no validation match, no worke
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
@@ -14,7 +15,7 @@ from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import services
 from tournaments.models import Match, MatchSeat, Tournament
-from tournaments.services.playing import claim_match, record_result
+from tournaments.services.playing import _release, claim_match, record_result
 from tournaments.services.rating import rate_match
 
 
@@ -86,6 +87,16 @@ def started_tournament(
     assert services.start_tournament(tournament_id=tournament.pk)
     tournament.refresh_from_db()
     return tournament
+
+
+def started_event(*, organiser, entrants: int, fields: dict) -> Tournament:
+    """A started tournament of ``entrants`` new bots (bot0, bot1, ...) seeded in entry
+    order; ``fields`` are the tournament's, with ``challengers`` given as entrant indexes."""
+    bots = active_bots(owner=organiser, count=entrants)
+    fields = dict(fields)
+    if "challengers" in fields:
+        fields["challengers"] = [bots[i].pk for i in fields["challengers"]]
+    return started_tournament(organiser=organiser, bots=bots, seeding="entry", seed=11, **fields)
 
 
 def outcome(*, match: Match, ranks: list[int]) -> dict:
@@ -161,3 +172,36 @@ def finished_match(
     if rate:
         rate_match(match=match)
     return match
+
+
+def random_ranks(*, seats: int, rng: random.Random) -> list[int]:
+    """Random ranks for ``seats``: now and then a draw for all, or a place shared below the
+    top."""
+    if rng.random() < 0.15:
+        return [1] * seats
+    ranks = list(range(1, seats + 1))
+    rng.shuffle(ranks)
+    if seats > 2 and rng.random() < 0.3:  # a shared place below the top
+        ranks = [min(r, seats - 1) for r in ranks]
+    return ranks
+
+
+def record_random_result(*, match: Match, rng: random.Random) -> None:
+    """Claim ``match`` and record a random result as a worker would: draws, shared places,
+    scores, and now and then a seat's fault."""
+    attempt = claim_match(match_id=match.pk)
+    seats = match.seats.count()
+    result = outcome(match=match, ranks=random_ranks(seats=seats, rng=rng))
+    for seat in result["result"]["seats"]:
+        if rng.random() < 0.1:
+            seat["fault"] = {"kind": "crashed", "reason": "exit code 1"}
+        seat["score"] = rng.randint(-5, 30)
+    assert record_result(match_id=match.pk, attempt=attempt, outcome=result)
+
+
+def fail_every_attempt(*, match: Match) -> None:
+    """``match`` failed: the host cannot play it, every attempt (the caller's
+    ARENA_MAX_MATCH_ATTEMPTS is 1)."""
+    attempt = claim_match(match_id=match.pk)
+    _release(match.pk, attempt, "OSError: the host is out of sandboxes")
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FAILED

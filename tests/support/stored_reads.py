@@ -1,6 +1,6 @@
 """What the stored-read tests share: an answer as a reader gets it, the same answer
-rendered with nothing stored, a ladder with matches queued, and a match's claim and
-result as two separate writes."""
+rendered with nothing stored, a ladder with matches queued, and the writes they make: a
+match's claim and result as two, a new version, a gate."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections.abc import Callable
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from tests.support.builders import active_bots, outcome
-from tournaments.models import Ladder, Match
+from bots.models import Bot, BotVersion
+from tests.support.builders import active_bots, outcome, version
+from tournaments.models import Gate, Ladder, Match
 from tournaments.services.ladder import schedule_ladders
 from tournaments.services.playing import claim_match, record_result
 
@@ -51,3 +52,25 @@ def claim_then_result(match: Match) -> tuple[Callable[[], None], Callable[[], No
         )
 
     return claim, result
+
+
+def new_version(*, bot: Bot, number: int, status: str = BotVersion.Status.PENDING) -> BotVersion:
+    """Version ``number`` of ``bot`` as uploaded (pending unless ``status`` says otherwise);
+    the read models are left to the triggers under test."""
+    return version(bot=bot, number=number, status=status, announce=False)
+
+
+def open_gate(*, candidate: BotVersion) -> Gate:
+    """A gate testing ``candidate`` against its bot's first version."""
+    return Gate.objects.create(
+        candidate=candidate,
+        parent=candidate.bot.versions.get(number=1),
+        pool="pairs",
+        elo0=0.0,
+        elo1=20.0,
+        max_games=100,
+        seed=1,
+        counts=[0, 0, 0, 0, 0],
+        lower=-2.9,
+        upper=2.9,
+    )

@@ -13,7 +13,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from tests.tournaments.test_standings_read_models import fail, record, start
+from tests.support.builders import fail_every_attempt, record_random_result, started_event
 from tournaments import selectors
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Match
@@ -29,12 +29,14 @@ def every_kind_of_match(organiser, settings, seed: int):
     """A round robin with a failed match, five recorded (some seats faulted, scores of both
     signs), one running and the rest queued."""
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=4, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     rng = random.Random(seed)
     queued = list(tournament.matches.order_by("pk"))
-    fail(queued[0])
+    fail_every_attempt(match=queued[0])
     for match in queued[1:6]:
-        record(match, rng)
+        record_random_result(match=match, rng=rng)
     claim_match(match_id=queued[6].pk)
     return tournament
 
