@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from bots import sandbox, services, validation
 from bots.models import BotVersion
-from tests.bots.test_validation import make_zip
+from tests.support.archives import make_zip
 
 
 @pytest.fixture(autouse=True)

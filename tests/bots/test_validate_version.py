@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 
 from bots import services, validation
 from bots.models import Bot, BotVersion
-from tests.bots.test_validation import make_zip
 from tests.support import builders
+from tests.support.archives import make_zip
 
 # A zip the upload check now refuses, stored as it was before the check existed.
 CLASHING_ZIP = make_zip({"main.py": b"print(1)\n", "x": b"", "x/y.py": b""})

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from bots import selectors, services
 from bots.models import Bot, BotVersion
 from tests.bots.test_upload_api import post
-from tests.bots.test_validation import make_zip
+from tests.support.archives import make_zip
 from tournaments import selectors as tournament_selectors
 
 

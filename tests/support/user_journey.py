@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import zipfile
 
 from django.conf import settings
 from django.test import Client
 from rest_framework.test import APIClient
 
+from tests.support.archives import make_zip
 from tests.support.servers import wait_for
 from tournaments.models import Match
 from tournaments.services import recompute_ratings
@@ -40,14 +40,6 @@ CHEATER_BOT = b"""from arena_sdk import run
 
 run(lambda observation, legal: {"take": "everything"})
 """
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def register(username: str) -> APIClient:
@@ -86,7 +78,9 @@ def version_status(client: APIClient, version_id: int) -> dict | None:
 def run_user_journey(worker) -> None:
     alice, bob = register("alice"), register("bob")
     sdk_bot, sdk_version = upload(alice, "alice-sdk", "alice.py", SDK_BOT)
-    raw_bot, raw_version = upload(bob, "bob-raw", "bot.zip", zipped({"main.py": RAW_BOT}))
+    raw_bot, raw_version = upload(
+        bob, "bob-raw", "bot.zip", make_zip({"main.py": RAW_BOT}, compression=zipfile.ZIP_STORED)
+    )
     third_bot, third_version = upload(bob, "bob-copy", "copy.py", SDK_BOT)
     cheat_bot, cheat_version = upload(alice, "alice-cheat", "cheat.py", CHEATER_BOT)
 
