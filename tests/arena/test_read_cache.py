@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
 from tests.support.builders import fail_every_attempt, record_random_result, started_event
 from tests.support.stored_reads import answer, fresh
 from tournaments.models import Match, MatchSeat, Tournament
@@ -97,7 +96,7 @@ def test_a_running_tournament_is_not_stored(organiser, settings):
     assert b'"running":0' in answer(api)[0] or b'"running": 0' in answer(api)[0]
 
 
-def test_a_finished_match_is_stored_for_spectators_only(finished_match, client_for):  # noqa: F811
+def test_a_finished_match_is_stored_for_spectators_only(finished_match, client_for):
     MatchSeat.objects.filter(match=finished_match, seat=0).update(log="my stderr")
     urls = [f"/api/matches/{finished_match.pk}/", f"/matches/{finished_match.pk}/"]
     for url in urls:
@@ -166,7 +165,7 @@ def test_renaming_a_bot_or_its_owner_moves_every_stored_read(
 
 
 def test_a_kept_copy_takes_the_tokens_alone_and_answers_as_the_stored_entry(
-    finished_match,  # noqa: F811
+    finished_match,
     monkeypatch,
 ):
     """The process's own copy (``readcache.memory``): a hit asks the cache for the tokens
