@@ -26,6 +26,12 @@ def make_user(db):
 
 
 @pytest.fixture
+def owner(db):
+    """The owner of the stored-read tests' bots and ladder."""
+    return get_user_model().objects.create_user(username="ladder-owner")
+
+
+@pytest.fixture
 def client_for():
     def make(user):
         client = APIClient()

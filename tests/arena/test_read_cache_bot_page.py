@@ -25,7 +25,6 @@ from tests.support.stored_reads import (
     open_gate,
     queued_ladder,
 )
-from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tournaments import readcache, selectors
 from tournaments.models import Gate, Match, MatchSeat, ReadVersion
 from tournaments.services.playing import claim_match
@@ -42,7 +41,7 @@ def _stored(empty_cache, settings):
 
 
 @pytest.fixture
-def match(owner, settings) -> Match:  # noqa: F811
+def match(owner, settings) -> Match:
     ladder = queued_ladder(owner=owner, settings=settings)
     return ladder.matches.filter(status="queued").order_by("pk").first()
 
@@ -286,7 +285,7 @@ def test_a_write_locks_no_bot_row_before_its_commit(match):
     assert selectors.bot_page_version(pk=bot.pk) != before  # moved at the commit
 
 
-def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
+def test_a_write_of_many_bots_moves_every_page(owner):
     """Past about 400 bots noted, a transaction moves every bot's page at its commit."""
     if connection.vendor != "postgresql":
         pytest.skip("SQLite's triggers move each row at once")

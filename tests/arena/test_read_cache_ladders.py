@@ -12,7 +12,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.support.stored_reads import answer, claim_then_result, fresh, queued_ladder
-from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tournaments import selectors
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import LadderCount, Match, MatchSeat
@@ -31,7 +30,7 @@ def _empty_cache(empty_cache):
 
 
 @pytest.fixture
-def ladder(owner, settings):  # noqa: F811
+def ladder(owner, settings):
     return queued_ladder(owner=owner, settings=settings)
 
 

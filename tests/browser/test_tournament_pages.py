@@ -256,9 +256,9 @@ def test_the_ladder_page_updates_live(page_at, live_server, organiser, settings,
     page.goto(f"{live_server.url}/ladders/{ladder.pk}/")
     assert "0 played" in page.locator("#progress").inner_text()
     check_page(page, "ladder")
-    from tests.tournaments.test_ladder_services import play_all_queued
+    from tests.support.builders import play_queued_ladder_matches
 
-    play_all_queued()
+    play_queued_ladder_matches()
     page.wait_for_function(
         "!document.querySelector('#progress').innerText.startsWith('0 played')", timeout=15000
     )

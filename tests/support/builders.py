@@ -143,6 +143,15 @@ def play_queued(
     return played
 
 
+def play_queued_ladder_matches() -> None:
+    """Claim and record every queued ladder match as a worker does, seat 0 winning."""
+    for match in Match.objects.filter(ladder__isnull=False, status=Match.Status.QUEUED):
+        attempt = claim_match(match_id=match.pk)
+        record_result(
+            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+        )
+
+
 def finished_match(
     *,
     versions: list[BotVersion],

@@ -9,11 +9,14 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tests.support.builders import active_bots, bot_with_version, outcome
+from tests.support.builders import (
+    active_bots,
+    bot_with_version,
+    play_queued_ladder_matches,
+)
 from tournaments import services
 from tournaments.models import Ladder, Match, Rating
 from tournaments.services.ladder import schedule_ladders
-from tournaments.services.playing import claim_match, record_result
 
 
 @pytest.fixture
@@ -23,14 +26,6 @@ def owner(db):
 
 def ladder_matches():
     return Match.objects.filter(ladder__isnull=False)
-
-
-def play_all_queued():
-    for match in ladder_matches().filter(status="queued"):
-        attempt = claim_match(match_id=match.pk)
-        record_result(
-            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
-        )
 
 
 def test_no_ladder_until_two_bots_are_active(owner, settings):
@@ -52,7 +47,7 @@ def test_slots_bound_the_ladder_and_results_free_them(owner, settings):
     active_bots(owner=owner, count=4)
     assert schedule_ladders() == 2
     assert schedule_ladders() == 0  # the one slot is busy
-    play_all_queued()
+    play_queued_ladder_matches()
     assert Rating.objects.filter(pool="pairs:2").count() == 2  # ladder games are rated
     assert schedule_ladders() == 2
 
@@ -75,13 +70,13 @@ def test_a_new_version_is_seated_first(owner, settings):
     active_bots(owner=owner, count=5)
     while Rating.objects.filter(matches__gte=6).count() < 5:
         schedule_ladders()
-        play_all_queued()
+        play_queued_ladder_matches()
     newcomer = bot_with_version(owner=owner, name="newcomer", announce=False)[1]
     for _ in range(3):
         schedule_ladders()
         table = ladder_matches().filter(status="queued").first()
         assert newcomer.pk in [s.version_id for s in table.seats.all()]
-        play_all_queued()
+        play_queued_ladder_matches()
 
 
 def test_a_settled_ladder_trickles(owner, settings):
@@ -90,12 +85,12 @@ def test_a_settled_ladder_trickles(owner, settings):
     active_bots(owner=owner, count=2)
     Rating.objects.all().delete()
     assert schedule_ladders() == 6  # three tables while unsettled
-    play_all_queued()
+    play_queued_ladder_matches()
     Rating.objects.filter(pool="pairs:2").update(matches=500)
     assert schedule_ladders() == 0  # settled: nothing within ten minutes of the last table
     later = timezone.now() + timedelta(seconds=601)
     assert services.schedule_ladders(now=later) == 2  # then one table
-    play_all_queued()
+    play_queued_ladder_matches()
     assert services.schedule_ladders(now=later + timedelta(seconds=5)) == 0
 
 
@@ -112,7 +107,7 @@ def test_a_paused_ladder_queues_nothing_and_only_staff_may_pause(owner, settings
     client = APIClient()
     client.force_authenticate(staff)
     assert client.post(f"/api/ladders/{ladder.pk}/pause/").json()["paused"] is True
-    play_all_queued()
+    play_queued_ladder_matches()
     assert schedule_ladders() == 0
     assert client.post(f"/api/ladders/{ladder.pk}/resume/").json()["paused"] is False
     assert schedule_ladders() == 2
