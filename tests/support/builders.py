@@ -63,14 +63,15 @@ def bot_with_version(
     announce: bool = True,
     **fields,
 ) -> tuple[Bot, BotVersion]:
-    """A bot of ``owner`` (default: the user "owner") with one active version."""
+    """A bot of ``owner`` (default: the user "owner") with one active version; ``fields``
+    are the bot's own (description, ...)."""
     bot = Bot.objects.create(owner=owner or user(), name=name, game=game, **fields)
     return bot, version(bot=bot, source=source, announce=announce)
 
 
 def active_bots(*, owner, count: int, game: str = "pairs") -> list[Bot]:
-    """``count`` bots named bot0, bot1, ... each with one active version (their read
-    models not told, as a test of them builds its own)."""
+    """``count`` bots of ``owner`` named bot0, bot1, ... each with one active version,
+    stored without telling the bots' read models (``announce`` false)."""
     return [
         bot_with_version(owner=owner, name=f"bot{i}", game=game, announce=False)[0]
         for i in range(count)
