@@ -13,7 +13,6 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from tests.support.builders import active_bots, outcome
-from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
 from tournaments import selectors
 from tournaments.models import Ladder, LadderCount, Match
 from tournaments.services.ladder import recount_ladders, schedule_ladders
@@ -30,7 +29,7 @@ def assert_counts_match():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, settings):  # noqa: F811
+def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 50
     active_bots(owner=owner, count=6)
     rng = random.Random(7)
@@ -65,7 +64,7 @@ def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):  # noqa: F811
+def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):
     settings.ARENA_LADDER = True
     active_bots(owner=owner, count=4)
     schedule_ladders()
@@ -91,7 +90,7 @@ def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):
 
 
 @pytest.mark.django_db
-def test_ladder_api_and_page_show_the_counters(owner, client, settings):  # noqa: F811
+def test_ladder_api_and_page_show_the_counters(owner, client, settings):
     settings.ARENA_LADDER = True
     active_bots(owner=owner, count=4)
     schedule_ladders()
@@ -110,7 +109,7 @@ def test_ladder_api_and_page_show_the_counters(owner, client, settings):  # noqa
 
 
 @pytest.mark.django_db
-def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner, settings):  # noqa: F811
+def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
     active_bots(owner=owner, count=6)
     schedule_ladders()
@@ -132,7 +131,7 @@ def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner,
 
 
 @pytest.mark.django_db
-def test_ladder_matches_api_lists_the_newest_first(owner, settings):  # noqa: F811
+def test_ladder_matches_api_lists_the_newest_first(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
     active_bots(owner=owner, count=6)
     schedule_ladders()

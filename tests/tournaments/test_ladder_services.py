@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -17,11 +16,6 @@ from tests.support.builders import (
 from tournaments import services
 from tournaments.models import Ladder, Match, Rating
 from tournaments.services.ladder import schedule_ladders
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user(username="ladder-owner")
 
 
 def ladder_matches():

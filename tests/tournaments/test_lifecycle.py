@@ -10,17 +10,10 @@ from django.db import connection
 from django.utils import timezone
 
 from bots.models import Bot
-from tests.support.builders import active_bots, outcome, started_tournament, user
+from tests.support.builders import active_bots, outcome
 from tournaments import services
 from tournaments.models import Match, Rating, RatingChange, Tournament
 from tournaments.services.playing import claim_match, record_result
-
-
-@pytest.fixture
-def tournament(db):
-    owner = user(name="org")
-    bots = active_bots(owner=owner, count=3)
-    return started_tournament(organiser=owner, bots=bots, games_per_pairing=2, seed=99)
 
 
 def test_start_is_claimed_once_and_queues_every_match(tournament):
