@@ -1,10 +1,12 @@
-"""The whole user journey through the API, shared by the Redis/PostgreSQL and embedded tests."""
+"""The whole user journey through the API, shared by the Redis/PostgreSQL and embedded tests,
+and its API calls (register, upload a version) other tests make too."""
 
 from __future__ import annotations
 
 import zipfile
 
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -54,17 +56,17 @@ def register(username: str) -> APIClient:
     return client
 
 
+def post_version(client: APIClient, bot_id: int, filename: str, content: bytes):
+    """The API's answer to ``content`` uploaded as a new version of bot ``bot_id``."""
+    upload = SimpleUploadedFile(filename, content)
+    return client.post(f"/api/bots/{bot_id}/versions/", {"file": upload}, format="multipart")
+
+
 def upload(client: APIClient, name: str, filename: str, data: bytes) -> tuple[int, int]:
     response = client.post("/api/bots/", {"name": name, "game": "pairs"}, format="json")
     assert response.status_code == 201, response.content
     bot_id = response.json()["id"]
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    response = client.post(
-        f"/api/bots/{bot_id}/versions/",
-        {"file": SimpleUploadedFile(filename, data)},
-        format="multipart",
-    )
+    response = post_version(client, bot_id, filename, data)
     assert response.status_code == 201, response.content
     assert response.json()["status"] == "pending"
     return bot_id, response.json()["id"]
