@@ -6,8 +6,8 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
-from tests.integration.conftest import wait_for
 from tests.support.builders import bot_with_version, finished_match
+from tests.support.servers import wait_for
 from tournaments import selectors
 from tournaments.models import PoolFit, RatingLedger
 

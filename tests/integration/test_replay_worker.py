@@ -11,8 +11,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from tests.integration.conftest import wait_for
 from tests.support.replay_matches import record_played
+from tests.support.servers import wait_for
 from tests.support.stored_replays import VIEWERS, fresh_body, served_body
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays

@@ -13,9 +13,9 @@ from django.db import connection
 
 from bots.models import BotVersion
 from bots.tasks import validate_bot_version
-from tests.integration.conftest import wait_for
 from tests.support import builders
 from tests.support.archives import make_zip
+from tests.support.servers import wait_for
 from tests.support.user_journey import SDK_BOT, register, upload
 
 pytestmark = [pytest.mark.integration]
