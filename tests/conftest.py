@@ -25,10 +25,10 @@ def pytest_configure(config):
     from django.conf import settings
     from django.contrib.auth import hashers
 
-    # Hash test users' passwords cheaply (tests/fast_passwords.py); every hasher the
+    # Hash test users' passwords cheaply (tests/support/fast_passwords.py); every hasher the
     # product accepts still checks a password.
     settings.PASSWORD_HASHERS = [
-        "tests.fast_passwords.FewRoundsPBKDF2",
+        "tests.support.fast_passwords.FewRoundsPBKDF2",
         *(h for h in settings.PASSWORD_HASHERS if not h.endswith(".PBKDF2PasswordHasher")),
     ]
     hashers.get_hashers.cache_clear()

@@ -1,15 +1,18 @@
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots.models import Bot, BotVersion
-from tournaments import readcache
+from bots.models import Bot
+from games import registry
+from games.policies import play_out, random_policy
+from games.rng import Rng
+from tests.support.builders import version
+from tournaments import readcache, selectors
+from tournaments.models import Match, MatchSeat
 from tournaments.readcache.replay_answers import forget_all as forget_replay_bodies
 
 
@@ -20,6 +23,12 @@ def make_user(db):
         return user
 
     return make
+
+
+@pytest.fixture
+def owner(db):
+    """The owner of the stored-read tests' bots and ladder."""
+    return get_user_model().objects.create_user(username="ladder-owner")
 
 
 @pytest.fixture
@@ -40,15 +49,7 @@ def stored_version(db):
     """A version stored directly (no validation match): for permission tests."""
 
     def make(bot: Bot, source: bytes = b"print('secret strategy')\n"):
-        return BotVersion.objects.create(
-            bot=bot,
-            number=bot.versions.count() + 1,
-            filename="main.py",
-            upload=source,
-            sha256=hashlib.sha256(source).hexdigest(),
-            size=len(source),
-            status=BotVersion.Status.ACTIVE,
-        )
+        return version(bot=bot, source=source, announce=False)
 
     return make
 
@@ -66,3 +67,26 @@ def empty_cache(monkeypatch):
     cache.clear()
     forget_replay_bodies()
     readcache.forget_kept()
+
+
+@pytest.fixture
+def finished_match(make_user, stored_version):
+    """A Paiute match (hidden hands) played out in-process and stored as the worker stores one."""
+    game = registry.get("paiute")
+    state = play_out(game.new_match(players=2, seed=7), [random_policy] * 2, Rng(7))
+    match = Match.objects.create(
+        game="paiute",
+        engine_version=game.version,
+        seed=7,
+        status=Match.Status.FINISHED,
+        result={"seats": [{"seat": 0}, {"seat": 1}]},
+        moves=[],
+        record=state.to_json(),
+    )
+    owner = make_user("alice")
+    for seat in (0, 1):
+        bot = Bot.objects.create(owner=owner, name=f"b{seat}", game="paiute")
+        MatchSeat.objects.create(match=match, seat=seat, version=stored_version(bot))
+    yield match
+    for seat in (None, 0, 1):
+        cache.delete(selectors.replay_cache_key(match=match, seat=seat))

@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from bots import services as bot_services
 from bots import validation
 from bots.models import BotVersion
-from tests.servers import start_gunicorn, stop_process_group, wait_for
+from tests.support.servers import start_gunicorn, stop_process_group, wait_for
 
 BOUNDARY = "arena-test-boundary"
 # Any well-formed value: with a CSRF cookie, CSRF middleware reads the form for its token.
@@ -169,7 +169,7 @@ def test_a_100_mb_dashboard_upload_is_refused_before_it_is_read(gunicorn, owner)
 
 
 def test_a_100_mb_anonymous_login_post_never_reaches_the_disk(gunicorn):
-    """CSRF middleware used to read (and spool to disk) the body before its 403."""
+    """The CSRF refusal (403) comes before anything reads the body, so none is spooled to disk."""
     with TempWatcher(gunicorn.temp) as watcher:
         status, headers, body = send_big_upload(
             gunicorn, "/login/", 100 << 20, {"Cookie": CSRF_COOKIE}

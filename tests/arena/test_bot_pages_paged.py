@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from bots.selectors import BOT_PAGE_SIZE
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner
+from tests.support.builders import bot_with_version, finished_match, user
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ def link(html: str, rel: str) -> str | None:
 def make_many(count: int):
     from bots.models import Bot
 
-    who = owner()
+    who = user()
     Bot.objects.bulk_create(
         Bot(owner=who, name=f"bot{i:03d}", game="pairs" if i % 3 else "paks") for i in range(count)
     )
@@ -72,10 +72,10 @@ def test_bots_page_search_and_game_filter_keep_paging_within_the_search():
 
 def test_head_to_head_takes_names_and_ids_and_never_lists_every_bot():
     make_many(60)
-    bot_a, a = bot_with_version("alpha")
-    bot_b, b = bot_with_version("beta")
-    finished_match([a, b], [1, 2], seed=1)
-    finished_match([b, a], [1, 2], seed=1)
+    bot_a, a = bot_with_version(name="alpha")
+    bot_b, b = bot_with_version(name="beta")
+    finished_match(versions=[a, b], ranks=[1, 2], seed=1)
+    finished_match(versions=[b, a], ranks=[1, 2], seed=1)
     client = Client()
     html = client.get("/games/pairs/head-to-head/?a=alpha&b=beta").content.decode()
     assert "alpha against beta" in html and "1-0-1" in html
@@ -105,11 +105,11 @@ def test_bot_names_json_suggests_a_few_names_of_the_game():
 def test_bot_page_lists_the_latest_rating_changes_and_charts_them_all():
     from arena.botpage import HISTORY_ROWS
 
-    bot_a, a = bot_with_version("alpha")
-    _, b = bot_with_version("beta")
+    bot_a, a = bot_with_version(name="alpha")
+    _, b = bot_with_version(name="beta")
     count = HISTORY_ROWS + 5
     for seed in range(count):
-        finished_match([a, b] if seed % 2 else [b, a], [1, 2], seed=seed)
+        finished_match(versions=[a, b] if seed % 2 else [b, a], ranks=[1, 2], seed=seed)
     response = Client().get(f"/bots/{bot_a.pk}/")
     html = response.content.decode()
     table = html[html.index('class="history-table"') : html.index("</details>")]

@@ -6,21 +6,23 @@ from __future__ import annotations
 import pytest
 
 from arena.botpage import recent_match_rows
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db
 
 
 def test_recent_rows_leave_out_and_count_cancelled_matches():
-    bot, first = bot_with_version("me")
-    second = version(bot, 2, parent=first)
-    _, other = bot_with_version("other")
+    bot, first = bot_with_version(name="me")
+    second = version(bot=bot, number=2, parent=first)
+    _, other = bot_with_version(name="other")
     matches = []
     for i in range(9):
         mine = first if i % 2 else second
-        matches.append(finished_match([mine, other], [1, 2], seed=i, rate=False))
-    matches.append(finished_match([first, second], [2, 1], seed=9, rate=False))  # both mine
+        matches.append(finished_match(versions=[mine, other], ranks=[1, 2], seed=i, rate=False))
+    matches.append(
+        finished_match(versions=[first, second], ranks=[2, 1], seed=9, rate=False)
+    )  # both mine
     cancelled = [matches[1], matches[4], matches[9]]
     Match.objects.filter(pk__in=[m.pk for m in cancelled]).update(status="cancelled")
     newest_first = [m.pk for m in reversed(matches)]

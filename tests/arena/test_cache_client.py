@@ -8,7 +8,7 @@ import uuid
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 
 from arena.cache import RedisCache
-from tests.servers import redis_url
+from tests.support.servers import redis_url
 
 
 def test_one_client_per_pool_and_the_same_answers_as_djangos():

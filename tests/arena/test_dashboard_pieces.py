@@ -30,11 +30,11 @@ def row(n: int, elo: float = 1500.0, **extra) -> dict:
 
 @pytest.mark.django_db
 def test_pages_of_the_leaderboard_and_search_in_any_case():
-    from tests.tournaments.rating_support import bot_with_version, owner
+    from tests.support.builders import bot_with_version, user
 
     for n in range(1, ROWS_PER_PAGE + 6):
-        bot_with_version(f"bot-{n:02d}")
-    owner("Bob")
+        bot_with_version(name=f"bot-{n:02d}")
+    user(name="Bob")
     first = board_page(pool="pairs:2", query="", cursor=None)
     assert len(first.object_list) == ROWS_PER_PAGE and first.next_url and not first.previous_url
     assert first.summary == f"1–{ROWS_PER_PAGE} of {ROWS_PER_PAGE + 5} bots"

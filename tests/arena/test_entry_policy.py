@@ -7,11 +7,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from bots.models import Bot
-from tests.arena import throttle_support
+from tests.support import throttle
 from tournaments import services
 from tournaments.models import Tournament
 
-clean_throttle_counts = throttle_support.clean_throttle_counts
+clean_throttle_counts = throttle.clean_throttle_counts
 
 
 @pytest.fixture

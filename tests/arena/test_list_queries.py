@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.tournaments.test_lifecycle import make_bots
+from tests.support.builders import active_bots
 from tournaments import selectors, services
 from tournaments.models import Tournament
 
@@ -19,7 +19,7 @@ def organiser(db):
 
 
 def create(organiser, n: int) -> None:
-    bots = list(organiser.bots.all()) or make_bots(organiser, 3)
+    bots = list(organiser.bots.all()) or active_bots(owner=organiser, count=3)
     for i in range(n):
         services.create_tournament(
             organiser=organiser, name=f"cup {i}", game="pairs", bot_ids=[b.pk for b in bots]

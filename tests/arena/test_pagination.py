@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from datetime import timedelta
 
@@ -12,6 +11,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from games import registry
+from tests.support import builders
 from tournaments.models import Ladder, Match, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -148,16 +148,7 @@ def test_bot_versions_newest_first(client_for, user):
     bot = new_bot(user, "versioned")
 
     def version():
-        number = (bot.versions.count() or 0) + 1
-        source = f"# {number}\n".encode()
-        BotVersion.objects.create(
-            bot=bot,
-            number=number,
-            filename="main.py",
-            upload=source,
-            sha256=hashlib.sha256(source).hexdigest(),
-            size=len(source),
-        )
+        builders.version(bot=bot, status=BotVersion.Status.PENDING, announce=False)
 
     for _ in range(12):
         version()

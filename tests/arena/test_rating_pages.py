@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner
+from tests.support.builders import bot_with_version, finished_match, user
 from tournaments import services
 
 pytestmark = pytest.mark.django_db
 
 
 def test_leaderboard_page_shows_intervals_pools_and_refuses_unknown_pools():
-    _, a = bot_with_version("alpha")
-    _, b = bot_with_version("beta")
+    _, a = bot_with_version(name="alpha")
+    _, b = bot_with_version(name="beta")
     for seed in range(6):
-        finished_match([a, b], [1, 2] if seed % 3 else [2, 1], seed=seed)
-    finished_match([a, b], [1, 2], seed=9, options={"continuous": True})
+        finished_match(versions=[a, b], ranks=[1, 2] if seed % 3 else [2, 1], seed=seed)
+    finished_match(versions=[a, b], ranks=[1, 2], seed=9, options={"continuous": True})
     services.fit_pool(pool="pairs:2")
     page = Client().get("/games/pairs/")
     assert page.status_code == 200
@@ -30,10 +30,10 @@ def test_leaderboard_page_shows_intervals_pools_and_refuses_unknown_pools():
 
 
 def test_head_to_head_page_compares_two_bots():
-    bot_a, a = bot_with_version("alpha")
-    bot_b, b = bot_with_version("beta")
-    finished_match([a, b], [1, 2], seed=1)
-    finished_match([b, a], [1, 2], seed=1)  # the same deal, seats swapped: a pair
+    bot_a, a = bot_with_version(name="alpha")
+    bot_b, b = bot_with_version(name="beta")
+    finished_match(versions=[a, b], ranks=[1, 2], seed=1)
+    finished_match(versions=[b, a], ranks=[1, 2], seed=1)  # the same deal, seats swapped: a pair
     html = Client().get(f"/games/pairs/head-to-head/?a={bot_a.pk}&b={bot_b.pk}").content.decode()
     assert "alpha against beta" in html and "1-0-1" in html and "1 pairs" in html
     same = Client().get(f"/games/pairs/head-to-head/?a={bot_a.pk}&b={bot_a.pk}").content.decode()
@@ -42,7 +42,7 @@ def test_head_to_head_page_compares_two_bots():
 
 
 def test_owner_turns_gating_on_from_the_bot_page_and_others_cannot():
-    bot, _ = bot_with_version("alpha")
+    bot, _ = bot_with_version(name="alpha")
     client = Client()
     client.force_login(bot.owner)
     page = client.get(f"/bots/{bot.pk}/").content.decode()
@@ -64,6 +64,6 @@ def test_owner_turns_gating_on_from_the_bot_page_and_others_cannot():
     bot.refresh_from_db()
     assert bot.gate_elo0 == 0
     stranger = Client()
-    stranger.force_login(owner("stranger"))
+    stranger.force_login(user(name="stranger"))
     assert stranger.post(f"/bots/{bot.pk}/gating/", {"elo0": "0"}).status_code == 404
     assert 'id="gating-form"' not in stranger.get(f"/bots/{bot.pk}/").content.decode()

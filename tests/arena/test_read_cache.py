@@ -11,9 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
-from tests.arena.test_replay import finished_match  # noqa: F401 - a fixture
-from tests.tournaments.test_standings_read_models import fail, record, start
+from tests.support.builders import fail_every_attempt, record_random_result, started_event
+from tests.support.stored_reads import answer, fresh
 from tournaments.models import Match, MatchSeat, Tournament
 from tournaments.services.requeue import requeue_failed_match
 
@@ -40,12 +39,12 @@ def reads(tournament_id: int) -> list[str]:
 
 def finished_with_a_failure(organiser, settings) -> tuple[Tournament, Match]:
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 3, {"format": "round_robin"})
+    tournament = started_event(organiser=organiser, entrants=3, fields={"format": "round_robin"})
     rng = random.Random(3)
     matches = list(tournament.matches.order_by("pk"))
-    fail(matches[0])
+    fail_every_attempt(match=matches[0])
     for match in matches[1:]:
-        record(match, rng)
+        record_random_result(match=match, rng=rng)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     return tournament, matches[0]
@@ -74,7 +73,7 @@ def test_a_result_taken_back_is_never_answered_from_the_old_version(organiser, s
     for url in reads(tournament.pk):
         assert after[url] == fresh(url), url
     # Played again and finished again: the new finished answer, not the first one.
-    record(Match.objects.get(pk=failed.pk), random.Random(5))
+    record_random_result(match=Match.objects.get(pk=failed.pk), rng=random.Random(5))
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     last = {url: answer(url) for url in reads(tournament.pk)}
     for url in reads(tournament.pk):
@@ -86,16 +85,18 @@ def test_a_result_taken_back_is_never_answered_from_the_old_version(organiser, s
 
 def test_a_running_tournament_is_not_stored(organiser, settings):
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 3, {"format": "round_robin"})
+    tournament = started_event(organiser=organiser, entrants=3, fields={"format": "round_robin"})
     api = f"/api/tournaments/{tournament.pk}/"
     answer(api)
     match = tournament.matches.order_by("pk").first()
-    record(match, random.Random(1))  # no version of a running event moves on a claim
+    record_random_result(
+        match=match, rng=random.Random(1)
+    )  # no version of a running event moves on a claim
     assert answer(api) == fresh(api)
     assert b'"running":0' in answer(api)[0] or b'"running": 0' in answer(api)[0]
 
 
-def test_a_finished_match_is_stored_for_spectators_only(finished_match, client_for):  # noqa: F811
+def test_a_finished_match_is_stored_for_spectators_only(finished_match, client_for):
     MatchSeat.objects.filter(match=finished_match, seat=0).update(log="my stderr")
     urls = [f"/api/matches/{finished_match.pk}/", f"/matches/{finished_match.pk}/"]
     for url in urls:
@@ -164,7 +165,7 @@ def test_renaming_a_bot_or_its_owner_moves_every_stored_read(
 
 
 def test_a_kept_copy_takes_the_tokens_alone_and_answers_as_the_stored_entry(
-    finished_match,  # noqa: F811
+    finished_match,
     monkeypatch,
 ):
     """The process's own copy (``readcache.memory``): a hit asks the cache for the tokens

@@ -8,8 +8,8 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
+from tests.support.stored_reads import answer, fresh
 from tournaments import readcache
 
 pytestmark = pytest.mark.django_db
@@ -23,9 +23,9 @@ def shared_tokens(settings, empty_cache):
 
 @pytest.fixture
 def two_bots():
-    a, va = bot_with_version("alpha")
-    b, vb = bot_with_version("beta")
-    finished_match([va, vb], [1, 2])
+    a, va = bot_with_version(name="alpha")
+    b, vb = bot_with_version(name="beta")
+    finished_match(versions=[va, vb], ranks=[1, 2])
     return a, b, va, vb
 
 
@@ -55,7 +55,7 @@ def test_a_rated_result_moves_every_rating_read(two_bots, django_capture_on_comm
     a, b, va, vb = two_bots
     before = {url: answer(url) for url in reads(a, b)}
     with django_capture_on_commit_callbacks(execute=True):  # the writer's commit
-        finished_match([vb, va], [1, 2], seed=2)  # beta wins this one
+        finished_match(versions=[vb, va], ranks=[1, 2], seed=2)  # beta wins this one
     for url in reads(a, b):
         now = answer(url)
         assert now != before[url], url
@@ -67,7 +67,7 @@ def test_a_new_current_version_moves_the_board(two_bots, django_capture_on_commi
     board = "/api/leaderboards/pairs/"
     before = answer(board)
     with django_capture_on_commit_callbacks(execute=True):
-        version(a, number=2, parent=va)  # becomes current: the board shows v2 now
+        version(bot=a, number=2, parent=va)  # becomes current: the board shows v2 now
     now = answer(board)
     assert now != before and now == fresh(board)
     assert b'"version":2' in now[0]
@@ -106,7 +106,7 @@ def test_a_cache_the_workers_do_not_share_keeps_no_rating_read(two_bots, setting
     a, b, va, vb = two_bots
     before = {url: answer(url) for url in reads(a, b)}
     with transaction.atomic():  # a worker's write: its commit callbacks run elsewhere
-        finished_match([vb, va], [1, 2], seed=2)
+        finished_match(versions=[vb, va], ranks=[1, 2], seed=2)
     for url in reads(a, b):
         assert answer(url) != before[url], url
 
@@ -126,7 +126,7 @@ def test_the_bot_pages_rating_parts_are_stored_and_a_rated_result_moves_them(
     tables = " ".join(q["sql"] for q in queries)
     assert "tournaments_ratingchange" not in tables and "tournaments_ratingpair" not in tables
     with django_capture_on_commit_callbacks(execute=True):
-        finished_match([vb, va], [1, 2], seed=2)
+        finished_match(versions=[vb, va], ranks=[1, 2], seed=2)
     now = answer(url)
     assert now != first and now == fresh(url)
     assert now[0].count(b"<tr><td>") > first[0].count(b"<tr><td>")  # one more history row

@@ -19,9 +19,8 @@ from rest_framework.test import APIClient
 from bots import services as bot_services
 from bots.apis import BotSerializer, VersionSerializer
 from bots.models import Bot, BotVersion
-from tests.arena.read_cache_support import answer, fresh
-from tests.arena.test_read_cache_bot_page import new_version, open_gate
-from tests.tournaments.test_lifecycle import make_bots
+from tests.support.builders import active_bots
+from tests.support.stored_reads import answer, fresh, new_version, open_gate
 from tournaments import selectors
 from tournaments.models import Gate, Ladder, ReadVersion
 from tournaments.readcache import marks
@@ -47,7 +46,7 @@ def owner(db):
 
 @pytest.fixture
 def bots(owner) -> list[Bot]:
-    return make_bots(owner, 3)
+    return active_bots(owner=owner, count=3)
 
 
 def list_reads(owner) -> list[str]:
@@ -111,7 +110,9 @@ def test_every_write_the_list_shows_moves_it(owner, bots):
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(name="aaa-first"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(description="new"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(accepts_entries=False))
-    moves_the_list(owner, lambda: made.setdefault("v2", new_version(bot, 2, "active")))
+    moves_the_list(
+        owner, lambda: made.setdefault("v2", new_version(bot=bot, number=2, status="active"))
+    )
     moves_the_list(owner, lambda: bot_services.set_current_version(bot=bot, number=1))
     moves_the_list(
         owner, lambda: BotVersion.objects.filter(pk=made["v2"].pk).update(gating="running")
@@ -170,7 +171,7 @@ def moves_the_bot(bot: Bot, write) -> None:
 def test_every_write_a_bots_reads_show_moves_them(bots):
     bot = bots[0]
     made = {}
-    moves_the_bot(bot, lambda: made.setdefault("v2", new_version(bot, 2)))
+    moves_the_bot(bot, lambda: made.setdefault("v2", new_version(bot=bot, number=2)))
     v2 = made["v2"]
     moves_the_bot(
         bot, lambda: BotVersion.objects.filter(pk=v2.pk).update(status="active", reason="ok")
@@ -182,7 +183,7 @@ def test_every_write_a_bots_reads_show_moves_them(bots):
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(description="d"))
     moves_the_bot(bot, lambda: Bot.objects.filter(pk=bot.pk).update(gating=True, gate_elo1=30))
 
-    moves_the_bot(bot, lambda: made.update(gate=open_gate(v2)))
+    moves_the_bot(bot, lambda: made.update(gate=open_gate(candidate=v2)))
     moves_the_bot(
         bot, lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0])
     )
@@ -251,7 +252,7 @@ def test_the_sqlite_triggers_move_the_list():
 
 def test_ladders_are_read_with_their_counters_in_one_query(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 4)
+    active_bots(owner=owner, count=4)
     from tournaments.services.ladder import schedule_ladders
 
     assert schedule_ladders() > 0

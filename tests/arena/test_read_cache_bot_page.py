@@ -5,7 +5,6 @@ alone, and every kind of write moves it, so no reader is answered from before it
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import sqlite3
 import threading
@@ -17,14 +16,19 @@ from django.test.utils import CaptureQueriesContext
 from arena import botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
-from tests.arena.read_cache_support import answer, fresh
-from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import active_bots
+from tests.support.stored_reads import (
+    answer,
+    claim_then_result,
+    fresh,
+    new_version,
+    open_gate,
+    queued_ladder,
+)
 from tournaments import readcache
-from tournaments.models import Gate, Ladder, Match, MatchSeat, ReadVersion
+from tournaments.models import Gate, Match, MatchSeat, ReadVersion
 from tournaments.readcache import marks
-from tournaments.services.ladder import schedule_ladders
-from tournaments.services.playing import claim_match, record_result
+from tournaments.services.playing import claim_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,11 +42,9 @@ def _stored(empty_cache, settings):
 
 
 @pytest.fixture
-def match(owner, settings) -> Match:  # noqa: F811
-    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 6)
-    assert schedule_ladders() > 0
-    return Ladder.objects.get().matches.filter(status="queued").order_by("pk").first()
+def match(owner, settings) -> Match:
+    ladder = queued_ladder(owner=owner, settings=settings)
+    return ladder.matches.filter(status="queued").order_by("pk").first()
 
 
 def seated(match: Match) -> list[Bot]:
@@ -83,17 +85,9 @@ def test_a_stored_page_equals_a_fresh_render_and_a_hit_reads_the_version_alone(m
 
 def test_a_match_queued_claimed_finished_requeued_and_cancelled_moves_its_bots(match):
     bots = seated(match)
-    attempt = None
-
-    def claim():
-        nonlocal attempt
-        attempt = claim_match(match_id=match.pk)
-
+    claim, result = claim_then_result(match)
     moves_the_pages(bots, claim)
-    moves_the_pages(
-        bots,
-        lambda: record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2])),
-    )
+    moves_the_pages(bots, result)
     assert Match.objects.get(pk=match.pk).status == "finished"
     # A failure queued again: the same status as before the claim, one more attempt.
     other = Match.objects.filter(status="queued").exclude(pk=match.pk).order_by("pk").first()
@@ -130,39 +124,10 @@ def test_a_seat_moves_every_page_of_its_match(match):
     )
 
 
-def new_version(bot: Bot, number: int, status: str = BotVersion.Status.PENDING) -> BotVersion:
-    source = f"# v{number}\n".encode()
-    return BotVersion.objects.create(
-        bot=bot,
-        number=number,
-        filename="main.py",
-        upload=source,
-        sha256=hashlib.sha256(source).hexdigest(),
-        size=len(source),
-        status=status,
-    )
-
-
-def open_gate(candidate: BotVersion) -> Gate:
-    """A gate testing ``candidate`` against its bot's first version."""
-    return Gate.objects.create(
-        candidate=candidate,
-        parent=candidate.bot.versions.get(number=1),
-        pool="pairs",
-        elo0=0.0,
-        elo1=20.0,
-        max_games=100,
-        seed=1,
-        counts=[0, 0, 0, 0, 0],
-        lower=-2.9,
-        upper=2.9,
-    )
-
-
 def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_page(match):
     bot = seated(match)[0]
     made = {}
-    moves_the_pages([bot], lambda: made.setdefault("v2", new_version(bot, 2)))
+    moves_the_pages([bot], lambda: made.setdefault("v2", new_version(bot=bot, number=2)))
     v2 = made["v2"]
     moves_the_pages(
         [bot], lambda: BotVersion.objects.filter(pk=v2.pk).update(status="active", reason="ok")
@@ -170,7 +135,7 @@ def test_versions_a_verdict_the_current_choice_a_gate_and_a_disable_move_the_pag
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=1))
     moves_the_pages([bot], lambda: bot_services.set_current_version(bot=bot, number=2))
 
-    moves_the_pages([bot], lambda: made.update(gate=open_gate(v2)))
+    moves_the_pages([bot], lambda: made.update(gate=open_gate(candidate=v2)))
     moves_the_pages(
         [bot],
         lambda: Gate.objects.filter(pk=made["gate"].pk).update(llr=1.5, counts=[0, 1, 2, 1, 0]),
@@ -321,11 +286,11 @@ def test_a_write_locks_no_bot_row_before_its_commit(match):
     assert marks.bot_page_mark(pk=bot.pk) != before  # moved at the commit
 
 
-def test_a_write_of_many_bots_moves_every_page(owner):  # noqa: F811
+def test_a_write_of_many_bots_moves_every_page(owner):
     """Past about 400 bots noted, a transaction moves every bot's page at its commit."""
     if connection.vendor != "postgresql":
         pytest.skip("SQLite's triggers move each row at once")
-    make_bots(owner, 2)
+    active_bots(owner=owner, count=2)
     first = Bot.objects.order_by("pk").first()
     before = marks.bot_page_mark(pk=first.pk)
     many = Bot.objects.bulk_create(

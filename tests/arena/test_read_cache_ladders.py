@@ -11,15 +11,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
-from tests.tournaments.test_ladder_services import owner  # noqa: F401 - a fixture
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.stored_reads import answer, claim_then_result, fresh, queued_ladder
 from tournaments.apis.matches import MatchSerializer
-from tournaments.models import Ladder, LadderCount, Match, MatchSeat
+from tournaments.models import LadderCount, Match, MatchSeat
 from tournaments.readcache import marks
 from tournaments.services import set_ladder_paused
-from tournaments.services.ladder import recount_ladders, schedule_ladders
-from tournaments.services.playing import claim_match, record_result
+from tournaments.services.ladder import recount_ladders
+from tournaments.services.playing import claim_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,11 +30,8 @@ def _empty_cache(empty_cache):
 
 
 @pytest.fixture
-def ladder(owner, settings):  # noqa: F811
-    settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 4
-    make_bots(owner, 6)
-    assert schedule_ladders() > 0
-    return Ladder.objects.get()
+def ladder(owner, settings):
+    return queued_ladder(owner=owner, settings=settings)
 
 
 def reads(pk: int) -> list[str]:
@@ -79,17 +74,9 @@ def first_queued(ladder) -> Match:
 
 def test_a_claim_a_result_and_a_new_match_move_the_version(ladder):
     match = first_queued(ladder)
-    attempt = None
-
-    def claim():
-        nonlocal attempt
-        attempt = claim_match(match_id=match.pk)
-
+    claim, result = claim_then_result(match)
     moves_every_read(ladder, claim)
-    moves_every_read(
-        ladder,
-        lambda: record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2])),
-    )
+    moves_every_read(ladder, result)
     assert Match.objects.get(pk=match.pk).status == "finished"
     moves_every_read(
         ladder,

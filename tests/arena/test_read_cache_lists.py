@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.arena.read_cache_support import answer, fresh
-from tests.tournaments.test_standings_read_models import record, start
+from tests.support.builders import record_random_result, started_event
+from tests.support.stored_reads import answer, fresh
 from tournaments import services
 from tournaments.apis.tournaments import TournamentSerializer
 from tournaments.models import Entry, ReadVersion, Tournament
@@ -45,7 +45,7 @@ def organiser(db):
 
 @pytest.fixture
 def tournament(organiser) -> Tournament:
-    return start(organiser, 3, {"format": "round_robin"})
+    return started_event(organiser=organiser, entrants=3, fields={"format": "round_robin"})
 
 
 def test_stored_lists_equal_a_fresh_render_and_a_hit_reads_the_version_alone(tournament):
@@ -81,7 +81,7 @@ def test_a_new_tournament_its_start_and_its_end_move_the_lists(organiser, tourna
 
     def finish():
         for match in tournament.matches.order_by("pk"):
-            record(match, rng)
+            record_random_result(match=match, rng=rng)
 
     moves_every_list(finish)
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED

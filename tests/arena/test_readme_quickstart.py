@@ -14,7 +14,7 @@ import pytest
 from django.core.cache import cache
 
 from bots.models import Bot, BotVersion
-from tests.servers import ROOT, start_gunicorn, stop_process_group
+from tests.support.servers import ROOT, start_gunicorn, stop_process_group
 
 README = ROOT / "README.md"
 

@@ -3,37 +3,10 @@
 import pytest
 from django.core.cache import cache
 
-from bots.models import Bot
 from games import registry
-from games.policies import play_out, random_policy
-from games.rng import Rng
 from tournaments import selectors
-from tournaments.models import Match, MatchReplay, MatchSeat
+from tournaments.models import Match, MatchReplay
 from tournaments.read_models import replays
-
-
-@pytest.fixture
-def finished_match(make_user, stored_version):
-    """A Paiute match (hidden hands) played out in-process and stored as the worker stores one."""
-    game = registry.get("paiute")
-    state = play_out(game.new_match(players=2, seed=7), [random_policy] * 2, Rng(7))
-    match = Match.objects.create(
-        game="paiute",
-        engine_version=game.version,
-        seed=7,
-        status=Match.Status.FINISHED,
-        result={"seats": [{"seat": 0}, {"seat": 1}]},
-        moves=[],
-        record=state.to_json(),
-    )
-    owner = make_user("alice")
-    for seat in (0, 1):
-        bot = Bot.objects.create(owner=owner, name=f"b{seat}", game="paiute")
-        MatchSeat.objects.create(match=match, seat=seat, version=stored_version(bot))
-    yield match
-    for seat in (None, 0, 1):
-        cache.delete(selectors.replay_cache_key(match=match, seat=seat))
-
 
 BAD_SEATS = [
     "²",

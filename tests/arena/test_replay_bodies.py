@@ -17,7 +17,6 @@ from arena.replay_layouts import layout_for, layout_json
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
-from tests.arena.test_replay import finished_match  # noqa: F401
 from tournaments.models import Match
 from tournaments.readcache import replay_answers
 from tournaments.readcache.process_copies import ProcessCopies
@@ -61,7 +60,7 @@ def replay_request(match, kind: str, seat: int | None) -> tuple[str, dict]:
 @pytest.mark.parametrize("seat", [None, 0, 1])
 def test_cached_answer_equals_a_fresh_build_and_a_hit_skips_the_record(
     client,
-    finished_match,  # noqa: F811
+    finished_match,
     kind,
     seat,
 ):
@@ -98,7 +97,7 @@ def cache_calls():
 @pytest.mark.parametrize("seat", [None, 1])
 def test_a_kept_answer_is_one_query_and_no_cache_trip_and_equals_the_stored_one(
     client,
-    finished_match,  # noqa: F811
+    finished_match,
     kind,
     seat,
 ):
@@ -122,7 +121,7 @@ def test_a_kept_answer_is_one_query_and_no_cache_trip_and_equals_the_stored_one(
 @pytest.mark.parametrize("kind", ["replay", "frames"])
 def test_a_match_played_again_never_answers_from_its_first_result(
     client,
-    finished_match,  # noqa: F811
+    finished_match,
     kind,
 ):
     url = f"/api/matches/{finished_match.pk}/{kind}/"
@@ -158,7 +157,7 @@ def test_the_memory_keeps_the_latest_answers_within_its_bound():
     assert kept.get("big") is None and kept.size == 400
 
 
-def test_an_unfinished_match_is_built_each_time(client, finished_match):  # noqa: F811
+def test_an_unfinished_match_is_built_each_time(client, finished_match):
     Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING)
     url = f"/api/matches/{finished_match.pk}/replay/"
     before = client.get(url).json()
@@ -167,13 +166,13 @@ def test_an_unfinished_match_is_built_each_time(client, finished_match):  # noqa
     assert client.get(url).json()["moves"] == [{"actions": {"0": 1}}]
 
 
-def test_bad_seats_still_answer_4xx_in_the_error_shape(client, finished_match):  # noqa: F811
+def test_bad_seats_still_answer_4xx_in_the_error_shape(client, finished_match):
     for kind in ("replay", "frames"):
         response = client.get(f"/api/matches/{finished_match.pk}/{kind}/", {"seat": "7"})
         assert response.status_code == 400 and "seat" in json.dumps(response.json())
 
 
-def test_match_detail_splices_the_stored_moves_and_record_unchanged(client, finished_match):  # noqa: F811
+def test_match_detail_splices_the_stored_moves_and_record_unchanged(client, finished_match):
     moves = [{"actions": {"0": 3}, "ms": {"0": 1.5}}, {"actions": {"1": "é"}}]
     Match.objects.filter(pk=finished_match.pk).update(moves=moves)
     body = client.get(f"/api/matches/{finished_match.pk}/").json()
@@ -193,7 +192,7 @@ def text_log(html: str) -> str:
     return html[html.index('<details id="text-log">') : html.index("</details>")]
 
 
-def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finished_match):  # noqa: F811
+def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finished_match):
     url = f"/matches/{finished_match.pk}/"
     first = client.get(url, {"seat": 0}).content.decode()
     with CaptureQueriesContext(connection) as queries:
@@ -211,7 +210,7 @@ def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finishe
     )
 
 
-def test_match_page_text_log_of_an_unfinished_match_is_not_kept(client, finished_match):  # noqa: F811
+def test_match_page_text_log_of_an_unfinished_match_is_not_kept(client, finished_match):
     Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING, moves=[])
     url = f"/matches/{finished_match.pk}/"
     assert "and 0 moves" in text_log(client.get(url).content.decode())

@@ -14,7 +14,7 @@ from arena.replay_layouts import LAYOUTS, layout_for, layout_keys
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
-from tests.replay_matches import store_match, table_size
+from tests.support.replay_matches import store_match, table_size
 from tournaments import selectors
 from tournaments.models import Match, MatchReplay
 from tournaments.read_models import replays

@@ -1,6 +1,7 @@
-"""The standings, round-table and match rows written in Python equal the template loops they
-replaced, for awkward values: names to escape, no position or version, tie-breaks with
-head-to-head and faults, a missing tie-break, unplayed tables."""
+"""The standings, round-table and match rows written in Python equal the same rows written
+as template loops (kept here as the reference), for awkward values: names to escape, no
+position or version, tie-breaks with head-to-head and faults, a missing tie-break,
+unplayed tables."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 from django.template import Context, Template
@@ -18,26 +17,20 @@ from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
 from arena import replay
-from arena.replay_layouts import layout_for, layout_json
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng
-from tests.arena.test_replay import finished_match  # noqa: F401
-from tournaments import readcache, selectors
+from tests.support.stored_replays import (
+    VIEWERS,
+    big_columns_read,
+    forget_stored,
+    fresh_body,
+    served_body,
+)
+from tournaments import selectors
 from tournaments.models import Match, MatchReplay
 from tournaments.read_models import replays
-from tournaments.readcache import replay_answers
 from tournaments.services.playing import record_result
-
-VIEWERS = [None, 0, 1]
-
-
-def forget_stored() -> None:
-    """Nothing stored anywhere: the cache and this process's own copies (what a reader in
-    another process, or after eviction, finds)."""
-    cache.clear()
-    replay_answers.forget_all()
-    readcache.forget_kept()
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +39,7 @@ def _empty_cache(empty_cache):
 
 
 @pytest.fixture
-def match(finished_match):  # noqa: F811
+def match(finished_match):
     """The Paiute match with real moves (wall and CPU ms), finished an hour ago: no task is
     building its row (test_stored_replays_prebuilt has the moments after a result)."""
     moves = [{"actions": m, "ms": {s: 1.5 for s in m}} for m in finished_match.record["moves"]]
@@ -56,41 +49,9 @@ def match(finished_match):  # noqa: F811
     return finished_match
 
 
-def fresh(match: Match, kind: str, seat) -> bytes:
-    """The answer as the endpoints built it before rows were stored: one full render."""
-    if kind == "replay":
-        data = {
-            "match": match.pk,
-            "seat": seat,
-            "moves": match.moves or [],
-            "events": registry.replay(match.record).events(seat),
-        }
-    else:
-        data = {
-            "match": match.pk,
-            "seat": seat,
-            "game": match.game,
-            "layout": layout_json(layout_for(match.game)),
-            "frames": replay.frames_from_record(match.record, seat=seat),
-        }
-    return JSONRenderer().render(data)
-
-
-def get(client, match: Match, kind: str, seat):
-    params = {} if seat is None else {"seat": seat}
-    response = client.get(f"/api/matches/{match.pk}/{kind}/", params)
-    assert response.status_code == 200, response.content
-    return response.content
-
-
-def big_columns_read(queries) -> bool:
-    sql = " ".join(q["sql"] for q in queries.captured_queries)
-    return '"record"' in sql or '"moves"' in sql
-
-
 def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(client, match):
     assert not MatchReplay.objects.exists()
-    get(client, match, "replay", 0)  # one read stores every viewer's pieces
+    served_body(client, match, "replay", 0)  # one read stores every viewer's pieces
     row = MatchReplay.objects.get(match=match)
     assert row.finished_at == match.finished_at
     assert set(row.index) - {replays.WHOLE} == {"moves"} | {
@@ -103,8 +64,8 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
         for seat in VIEWERS:
             forget_stored()
             with CaptureQueriesContext(connection) as queries:
-                body = get(client, match, kind, seat)
-            assert body == fresh(match, kind, seat), (kind, seat)
+                body = served_body(client, match, kind, seat)
+            assert body == fresh_body(match, kind, seat), (kind, seat)
             assert not big_columns_read(queries), (kind, seat)
     assert MatchReplay.objects.count() == 1
 
@@ -113,7 +74,7 @@ def test_the_first_read_stores_every_viewer_and_a_miss_serves_it_unchanged(clien
 def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whole_below):
     monkeypatch.setattr(replays, "WHOLE_BELOW", whole_below)
     call_command("rebuild_read_models", "--only", "replays", verbosity=0)
-    expected = {(k, s): fresh(match, k, s) for k in ("replay", "frames") for s in VIEWERS}
+    expected = {(k, s): fresh_body(match, k, s) for k in ("replay", "frames") for s in VIEWERS}
     logs = {
         s: replay.render_text_log(events=registry.replay(match.record).events(s), moves=match.moves)
         for s in VIEWERS
@@ -122,7 +83,7 @@ def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whol
     Match.objects.filter(pk=match.pk).update(record={"game": "paiute", "moves": "x"}, moves=[])
     for (kind, seat), body in expected.items():
         forget_stored()
-        assert get(client, match, kind, seat) == body
+        assert served_body(client, match, kind, seat) == body
     for seat, log in logs.items():
         forget_stored()
         page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
@@ -144,7 +105,7 @@ def test_match_page_text_log_comes_from_the_stored_row(client, match):
 
 
 def test_a_match_played_again_gets_a_new_row(client, match):
-    before = {seat: get(client, match, "replay", seat) for seat in VIEWERS}
+    before = {seat: served_body(client, match, "replay", seat) for seat in VIEWERS}
     first_row = MatchReplay.objects.get(match=match)
     # Played again (as a re-run would: running, then its new result recorded).
     game = registry.get("paiute")
@@ -164,9 +125,9 @@ def test_a_match_played_again_gets_a_new_row(client, match):
     assert match.finished_at != first_row.finished_at
     forget_stored()
     for seat in VIEWERS:
-        body = get(client, match, "replay", seat)
-        assert body == fresh(match, "replay", seat) and body != before[seat]
-        assert get(client, match, "frames", seat) == fresh(match, "frames", seat)
+        body = served_body(client, match, "replay", seat)
+        assert body == fresh_body(match, "replay", seat) and body != before[seat]
+        assert served_body(client, match, "frames", seat) == fresh_body(match, "frames", seat)
     # Meanwhile the result's task builds the new row (the reads built only their answers).
     assert MatchReplay.objects.get(match=match).data == first_row.data
     assert replays.store_replay(match_id=match.pk)
@@ -174,13 +135,13 @@ def test_a_match_played_again_gets_a_new_row(client, match):
     assert row.finished_at == match.finished_at and row.data != first_row.data
     for seat in VIEWERS:
         forget_stored()
-        assert get(client, match, "frames", seat) == fresh(match, "frames", seat)
+        assert served_body(client, match, "frames", seat) == fresh_body(match, "frames", seat)
 
 
 def test_an_unfinished_match_is_never_stored(client, match):
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
-    get(client, match, "replay", 0)
-    get(client, match, "frames", None)
+    served_body(client, match, "replay", 0)
+    served_body(client, match, "frames", None)
     client.get(f"/matches/{match.pk}/")
     assert replays.rebuild_replays() == 0
     assert not MatchReplay.objects.exists()
@@ -190,7 +151,7 @@ def test_a_row_of_another_version_is_rebuilt(client, match):
     replays.store_replay(match_id=match.pk)
     MatchReplay.objects.filter(match=match).update(version="0:old", index={}, data=b"")
     forget_stored()
-    assert get(client, match, "frames", 1) == fresh(match, "frames", 1)
+    assert served_body(client, match, "frames", 1) == fresh_body(match, "frames", 1)
     assert MatchReplay.objects.get(match=match).version == replays.row_version("paiute")
 
 

@@ -14,8 +14,14 @@ from django.test.utils import CaptureQueriesContext
 
 from arena import replay
 from games import registry
-from tests.arena.test_stored_replays import VIEWERS, big_columns_read, forget_stored, fresh, get
-from tests.replay_matches import record_played
+from tests.support.replay_matches import record_played
+from tests.support.stored_replays import (
+    VIEWERS,
+    big_columns_read,
+    forget_stored,
+    fresh_body,
+    served_body,
+)
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays
 
@@ -55,8 +61,8 @@ def assert_answers_fresh(client, match, *, from_row: bool) -> None:
         for seat in VIEWERS:
             forget_stored()
             with CaptureQueriesContext(connection) as queries:
-                body = get(client, match, kind, seat)
-            assert body == fresh(match, kind, seat), (kind, seat)
+                body = served_body(client, match, kind, seat)
+            assert body == fresh_body(match, kind, seat), (kind, seat)
             if from_row:
                 assert not big_columns_read(queries), (kind, seat)
 

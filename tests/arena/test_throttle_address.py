@@ -6,12 +6,12 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from tests.arena import throttle_support
+from tests.support import throttle
 
 # The shared throttle fixtures, used by name.
-clean_throttle_counts = throttle_support.clean_throttle_counts
-rates = throttle_support.rates
-trusted_proxies = throttle_support.trusted_proxies
+clean_throttle_counts = throttle.clean_throttle_counts
+rates = throttle.rates
+trusted_proxies = throttle.trusted_proxies
 
 
 def sign_up(client, number: int, **headers):

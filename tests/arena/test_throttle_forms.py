@@ -9,12 +9,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
-from tests.arena import throttle_support
+from tests.support import throttle
 from tournaments.models import Tournament
 
 # The shared throttle fixtures, used by name.
-clean_throttle_counts = throttle_support.clean_throttle_counts
-rates = throttle_support.rates
+clean_throttle_counts = throttle.clean_throttle_counts
+rates = throttle.rates
 
 BROKEN = b"def broken(:\n"  # refused at upload, so no validation is queued
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.servers import redis_url, start_gunicorn, stop_process_group
+from tests.support.servers import redis_url, start_gunicorn, stop_process_group
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,8 @@ from django.contrib.auth import get_user_model
 from arena.forms import TournamentForm, local_to_utc, option_field_name
 from arena.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
 from games import registry
-from tests.arena.tournament_play import named_bot, play_queued
-from tests.tournaments.test_lifecycle import make_bots
-from tournaments import selectors, services
+from tests.support.builders import active_bots, bot_with_version, play_queued, started_tournament
+from tournaments import selectors
 from tournaments.models import Tournament
 
 
@@ -26,13 +25,8 @@ def organiser(db, client):
 
 
 def started(organiser, count=4, **settings) -> Tournament:
-    bots = make_bots(organiser, count)
-    tournament = services.create_tournament(
-        organiser=organiser, name="cup", game="pairs", bot_ids=[b.pk for b in bots], **settings
-    )
-    services.start_tournament(tournament_id=tournament.pk)
-    tournament.refresh_from_db()
-    return tournament
+    bots = active_bots(owner=organiser, count=count)
+    return started_tournament(organiser=organiser, bots=bots, **settings)
 
 
 def test_the_live_fragment_polls_while_running_and_stops_at_the_end(client, organiser):
@@ -44,12 +38,12 @@ def test_the_live_fragment_polls_while_running_and_stops_at_the_end(client, orga
     assert 'hx-trigger="every 3s"' in text and "<html" not in text
     assert "0 of 6 matches played, 6 queued" in text
     assert 'id="organiser"' not in text  # the organiser's controls stay while it runs
-    play_queued(tournament.pk, limit=2)
+    play_queued(tournament_id=tournament.pk, limit=2)
     text = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
     assert "2 of 6 matches played" in text
     assert 'aria-valuenow="2"' in text
     assert "Time left: about 1 min" in text
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     text = client.get(f"/tournaments/{tournament.pk}/live/").content.decode()
     assert "6 of 6 matches played" in text
     assert "hx-trigger" not in text  # finished: the page stops polling
@@ -191,7 +185,7 @@ def test_a_ladder_lists_only_its_own_matches_past_newer_tournament_ones(
 
 def test_the_crosstable_of_a_round_robin(client, organiser):
     tournament = started(organiser, 3)
-    play_queued(tournament.pk)  # the lower bot id wins every game
+    play_queued(tournament_id=tournament.pk)  # the lower bot id wins every game
     text = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert 'id="crosstable"' in text
     bots = sorted(tournament.entries.values_list("bot_id", flat=True))
@@ -213,7 +207,7 @@ def test_more_than_thirty_entrants_get_a_note_instead_of_a_crosstable(client, or
 
 def test_swiss_round_tables_show_points_and_byes(client, organiser):
     tournament = started(organiser, 5, format="swiss", rounds=2, seeding="entry")
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     response = client.get(f"/tournaments/{tournament.pk}/")
@@ -230,7 +224,7 @@ def test_swiss_round_tables_show_points_and_byes(client, organiser):
 
 def test_a_finished_double_elimination_bracket_names_its_champion(client, organiser):
     tournament = started(organiser, 4, format="double_elimination", seeding="entry")
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     response = client.get(f"/tournaments/{tournament.pk}/")
@@ -311,7 +305,7 @@ def test_every_games_option_defaults_round_trip(organiser, slug):
 
 
 def test_typed_options_become_the_options_dict(client, organiser):
-    bots = make_bots(organiser, 2, game="pairs-rocket")
+    bots = active_bots(owner=organiser, count=2, game="pairs-rocket")
     fields = {
         option_field_name("pairs-rocket", "decks"): "3",
         option_field_name("pairs-rocket", "max_bet"): "100",
@@ -335,7 +329,7 @@ def test_typed_options_become_the_options_dict(client, organiser):
     ],
 )
 def test_bad_option_values_are_clear_form_errors(client, organiser, field, value, message):
-    bots = make_bots(organiser, 2, game="pairs-rocket")
+    bots = active_bots(owner=organiser, count=2, game="pairs-rocket")
     data = form_data(bots, game="pairs-rocket", **{option_field_name("pairs-rocket", field): value})
     answer = client.post("/tournaments/new/", data)
     assert answer.status_code == 200
@@ -364,7 +358,7 @@ def test_local_times_become_utc():
     ],
 )
 def test_the_form_stores_the_start_in_utc(client, organiser, zone, stored):
-    bots = make_bots(organiser, 2)
+    bots = active_bots(owner=organiser, count=2)
     data = form_data(bots, start_at="2030-01-02T09:30", time_zone=zone)
     answer = client.post("/tournaments/new/", data)
     assert answer.status_code == 302, answer.content.decode()[-3000:]
@@ -376,7 +370,7 @@ def test_the_form_stores_the_start_in_utc(client, organiser, zone, stored):
 
 
 def test_an_unknown_zone_is_a_form_error(client, organiser):
-    bots = make_bots(organiser, 2)
+    bots = active_bots(owner=organiser, count=2)
     data = form_data(bots, start_at="2030-01-02T09:30", time_zone="Nowhere/Land")
     answer = client.post("/tournaments/new/", data)
     assert "unknown time zone" in answer.content.decode()
@@ -384,8 +378,8 @@ def test_an_unknown_zone_is_a_form_error(client, organiser):
 
 
 def test_bots_carry_their_game_for_the_page_to_filter(client, organiser):
-    named_bot(organiser, "paired", "pairs")
-    named_bot(organiser, "punker", "punk")
+    bot_with_version(owner=organiser, name="paired", game="pairs", announce=False)
+    bot_with_version(owner=organiser, name="punker", game="punk", announce=False)
     page = client.get("/tournaments/new/").content.decode()
     assert 'data-game="pairs"' in page and 'data-game="punk"' in page
     assert 'type="datetime-local"' in page
@@ -395,8 +389,11 @@ def test_bots_carry_their_game_for_the_page_to_filter(client, organiser):
 
 
 def test_the_server_refuses_a_bot_of_another_game(client, organiser):
-    pairs = [named_bot(organiser, f"paired{i}", "pairs") for i in range(2)]
-    other = named_bot(organiser, "punker", "punk")
+    pairs = [
+        bot_with_version(owner=organiser, name=f"paired{i}", game="pairs", announce=False)[0]
+        for i in range(2)
+    ]
+    other = bot_with_version(owner=organiser, name="punker", game="punk", announce=False)[0]
     answer = client.post("/tournaments/new/", form_data([*pairs, other]))
     assert answer.status_code == 200
     assert "punker plays punk, not pairs" in answer.content.decode()

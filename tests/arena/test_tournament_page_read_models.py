@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from arena import tournament_page
-from tests.tournaments.test_standings_read_models import fail, old_pairwise, record, start
+from tests.support.builders import fail_every_attempt, record_random_result, started_event
+from tests.support.standings_reference import pairwise_from_every_game
 from tournaments import selectors
 from tournaments.models import Match, Tournament
 
@@ -30,7 +31,7 @@ def organiser(db):
 )
 def test_the_page_shows_what_the_games_say(organiser, settings, client, fields, entrants):
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, entrants, fields)
+    tournament = started_event(organiser=organiser, entrants=entrants, fields=fields)
     rng = random.Random(entrants)
     for _ in range(12):  # part-way: some played, some failed, the rest still to come
         queued = Tournament.objects.get(pk=tournament.pk).matches.filter(status=Match.Status.QUEUED)
@@ -38,9 +39,9 @@ def test_the_page_shows_what_the_games_say(organiser, settings, client, fields, 
         if match is None:
             break
         if rng.random() < 0.2:
-            fail(match)
+            fail_every_attempt(match=match)
         else:
-            record(match, rng)
+            record_random_result(match=match, rng=rng)
     tournament = Tournament.objects.select_related("organiser", "snapshot").get(pk=tournament.pk)
     shown = tournament_page.tournament_context(tournament)
 
@@ -56,7 +57,7 @@ def test_the_page_shows_what_the_games_say(organiser, settings, client, fields, 
     assert shown["bracket"] == tournament_page._bracket(old["bracket"], points["series"], names)
     if fields["format"] == "round_robin":
         assert shown["crosstable"] == tournament_page._crosstable(
-            old["standings"], old_pairwise(fresh)
+            old["standings"], pairwise_from_every_game(fresh)
         )
         assert not shown["crosstable"]["too_many"]
     answer = client.get(f"/tournaments/{tournament.pk}/")

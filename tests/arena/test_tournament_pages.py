@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from tests.tournaments.test_lifecycle import make_bots
+from tests.support.builders import active_bots
 from tournaments import services
 from tournaments.models import Ladder, Tournament
 from tournaments.services.ladder import schedule_ladders
@@ -47,7 +47,7 @@ def form(bots, **fields):
     ],
 )
 def test_every_format_can_be_created_from_the_dashboard(client, organiser, fields):
-    bots = make_bots(organiser, 4)
+    bots = active_bots(owner=organiser, count=4)
     if fields.get("challengers") == "first":
         fields = {**fields, "challengers": [bots[0].pk]}
     answer = client.post("/tournaments/new/", form(bots, **fields))
@@ -67,7 +67,7 @@ def test_every_format_can_be_created_from_the_dashboard(client, organiser, field
 
 
 def test_the_form_shows_why_a_format_cannot_be_played_and_stores_nothing(client, organiser):
-    bots = make_bots(organiser, 3)
+    bots = active_bots(owner=organiser, count=3)
     answer = client.post("/tournaments/new/", form(bots, format="gauntlet"))
     assert answer.status_code == 200
     assert "needs at least one challenger" in answer.content.decode()
@@ -77,7 +77,7 @@ def test_the_form_shows_why_a_format_cannot_be_played_and_stores_nothing(client,
 
 
 def test_the_organiser_cancels_from_the_page_and_nobody_else_can(client, organiser):
-    bots = make_bots(organiser, 3)
+    bots = active_bots(owner=organiser, count=3)
     tournament = services.create_tournament(
         organiser=organiser, name="cup", game="pairs", bot_ids=[b.pk for b in bots]
     )
@@ -99,7 +99,7 @@ def test_the_organiser_cancels_from_the_page_and_nobody_else_can(client, organis
 
 def test_the_ladder_pages_and_staff_pause(client, organiser, settings):
     settings.ARENA_LADDER = True
-    make_bots(organiser, 2)
+    active_bots(owner=organiser, count=2)
     schedule_ladders()
     ladder = Ladder.objects.get()
     listing = client.get("/ladders/").content.decode()

@@ -11,7 +11,7 @@ import pytest
 from bots import sandbox
 from bots.sandbox import slots
 from games import registry
-from tests.bots import toygame
+from tests.support import toygame
 
 
 @pytest.fixture

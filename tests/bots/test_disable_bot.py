@@ -9,20 +9,18 @@ from django.core.exceptions import ValidationError
 
 from bots import selectors, services
 from bots.models import Bot, BotVersion
-from tests.tournaments.test_lifecycle import make_bots
+from tests.support.builders import active_bots, version
 from tournaments import selectors as tournament_selectors
 
 
 @pytest.fixture
 def bot(db):
     owner = get_user_model().objects.create_user(username="owner")
-    return make_bots(owner, 1)[0]
+    return active_bots(owner=owner, count=1)[0]
 
 
 def test_disable_takes_every_version_out_of_play(bot):
-    BotVersion.objects.create(
-        bot=bot, number=2, filename="main.py", upload=b"x", sha256="0" * 64, size=1
-    )  # pending
+    version(bot=bot, number=2, status=BotVersion.Status.PENDING, announce=False)
     assert selectors.current_version(bot=bot) is not None
     assert services.disable_bot(bot=bot, reason="  abusive output  ") == 2
     assert selectors.current_version(bot=bot) is None

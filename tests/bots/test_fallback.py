@@ -7,8 +7,8 @@ import pytest
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import Clock, play_match
 from bots.sandbox import Limits, cgroups
-from tests.bots import toygame
 from tests.bots.test_hostile import HOSTILE
+from tests.support import toygame
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 

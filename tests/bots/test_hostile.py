@@ -27,7 +27,7 @@ import pytest
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import Clock, play_match
 from bots.sandbox import Limits, cgroups, slots
-from tests.bots import toygame
+from tests.support import toygame
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 REPO = Path(__file__).resolve().parents[2]

@@ -48,7 +48,7 @@ from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits, jail
 from games import registry
-from tests.bots import toygame
+from tests.support import toygame
 from tests.bots.test_hostile import CASES, neighbour, stage, worker_state
 
 registry._load()["toy"] = toygame.GAME

@@ -3,10 +3,7 @@ sandbox (its verdicts and its log), and the example bots of each language playin
 
 from __future__ import annotations
 
-import io
 import shutil
-import stat
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,24 +14,11 @@ from bots.runner import play_match
 from bots.sandbox import languages
 from bots.validation import UploadRejected, validate_upload
 from games import registry
-from tests.bots.test_validation import make_zip
+from tests.support.archives import make_zip, zip_folder
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "bots"
 ELF = (REPO / ".venv" / "bin" / "python").resolve().read_bytes()[:64]  # any x86-64 binary
-
-
-def zip_folder(folder: Path) -> bytes:
-    """A zip of a folder as `zip -r` makes it: unix permissions kept."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                info = zipfile.ZipInfo(str(path.relative_to(folder)))
-                info.create_system = 3
-                info.external_attr = (stat.S_IFREG | path.stat().st_mode & 0o777) << 16
-                archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from bots import sandbox
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits, cgroups, slots
-from tests.bots import toygame
+from tests.support import toygame
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 

@@ -11,30 +11,11 @@ from bots.players import BuiltinPlayer, ProgramPlayer, resolve_player
 from bots.runner import Clock, play_match, rank_with_faults, validation_match
 from bots.sandbox import Limits, slots
 from games import registry
-from tests.bots import toygame
+from tests.support import toygame
+from tests.support.raw_bot import raw_bot
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
-
-RAW_TEMPLATE = """
-import json, sys
-def send(m):
-    sys.stdout.write(json.dumps(m) + "\\n"); sys.stdout.flush()
-moves = 0
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "start":
-        {on_start}
-        send({{"type": "ready"}})
-    elif m["type"] == "act":
-        moves += 1
-        {on_act}
-        send({{"type": "action", "action": m["legal"][-1]}})
-"""
-
-
-def raw_bot(make_bot, on_act="pass", on_start="pass", name="bot"):
-    return make_bot(RAW_TEMPLATE.format(on_act=on_act, on_start=on_start), name=name)
 
 
 def play(bot_dir, *, rounds=4, clock=None, limits=None, others=("random", "heuristic"), **opts):

@@ -266,7 +266,7 @@ def test_trusted_only_mode_runs_plain(monkeypatch, make_bot, caplog):
     bot = make_bot("import arena_sdk\narena_sdk.run(lambda observation, legal: legal[0])\n")
     from bots.players import BuiltinPlayer
     from bots.runner import play_match
-    from tests.bots import toygame
+    from tests.support import toygame
 
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
         outcome = play_match(

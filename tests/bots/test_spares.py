@@ -12,8 +12,8 @@ from bots import spares
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits, slots
-from tests.bots import toygame
-from tests.bots.test_runner import RAW_TEMPLATE, raw_bot
+from tests.support import toygame
+from tests.support.raw_bot import RAW_TEMPLATE, raw_bot
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import pytest
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits
-from tests.bots import toygame
-from tests.bots.test_runner import raw_bot
+from tests.support import toygame
+from tests.support.raw_bot import raw_bot
 
 pytestmark = pytest.mark.usefixtures("no_leaks", "toy_games")
 

@@ -8,13 +8,13 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots import sandbox, services, validation
 from bots.models import BotVersion
-from tests.bots.test_validation import make_zip
+from tests.support.archives import make_zip
+from tests.support.user_journey import post_version
 
 
 @pytest.fixture(autouse=True)
@@ -30,11 +30,6 @@ def owner_client(db):
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     bot = client.post("/api/bots/", {"name": "b1", "game": "pairs"}, format="json").json()
     return client, bot["id"]
-
-
-def post(client, bot_id, filename, content):
-    upload = SimpleUploadedFile(filename, content)
-    return client.post(f"/api/bots/{bot_id}/versions/", {"file": upload}, format="multipart")
 
 
 def non_utf8_name_zip() -> bytes:
@@ -101,7 +96,7 @@ BAD = {
 def test_bad_upload_is_a_400_with_its_reason_and_stores_nothing(owner_client, case):
     client, bot_id = owner_client
     filename, content, reason = BAD[case]
-    response = post(client, bot_id, filename, content)
+    response = post_version(client, bot_id, filename, content)
     assert response.status_code == 400, response.content
     assert reason in response.json()["detail"], response.json()
     assert BotVersion.objects.count() == 0
@@ -121,7 +116,7 @@ def test_an_oversized_body_is_refused_before_it_is_parsed(owner_client):
 
 def test_good_upload_is_stored(owner_client):
     client, bot_id = owner_client
-    response = post(client, bot_id, "bot.zip", make_zip({"main.py": b"print(1)\n"}))
+    response = post_version(client, bot_id, "bot.zip", make_zip({"main.py": b"print(1)\n"}))
     assert response.status_code == 201, response.content
     assert response.json()["status"] == "pending"
     assert BotVersion.objects.count() == 1
@@ -133,12 +128,12 @@ def test_no_sandbox_no_upload(owner_client, monkeypatch, settings):
     client, bot_id = owner_client
     monkeypatch.setattr(sandbox.jail, "_AVAILABLE", False)
     settings.ARENA_TRUSTED_BOTS_ONLY = False
-    response = post(client, bot_id, "bot.py", b"print(1)\n")
+    response = post_version(client, bot_id, "bot.py", b"print(1)\n")
     assert response.status_code == 400
     assert "no sandbox (bubblewrap is missing)" in response.json()["detail"]
     assert BotVersion.objects.count() == 0
     settings.ARENA_TRUSTED_BOTS_ONLY = True
-    assert post(client, bot_id, "bot.py", b"print(1)\n").status_code == 201
+    assert post_version(client, bot_id, "bot.py", b"print(1)\n").status_code == 201
 
 
 @pytest.mark.parametrize("value, expected", [("1", True), ("true", True), ("yes", True),
@@ -157,7 +152,7 @@ def test_a_long_name_keeps_its_kind_and_unpacks_on_a_cold_cache(
     """297 characters and an extension: the display name is shortened keeping the extension,
     and the version unpacks by its recorded kind on a worker that never saw it."""
     client, bot_id = owner_client
-    response = post(client, bot_id, "b" * 297 + suffix, content)
+    response = post_version(client, bot_id, "b" * 297 + suffix, content)
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["kind"] == suffix[1:]
@@ -171,7 +166,7 @@ def test_a_long_name_keeps_its_kind_and_unpacks_on_a_cold_cache(
 
 def test_a_version_unpacks_by_its_kind_not_its_display_name(owner_client, settings, tmp_path):
     client, bot_id = owner_client
-    response = post(client, bot_id, "bot.zip", make_zip({"main.py": b"print(2)\n"}))
+    response = post_version(client, bot_id, "bot.zip", make_zip({"main.py": b"print(2)\n"}))
     version = BotVersion.objects.get(pk=response.json()["id"])
     BotVersion.objects.filter(pk=version.pk).update(filename="renamed.py")
     version.refresh_from_db()

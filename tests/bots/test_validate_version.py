@@ -4,14 +4,13 @@ ARENA_MAX_VALIDATION_ATTEMPTS times; nothing is left behind in the bot cache."""
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 from django.contrib.auth import get_user_model
 
 from bots import services, validation
 from bots.models import Bot, BotVersion
-from tests.bots.test_validation import make_zip
+from tests.support import builders
+from tests.support.archives import make_zip
 
 # A zip the upload check now refuses, stored as it was before the check existed.
 CLASHING_ZIP = make_zip({"main.py": b"print(1)\n", "x": b"", "x/y.py": b""})
@@ -32,9 +31,10 @@ def cache(settings, tmp_path):
 def stored_version(bot: Bot, data: bytes, *, kind: str = "zip", **fields) -> BotVersion:
     """A version row as an older release stored it, without today's upload check."""
     number = bot.versions.count() + 1
-    return BotVersion.objects.create(
-        bot=bot, number=number, filename=f"v{number}.{kind}", kind=kind, upload=data,
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data), **fields,
+    fields.setdefault("status", BotVersion.Status.PENDING)
+    return builders.version(
+        bot=bot, number=number, source=data, filename=f"v{number}.{kind}", kind=kind,
+        announce=False, **fields,
     )  # fmt: skip
 
 

@@ -11,23 +11,7 @@ import pytest
 
 from bots import compilecheck, validation
 from bots.validation import UploadRejected, materialize, validate_upload
-
-
-def make_zip(entries, *, compression=zipfile.ZIP_DEFLATED) -> bytes:
-    """entries: name -> bytes, or name -> (bytes, unix mode)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression) as archive:
-        for name, content in entries.items():
-            mode = None
-            if isinstance(content, tuple):
-                content, mode = content
-            info = zipfile.ZipInfo(name)
-            info.compress_type = compression
-            if mode is not None:
-                info.create_system = 3
-                info.external_attr = mode << 16
-            archive.writestr(info, content)
-    return buffer.getvalue()
+from tests.support.archives import make_zip
 
 
 def rejected(filename, data) -> str:

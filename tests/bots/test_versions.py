@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from bots import selectors, services
 from bots.models import Bot, BotVersion
-from tests.bots.test_upload_api import post
-from tests.bots.test_validation import make_zip
+from tests.support.archives import make_zip
+from tests.support.user_journey import post_version
 from tournaments import selectors as tournament_selectors
 
 
@@ -45,27 +45,32 @@ def activate(version_id: int) -> BotVersion:
 
 def test_an_identical_reupload_is_refused_naming_the_version_it_repeats(author):
     client, _, bot_id = author
-    first = post(client, bot_id, "bot.py", b"print(1)\n")
+    first = post_version(client, bot_id, "bot.py", b"print(1)\n")
     assert first.status_code == 201
-    again = post(client, bot_id, "renamed.py", b"print(1)\n")  # same bytes, another name
+    again = post_version(client, bot_id, "renamed.py", b"print(1)\n")  # same bytes, another name
     assert again.status_code == 409, again.content
     body = again.json()
     assert body["code"] == "duplicate_upload" and body["errors"] == {}
     assert "identical to b1@v1 (bot.py, pending, same SHA-256)" in body["detail"]
     assert BotVersion.objects.count() == 1
     # One byte more is a new version; the same bytes under another bot are that bot's own.
-    assert post(client, bot_id, "bot.py", b"print(1)\n\n").status_code == 201
+    assert post_version(client, bot_id, "bot.py", b"print(1)\n\n").status_code == 201
     other = client.post("/api/bots/", {"name": "b2", "game": "pairs"}, format="json").json()
-    assert post(client, other["id"], "bot.py", b"print(1)\n").status_code == 201
+    assert post_version(client, other["id"], "bot.py", b"print(1)\n").status_code == 201
     # A zip repeats by its bytes too, whatever its name.
     data = make_zip({"main.py": b"print(3)\n"})
-    assert post(client, bot_id, "a.zip", data).status_code == 201
-    assert "identical to b1@v3 (a.zip" in post(client, bot_id, "b.zip", data).json()["detail"]
+    assert post_version(client, bot_id, "a.zip", data).status_code == 201
+    assert (
+        "identical to b1@v3 (a.zip" in post_version(client, bot_id, "b.zip", data).json()["detail"]
+    )
 
 
 def test_a_new_active_version_plays_and_the_owner_can_roll_back(author):
     client, _, bot_id = author
-    ids = [post(client, bot_id, "bot.py", f"print({n})\n".encode()).json()["id"] for n in (1, 2, 3)]
+    ids = [
+        post_version(client, bot_id, "bot.py", f"print({n})\n".encode()).json()["id"]
+        for n in (1, 2, 3)
+    ]
     bot = Bot.objects.get(pk=bot_id)
     assert selectors.current_version(bot=bot) is None
     activate(ids[0])
@@ -97,8 +102,8 @@ def test_a_new_active_version_plays_and_the_owner_can_roll_back(author):
 
 def test_only_the_owner_chooses_the_current_version(author):
     client, _, bot_id = author
-    first = post(client, bot_id, "bot.py", b"print(1)\n").json()["id"]
-    second = post(client, bot_id, "bot.py", b"print(2)\n").json()["id"]
+    first = post_version(client, bot_id, "bot.py", b"print(1)\n").json()["id"]
+    second = post_version(client, bot_id, "bot.py", b"print(2)\n").json()["id"]
     activate(first)
     activate(second)
     stranger, _ = token_client("stranger")
@@ -109,8 +114,8 @@ def test_only_the_owner_chooses_the_current_version(author):
 
 def test_the_bot_page_switches_the_current_version(author, client):
     api, user, bot_id = author
-    first = post(api, bot_id, "bot.py", b"print(1)\n").json()["id"]
-    second = post(api, bot_id, "bot.py", b"print(2)\n").json()["id"]
+    first = post_version(api, bot_id, "bot.py", b"print(1)\n").json()["id"]
+    second = post_version(api, bot_id, "bot.py", b"print(2)\n").json()["id"]
     activate(first)
     activate(second)
     client.force_login(user)
@@ -143,7 +148,7 @@ def test_the_bot_page_switches_the_current_version(author, client):
 )  # fmt: skip
 def test_refusals_name_the_file_as_the_owner_named_it(author, filename, data, expected):
     client, _, bot_id = author
-    response = post(client, bot_id, filename, data)
+    response = post_version(client, bot_id, filename, data)
     assert response.status_code == 400
     assert response.json()["detail"].startswith(expected), response.json()
     assert "main.py: SyntaxError" not in response.json()["detail"] or "main.py" in expected

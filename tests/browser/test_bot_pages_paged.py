@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from bots.selectors import BOT_PAGE_SIZE
-from tests.browser.support import NARROW, WIDE, check_page, follow
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner
+from tests.support.builders import bot_with_version, finished_match, user
+from tests.support.page_checks import NARROW, WIDE, check_page, follow
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_bots_page_pages_and_searches(page_at, live_server, transactional_db, width):
     from bots.models import Bot
 
-    who = owner()
+    who = user()
     Bot.objects.bulk_create(
         Bot(owner=who, name=f"bot{i:03d}", game="pairs") for i in range(BOT_PAGE_SIZE + 12)
     )
@@ -34,10 +34,10 @@ def test_bots_page_pages_and_searches(page_at, live_server, transactional_db, wi
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_head_to_head_suggests_names_as_one_types(page_at, live_server, transactional_db, width):
-    _, a = bot_with_version("alpha")
-    _, b = bot_with_version("alphonse")
-    finished_match([a, b], [1, 2], seed=1)
-    finished_match([b, a], [1, 2], seed=1)
+    _, a = bot_with_version(name="alpha")
+    _, b = bot_with_version(name="alphonse")
+    finished_match(versions=[a, b], ranks=[1, 2], seed=1)
+    finished_match(versions=[b, a], ranks=[1, 2], seed=1)
     page = page_at(width)
     page.goto(f"{live_server.url}/games/pairs/head-to-head/")
     check_page(page, "h2h-empty")

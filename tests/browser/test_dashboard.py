@@ -6,7 +6,7 @@ import pytest
 
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.browser.support import follow
+from tests.support.page_checks import follow
 from tournaments import services
 
 BOT = b"from arena_sdk import run\n\nrun(lambda observation, legal: legal[0])\n"

@@ -12,7 +12,7 @@ import pytest
 from bots import sandbox
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.browser.support import follow
+from tests.support.page_checks import follow
 from tournaments import services
 
 BOT = (

@@ -4,15 +4,13 @@ of these pages (sign up from the login page, upload, the chart's values, search,
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
-from bots import hooks
-from bots.models import Bot, BotVersion
-from tests.browser.support import NARROW, WIDE, check_page, follow
-from tests.rated_history import FIRST_LEGAL, bots_with_history
-from tests.replay_matches import store_match
+from bots.models import Bot
+from tests.support.builders import bot_with_version
+from tests.support.page_checks import NARROW, WIDE, check_page, follow
+from tests.support.rated_history import FIRST_LEGAL, bots_with_history
+from tests.support.replay_matches import store_match
 from tournaments import selectors
 from tournaments.models import Match
 
@@ -122,18 +120,7 @@ def test_sign_up_from_the_login_page_and_upload_on_a_phone(
 
 
 def _stored_bot(owner, name: str) -> Bot:
-    bot = Bot.objects.create(owner=owner, name=name, game="stax")
-    BotVersion.objects.create(
-        bot=bot,
-        number=1,
-        filename="main.py",
-        upload=b"#",
-        sha256=hashlib.sha256(b"#").hexdigest(),
-        size=1,
-        status=BotVersion.Status.ACTIVE,
-    )
-    hooks.bot_changed(bot.pk)  # what activation does: the leaderboard rows follow
-    return bot
+    return bot_with_version(owner=owner, name=name, game="stax")[0]
 
 
 def test_leaderboard_search_and_pages(page_at, live_server, author, django_user_model):

@@ -7,8 +7,14 @@ import re
 import pytest
 
 from games import registry
-from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page, screenshot
-from tests.replay_matches import store_match, table_size
+from tests.support.page_checks import (
+    NARROW,
+    WIDE,
+    assert_no_sideways_scroll,
+    check_page,
+    screenshot,
+)
+from tests.support.replay_matches import store_match, table_size
 
 GAMES = [(slug, {}) for slug in registry.slugs()] + [("punk", {"dice": 6})]
 

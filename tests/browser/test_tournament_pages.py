@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.arena.tournament_play import named_bot, play_queued
-from tests.browser.support import NARROW, WIDE, assert_no_sideways_scroll, check_page, follow
-from tests.tournaments.test_lifecycle import make_bots
+from tests.support.builders import active_bots, bot_with_version, play_queued
+from tests.support.page_checks import NARROW, WIDE, assert_no_sideways_scroll, check_page, follow
 from tournaments import services
 from tournaments.models import Ladder, Tournament
 from tournaments.services.ladder import schedule_ladders
@@ -30,7 +29,7 @@ def log_in(page, base: str) -> None:
 
 
 def started(owner, count, **settings) -> Tournament:
-    bots = make_bots(owner, count)
+    bots = active_bots(owner=owner, count=count)
     tournament = services.create_tournament(
         organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots], **settings
     )
@@ -50,8 +49,10 @@ FORMATS = {
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 @pytest.mark.parametrize("format", list(FORMATS))
 def test_create_each_format_through_the_form(page_at, live_server, organiser, format, width):
-    bots = make_bots(organiser, 4)
-    named_bot(organiser, "punker", "punk")  # another game's bot: not offered
+    bots = active_bots(owner=organiser, count=4)
+    bot_with_version(owner=organiser, name="punker", game="punk", announce=False)[
+        0
+    ]  # another game's bot: not offered
     base = live_server.url
     page = page_at(width)
     log_in(page, base)
@@ -108,8 +109,8 @@ def test_the_form_on_a_phone_in_another_time_zone(browser, live_server, organise
     )
     try:
         page = context.new_page()
-        make_bots(organiser, 2)
-        named_bot(organiser, "punker", "punk")
+        active_bots(owner=organiser, count=2)
+        bot_with_version(owner=organiser, name="punker", game="punk", announce=False)
         log_in(page, live_server.url)
         page.goto(f"{live_server.url}/tournaments/new/")
         assert "Asia/Tokyo" in page.locator("#start-zone").inner_text()
@@ -135,7 +136,7 @@ def test_the_form_without_javascript_keeps_every_field(browser, live_server, org
     )
     try:
         page = context.new_page()
-        make_bots(organiser, 3)
+        active_bots(owner=organiser, count=3)
         log_in(page, live_server.url)
         page.goto(f"{live_server.url}/tournaments/new/")
         assert page.locator("fieldset.game-options").count() > 10
@@ -158,7 +159,7 @@ def test_watch_a_running_tournament_update_without_a_reload(page_at, live_server
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
     assert "0 of 6 matches played" in page.locator("#progress").inner_text()
     page.evaluate("window.stayedHere = true")
-    play_queued(tournament.pk, limit=2)
+    play_queued(tournament_id=tournament.pk, limit=2)
     page.wait_for_function(
         "document.querySelector('#progress').innerText.includes('2 of 6 matches played')",
         timeout=15000,
@@ -166,7 +167,7 @@ def test_watch_a_running_tournament_update_without_a_reload(page_at, live_server
     assert "about 1 min" in page.locator("#time-left").inner_text()
     assert page.locator(".progress").get_attribute("aria-valuenow") == "2"
     check_page(page, "tournament-running")
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     page.wait_for_function(
         "document.querySelector('#status').innerText === 'finished'", timeout=15000
     )
@@ -199,7 +200,7 @@ def test_cancel_from_the_page_asks_first(page_at, live_server, organiser):
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_the_bracket_of_a_finished_double_elimination(page_at, live_server, organiser, width):
     tournament = started(organiser, 6, format="double_elimination", seeding="entry")
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     tournament.refresh_from_db()
     assert tournament.status == "finished"
     champion = tournament.entries.order_by("place").first().bot.name
@@ -218,7 +219,7 @@ def test_the_bracket_of_a_finished_double_elimination(page_at, live_server, orga
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_the_crosstable_of_a_round_robin(page_at, live_server, organiser, width):
     tournament = started(organiser, 6)
-    play_queued(tournament.pk)
+    play_queued(tournament_id=tournament.pk)
     page = page_at(width)
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
     rows = page.locator("#crosstable tr")
@@ -234,7 +235,7 @@ def test_the_crosstable_of_a_round_robin(page_at, live_server, organiser, width)
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_swiss_round_tables_with_byes(page_at, live_server, organiser, width):
     tournament = started(organiser, 7, format="swiss", rounds=3, seeding="entry")
-    play_queued(tournament.pk, limit=10)  # round one (6 games) and part of round two
+    play_queued(tournament_id=tournament.pk, limit=10)  # round one (6 games) and part of round two
     page = page_at(width)
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
     assert page.locator("#rounds caption").all_inner_texts()[:2] == ["Round 1", "Round 2"]
@@ -248,16 +249,16 @@ def test_swiss_round_tables_with_byes(page_at, live_server, organiser, width):
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_the_ladder_page_updates_live(page_at, live_server, organiser, settings, width):
     settings.ARENA_LADDER = True
-    make_bots(organiser, 3)
+    active_bots(owner=organiser, count=3)
     schedule_ladders()
     ladder = Ladder.objects.get()
     page = page_at(width)
     page.goto(f"{live_server.url}/ladders/{ladder.pk}/")
     assert "0 played" in page.locator("#progress").inner_text()
     check_page(page, "ladder")
-    from tests.tournaments.test_ladder_services import play_all_queued
+    from tests.support.builders import play_queued_ladder_matches
 
-    play_all_queued()
+    play_queued_ladder_matches()
     page.wait_for_function(
         "!document.querySelector('#progress').innerText.startsWith('0 played')", timeout=15000
     )

@@ -18,9 +18,16 @@ from rest_framework.authtoken.models import Token
 
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tests.integration.test_queues import QUICK_BOT, active_bots, needs_redis_and_postgres
-from tests.servers import ROOT, database_url, free_port, start_gunicorn, stop_process_group
+from tests.support.servers import (
+    ROOT,
+    database_url,
+    free_port,
+    start_gunicorn,
+    stop_process_group,
+    wait_for,
+)
+from tests.support.workers import purge_broker, start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
@@ -93,7 +100,7 @@ def test_with_the_broker_down_writes_succeed_and_the_reapers_send_them_later(
     assert set(tournament.matches.values_list("status", flat=True)) == {Match.Status.QUEUED}
 
     # A broker again: nothing was ever published, and the reapers notice.
-    _purge_broker()
+    purge_broker()
     worker = start_worker(
         tmp_path, "after", ARENA_REAPER_SECONDS="1", ARENA_LOST_MESSAGE_SECONDS="1"
     )

@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.integration.flow import run_user_journey
+from tests.support.user_journey import run_user_journey
 
 pytestmark = [pytest.mark.embedded]
 

@@ -18,9 +18,10 @@ from django.db import connection
 from bots import services as bot_services
 from bots.models import BotVersion
 from bots.sandbox import slots
-from tests.integration.conftest import start_worker, stop_worker, wait_for
-from tests.integration.flow import RAW_BOT, SDK_BOT
 from tests.integration.test_worker_killed import FAST_REAPER, SLOW_BOT
+from tests.support.servers import wait_for
+from tests.support.user_journey import RAW_BOT, SDK_BOT
+from tests.support.workers import start_worker, stop_worker
 from tournaments.models import Ladder, Match, Rating, RatingChange
 
 pytestmark = [pytest.mark.integration]
@@ -114,11 +115,11 @@ def test_a_format_plays_to_the_end_on_a_worker(
 
 def test_a_swiss_event_survives_a_worker_killed_mid_round(organiser, tmp_path):
     needs_production_shape()
-    from tests.integration.conftest import _purge_broker
+    from tests.support.workers import purge_broker
 
     user, client = organiser
     bots = active_bots(user, 3, sources=(SLOW_BOT, RAW_BOT, LAST_BOT))
-    _purge_broker()
+    purge_broker()
     first = start_worker(tmp_path, "first", **FAST_REAPER)
     second = None
     try:
@@ -156,11 +157,11 @@ def test_a_new_version_gets_ladder_games_and_a_rating_without_a_tournament(
     transactional_db, tmp_path
 ):
     needs_production_shape()
-    from tests.integration.conftest import _purge_broker
+    from tests.support.workers import purge_broker
 
     owner = get_user_model().objects.create_user("ladder-user")
     bots = active_bots(owner, 3)
-    _purge_broker()
+    purge_broker()
     worker = start_worker(
         tmp_path, "ladder", ARENA_LADDER="1", ARENA_LADDER_SECONDS="1", ARENA_LADDER_SLOTS="2"
     )

@@ -17,8 +17,8 @@ from django.db import connection
 
 from bots.models import BotVersion
 from bots.selectors import current_version
-from tests.integration.conftest import wait_for
-from tests.integration.flow import register
+from tests.support.servers import wait_for
+from tests.support.user_journey import register
 from tournaments.models import Gate, Match
 
 pytestmark = [pytest.mark.integration]

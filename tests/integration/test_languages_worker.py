@@ -12,9 +12,11 @@ from django.conf import settings
 from django.db import connection
 
 from bots.models import BuildArtifact
-from tests.bots.test_languages import EXAMPLES, zip_folder
-from tests.integration.conftest import wait_for
-from tests.integration.flow import register, upload, version_status
+from tests.support.archives import zip_folder
+from tests.support.servers import ROOT, wait_for
+from tests.support.user_journey import register, upload, version_status
+
+EXAMPLES = ROOT / "examples" / "bots"
 
 pytestmark = [pytest.mark.integration]
 

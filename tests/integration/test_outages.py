@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
-from tests.integration.outages import PrivateRedis, TcpProxy
 from tests.integration.test_queues import active_bots, needs_redis_and_postgres
-from tests.servers import database_url
+from tests.support.outages import PrivateRedis, TcpProxy
+from tests.support.servers import database_url, wait_for
+from tests.support.workers import purge_broker, start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match, RatingChange, Tournament
 
@@ -89,7 +89,7 @@ def bots(transactional_db):
 
 def test_a_database_cut_drops_no_match_message(bots, tmp_path):
     owner, bot_ids = bots
-    _purge_broker()
+    purge_broker()
     proxy = TcpProxy(int(connection.settings_dict.get("PORT") or 5432))
     through_proxy = database_url().replace(
         f":{connection.settings_dict.get('PORT') or 5432}/", f":{proxy.port}/"

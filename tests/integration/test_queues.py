@@ -3,7 +3,6 @@ wait behind a match backlog, and the reaper re-sends only match messages that ar
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from datetime import timedelta
@@ -24,7 +23,9 @@ from bots.queueing import (
     VALIDATIONS,
     held_first_args,
 )
-from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
+from tests.support import builders
+from tests.support.servers import wait_for
+from tests.support.workers import purge_broker, start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
@@ -61,7 +62,7 @@ def test_validations_and_the_reaper_pass_a_match_backlog_which_is_not_resent(
     transactional_db, tmp_path
 ):
     needs_redis_and_postgres()
-    _purge_broker()
+    purge_broker()
     owner = get_user_model().objects.create_user("queue-test")
     bot_ids = active_bots(owner, ["q-a", "q-b", "q-c"])
     tournament = services.create_tournament(
@@ -133,14 +134,14 @@ def test_validations_and_the_reaper_pass_a_match_backlog_which_is_not_resent(
             broker.zrem("unacked_index", tag)
     finally:
         stop_worker(service)
-    _purge_broker()
+    purge_broker()
 
 
 def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_from_delivery(
     transactional_db, settings
 ):
     needs_redis_and_postgres()
-    _purge_broker()
+    purge_broker()
     settings.ARENA_LOST_MESSAGE_SECONDS = 30
     settings.ARENA_STALE_VALIDATION_SECONDS = 600
     owner = get_user_model().objects.create_user("reaper-test")
@@ -148,9 +149,10 @@ def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_f
     now = timezone.now()
 
     def version(number: int, **fields) -> BotVersion:
-        return BotVersion.objects.create(
-            bot=bot, number=number, filename="quick.py", upload=QUICK_BOT,
-            sha256=hashlib.sha256(QUICK_BOT).hexdigest(), size=len(QUICK_BOT), **fields,
+        fields.setdefault("status", BotVersion.Status.PENDING)
+        return builders.version(
+            bot=bot, number=number, source=QUICK_BOT, filename="quick.py", announce=False,
+            **fields,
         )  # fmt: skip
 
     def held() -> set:
@@ -181,4 +183,4 @@ def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_f
     busy.refresh_from_db()
     assert busy.status == BotVersion.Status.PENDING
     assert held() == {lost.pk, busy.pk}
-    _purge_broker()
+    purge_broker()

@@ -6,8 +6,8 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
-from tests.integration.conftest import wait_for
-from tests.tournaments.rating_support import bot_with_version, finished_match
+from tests.support.builders import bot_with_version, finished_match
+from tests.support.servers import wait_for
 from tournaments import selectors
 from tournaments.models import PoolFit, RatingLedger
 
@@ -25,10 +25,10 @@ def production_shape():
 
 def test_results_ask_for_one_refit_that_a_worker_runs(celery_worker_process, settings):
     settings.ARENA_FIT_DELAY_SECONDS = 1
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
     for seed in range(12):
-        finished_match([a, b], [1, 2] if seed % 4 else [2, 1], seed=seed)
+        finished_match(versions=[a, b], ranks=[1, 2] if seed % 4 else [2, 1], seed=seed)
     fit = wait_for(
         lambda: PoolFit.objects.filter(pool="pairs:2", seq=12).first(),
         60,

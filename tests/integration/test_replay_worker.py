@@ -11,9 +11,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from tests.arena.test_stored_replays import VIEWERS, fresh, get
-from tests.integration.conftest import wait_for
-from tests.replay_matches import record_played
+from tests.support.replay_matches import record_played
+from tests.support.servers import wait_for
+from tests.support.stored_replays import VIEWERS, fresh_body, served_body
 from tournaments.models import MatchReplay
 from tournaments.read_models import replays
 
@@ -48,7 +48,10 @@ def a_long_match_is_stored_before_any_read(worker) -> None:
     for kind in ("replay", "frames"):
         for seat in VIEWERS:
             cache.clear()
-            assert get(client, long, kind, seat) == fresh(long, kind, seat), (kind, seat)
+            assert served_body(client, long, kind, seat) == fresh_body(long, kind, seat), (
+                kind,
+                seat,
+            )
     assert MatchReplay.objects.get(match=long).built_at == row.built_at
 
 

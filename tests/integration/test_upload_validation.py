@@ -1,11 +1,10 @@
 """Uploads as a real worker validates them, with a cold bot cache: a long file name still
 unpacks by its kind, and a stored upload that can no longer be unpacked ends invalid with
-its reason (it used to go back to pending and be requeued forever, leaving a staging folder
-behind each time)."""
+its reason (not back to pending, requeued forever, leaving a staging folder behind each
+time)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,10 @@ from django.db import connection
 
 from bots.models import BotVersion
 from bots.tasks import validate_bot_version
-from tests.bots.test_validation import make_zip
-from tests.integration.conftest import wait_for
-from tests.integration.flow import SDK_BOT, register, upload
+from tests.support import builders
+from tests.support.archives import make_zip
+from tests.support.servers import wait_for
+from tests.support.user_journey import SDK_BOT, register, upload
 
 pytestmark = [pytest.mark.integration]
 
@@ -41,9 +41,9 @@ def test_uploads_end_with_a_verdict_on_a_cold_worker(celery_worker_process, tmp_
 
     # A version stored before the upload check refused file/folder clashes.
     clashing = make_zip({"main.py": SDK_BOT, "x": b"", "x/y.py": b""})
-    stored = BotVersion.objects.create(
-        bot=BotVersion.objects.get(pk=py_version).bot, number=2, filename="old.zip", kind="zip",
-        upload=clashing, sha256=hashlib.sha256(clashing).hexdigest(), size=len(clashing),
+    stored = builders.version(
+        bot=BotVersion.objects.get(pk=py_version).bot, number=2, source=clashing,
+        filename="old.zip", kind="zip", status=BotVersion.Status.PENDING, announce=False,
     )  # fmt: skip
     validate_bot_version.delay(stored.pk)
 

@@ -7,8 +7,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from tests.integration.conftest import _purge_broker, start_worker, stop_worker, wait_for
 from tests.integration.test_queues import active_bots, needs_redis_and_postgres
+from tests.support.servers import wait_for
+from tests.support.workers import purge_broker, start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
@@ -29,7 +30,7 @@ def worker_connections_opened_before(moment) -> int:
 def play(tmp_path, name: str, age: str):
     owner = get_user_model().objects.create_user(f"conn-{name}")
     bot_ids = active_bots(owner, [f"{name}-a", f"{name}-b"])
-    _purge_broker()
+    purge_broker()
     worker = start_worker(tmp_path, name, queues="matches", ARENA_WORKER_DB_CONN_MAX_AGE=age)
     tournament = services.create_tournament(
         organiser=owner, name=name, game="pairs", bot_ids=bot_ids, games_per_pairing=6, seed=5

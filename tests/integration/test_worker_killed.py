@@ -13,7 +13,8 @@ from django.db import connection
 
 from bots import services as bot_services
 from bots.sandbox import slots
-from tests.integration.conftest import start_worker, stop_worker, wait_for
+from tests.support.servers import wait_for
+from tests.support.workers import start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match, RatingChange, Tournament
 
@@ -50,9 +51,9 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
     if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
         pytest.skip("needs Redis and PostgreSQL (make test sets them)")
     owner, bot_ids = two_slow_bots
-    from tests.integration.conftest import _purge_broker
+    from tests.support.workers import purge_broker
 
-    _purge_broker()
+    purge_broker()
     first = start_worker(tmp_path, "first", **FAST_REAPER)
     second = None
     try:

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from bots import sandbox
 from games import registry
 from games.protocol import Game, Option
-from tests.bots import toygame
+from tests.support import toygame
 from tournaments.bulk import play as bulkplay
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bots"

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import active_bots, outcome
 from tournaments import services
 from tournaments.models import Entry, Match, Tournament
 from tournaments.services.playing import claim_match, record_result
@@ -62,7 +62,7 @@ def play_out(tournament_id: int, rng: random.Random, fault_bot: int | None = Non
                 for other in range(len(seats)):
                     if other != seat and ranks[other] == len(seats):
                         ranks[other] = 1
-        result = outcome(match, ranks)
+        result = outcome(match=match, ranks=ranks)
         if fault_bot is not None:
             for seat in seats:
                 if seat.version.bot_id == fault_bot:
@@ -82,7 +82,7 @@ def detail(api, pk) -> dict:
 
 @pytest.mark.parametrize("entrants", [5, 8, 11])
 def test_swiss_plays_its_rounds_with_one_bye_each_and_finishes(api, organiser, entrants):
-    bots = make_bots(organiser, entrants)
+    bots = active_bots(owner=organiser, count=entrants)
     body = create(api, bots, format="swiss", rounds=3, seeding="entry")
     assert services.start_tournament(tournament_id=body["id"])
     play_out(body["id"], random.Random(entrants))
@@ -111,7 +111,7 @@ def test_swiss_plays_its_rounds_with_one_bye_each_and_finishes(api, organiser, e
 
 
 def test_single_elimination_seeds_sixteen_by_the_standard_bracket(api, organiser):
-    bots = make_bots(organiser, 16)
+    bots = active_bots(owner=organiser, count=16)
     body = create(api, bots, format="single_elimination", seeding="entry", third_place=True)
     assert services.start_tournament(tournament_id=body["id"])
     data = detail(api, body["id"])
@@ -136,7 +136,7 @@ def test_single_elimination_seeds_sixteen_by_the_standard_bracket(api, organiser
 
 
 def test_single_elimination_gives_byes_to_the_top_seeds(api, organiser):
-    bots = make_bots(organiser, 6)
+    bots = active_bots(owner=organiser, count=6)
     body = create(api, bots, format="single_elimination", seeding="entry")
     services.start_tournament(tournament_id=body["id"])
     data = detail(api, body["id"])
@@ -150,7 +150,7 @@ def test_single_elimination_gives_byes_to_the_top_seeds(api, organiser):
 def test_double_elimination_sends_everyone_but_the_champion_out_after_two_losses(
     api, organiser, entrants
 ):
-    bots = make_bots(organiser, entrants)
+    bots = active_bots(owner=organiser, count=entrants)
     body = create(api, bots, format="double_elimination", seeding="entry")
     services.start_tournament(tournament_id=body["id"])
     play_out(body["id"], random.Random(entrants))
@@ -167,7 +167,7 @@ def test_double_elimination_sends_everyone_but_the_champion_out_after_two_losses
 
 
 def test_gauntlet_challenger_meets_everyone_on_the_same_deals(api, organiser):
-    bots = make_bots(organiser, 5)
+    bots = active_bots(owner=organiser, count=5)
     body = create(api, bots, format="gauntlet", challengers=[bots[2].pk], games_per_pairing=4)
     assert body["challengers"] == [bots[2].pk]
     services.start_tournament(tournament_id=body["id"])
@@ -188,7 +188,7 @@ def test_gauntlet_challenger_meets_everyone_on_the_same_deals(api, organiser):
 
 
 def test_elimination_tables_for_three_seats(api, organiser):
-    bots = make_bots(organiser, 7, game="pairs")
+    bots = active_bots(owner=organiser, count=7, game="pairs")
     body = create(
         api, bots, format="single_elimination", players_per_match=3, advance=2, seeding="entry"
     )
@@ -201,7 +201,7 @@ def test_elimination_tables_for_three_seats(api, organiser):
 
 
 def test_a_bot_that_faults_every_game_loses_and_the_event_goes_on(api, organiser):
-    bots = make_bots(organiser, 6)
+    bots = active_bots(owner=organiser, count=6)
     body = create(api, bots, format="swiss", rounds=3, seeding="entry")
     services.start_tournament(tournament_id=body["id"])
     play_out(body["id"], random.Random(9), fault_bot=bots[0].pk)
@@ -213,7 +213,7 @@ def test_a_bot_that_faults_every_game_loses_and_the_event_goes_on(api, organiser
 
 
 def test_a_round_robin_keeps_berger_rounds(api, organiser):
-    bots = make_bots(organiser, 6)
+    bots = active_bots(owner=organiser, count=6)
     body = create(api, bots)
     services.start_tournament(tournament_id=body["id"])
     rounds: dict[int, list[int]] = {}
@@ -224,7 +224,7 @@ def test_a_round_robin_keeps_berger_rounds(api, organiser):
 
 
 def test_the_seed_commitment_verifies_after_the_start(api, organiser):
-    bots = make_bots(organiser, 3)
+    bots = active_bots(owner=organiser, count=3)
     body = create(api, bots, seed=123456789)
     assert len(body["seed_commitment"]) == 64
     anonymous = APIClient().get(f"/api/tournaments/{body['id']}/").json()
@@ -239,12 +239,14 @@ def test_the_seed_commitment_verifies_after_the_start(api, organiser):
 
 
 def test_a_cancelled_tournament_shows_how_far_it_got(api, organiser):
-    bots = make_bots(organiser, 6)
+    bots = active_bots(owner=organiser, count=6)
     body = create(api, bots)
     services.start_tournament(tournament_id=body["id"])
     for match in Match.objects.filter(tournament_id=body["id"])[:4]:
         attempt = claim_match(match_id=match.pk)
-        record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2]))
+        record_result(
+            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+        )
     assert api.post(f"/api/tournaments/{body['id']}/cancel/").status_code == 200
     progress = detail(api, body["id"])["progress"]
     assert progress["done"] == 4 and progress["finished"] == 4
@@ -269,7 +271,7 @@ def test_a_cancelled_tournament_shows_how_far_it_got(api, organiser):
     ],
 )
 def test_bad_requests_get_a_clear_400_and_store_nothing(api, organiser, fields, words):
-    bots = make_bots(organiser, 3)
+    bots = active_bots(owner=organiser, count=3)
     ids = [b.pk for b in bots]
     if fields.pop("twice", False):
         ids = [ids[0], ids[0], ids[1]]

@@ -3,7 +3,7 @@ from fractions import Fraction
 
 import pytest
 
-from tests.tournaments.formats_driver import play
+from tests.support.formats_driver import play
 from tournaments.formats import Event, next_matches
 from tournaments.formats.bracket import seeding_order
 from tournaments.formats.common import Result, game_scores

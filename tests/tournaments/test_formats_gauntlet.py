@@ -2,7 +2,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from tests.tournaments.formats_driver import play
+from tests.support.formats_driver import play
 from tournaments.formats import Event, gauntlet
 
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tests.tournaments.formats_driver import play
+from tests.support.formats_driver import play
 from tournaments.formats import FORMATS, Event, Finished, next_matches
 
 EVENTS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tournaments.formats_driver import play
+from tests.support.formats_driver import play
 from tournaments.formats import Event
 from tournaments.formats.overview import describe
 

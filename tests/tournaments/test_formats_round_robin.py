@@ -3,7 +3,7 @@ from itertools import combinations
 
 import pytest
 
-from tests.tournaments.formats_driver import play
+from tests.support.formats_driver import play
 from tournaments.formats import Event, berger_table, round_robin
 
 

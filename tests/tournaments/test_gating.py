@@ -8,7 +8,7 @@ from django.test import Client
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.tournaments.rating_support import bot_with_version, owner, version
+from tests.support.builders import bot_with_version, user, version
 from tournaments import services
 from tournaments.models import Gate, Match, Rating
 from tournaments.services.playing import claim_match, record_result
@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 
 def gated_bot(settings, **gate):
     settings.ARENA_GATE_BATCH_PAIRS = 4
-    bot, first = bot_with_version("gated", gating=True, **gate)
-    candidate = version(bot, 2, status=BotVersion.Status.VALIDATING)
+    bot, first = bot_with_version(name="gated", gating=True, **gate)
+    candidate = version(bot=bot, number=2, status=BotVersion.Status.VALIDATING)
     return bot, first, candidate
 
 
@@ -131,8 +131,8 @@ def test_the_game_cap_ends_a_gate_without_promotion(settings, django_capture_on_
 
 
 def test_ungated_bots_and_first_versions_need_no_gate(django_capture_on_commit_callbacks):
-    bot, first = bot_with_version("plain")
-    second = version(bot, 2, status=BotVersion.Status.VALIDATING)
+    bot, first = bot_with_version(name="plain")
+    second = version(bot=bot, number=2, status=BotVersion.Status.VALIDATING)
     activate(second, django_capture_on_commit_callbacks)
     assert second.gating == BotVersion.Gating.NONE and second.parent_id == first.pk
     assert bot_selectors.current_version(bot=bot) == second
@@ -175,7 +175,7 @@ def test_gating_api_shows_llr_and_bounds_and_only_the_owner_changes_settings(
     bot.refresh_from_db()
     assert (bot.gate_elo0, bot.gate_elo1) == (5.0, 15.0)
     stranger = Client()
-    stranger.force_login(owner("stranger"))
+    stranger.force_login(user(name="stranger"))
     assert (
         stranger.patch(
             f"/api/bots/{bot.pk}/gating/", {"gating": False}, content_type="application/json"

@@ -12,8 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.tournaments.test_ladder_services import make_bots_named, owner  # noqa: F401
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import active_bots, outcome
 from tournaments import selectors
 from tournaments.models import Ladder, LadderCount, Match
 from tournaments.services.ladder import recount_ladders, schedule_ladders
@@ -30,9 +29,9 @@ def assert_counts_match():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, settings):  # noqa: F811
+def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 50
-    make_bots(owner, 6)
+    active_bots(owner=owner, count=6)
     rng = random.Random(7)
     assert schedule_ladders() > 0
     assert_counts_match()
@@ -42,7 +41,9 @@ def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, 
         for match in queued[: len(queued) // 2]:
             attempt = claim_match(match_id=match.pk)
             if rng.random() < 0.7:
-                record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2]))
+                record_result(
+                    match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+                )
         # bulk paths the ORM takes without save(): cancel, fail, requeue some
         ids = [m.pk for m in queued[len(queued) // 2 :]]
         Match.objects.filter(pk__in=ids[::3]).update(status="cancelled")
@@ -63,9 +64,9 @@ def test_counters_equal_a_recount_after_random_results_and_cancellations(owner, 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):  # noqa: F811
+def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):
     settings.ARENA_LADDER = True
-    make_bots(owner, 4)
+    active_bots(owner=owner, count=4)
     schedule_ladders()
     ladder = Ladder.objects.get()
     LadderCount.objects.all().delete()
@@ -89,9 +90,9 @@ def test_recount_rebuilds_counters_written_without_the_trigger(owner, settings):
 
 
 @pytest.mark.django_db
-def test_ladder_api_and_page_show_the_counters(owner, client, settings):  # noqa: F811
+def test_ladder_api_and_page_show_the_counters(owner, client, settings):
     settings.ARENA_LADDER = True
-    make_bots(owner, 4)
+    active_bots(owner=owner, count=4)
     schedule_ladders()
     ladder = Ladder.objects.get()
     empty = Ladder.objects.create(key="pairs:empty", game="pairs", players=2)
@@ -108,9 +109,9 @@ def test_ladder_api_and_page_show_the_counters(owner, client, settings):  # noqa
 
 
 @pytest.mark.django_db
-def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner, settings):  # noqa: F811
+def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
-    make_bots(owner, 6)
+    active_bots(owner=owner, count=6)
     schedule_ladders()
     ladder = Ladder.objects.get()
     matches = selectors.match_list(ladder=ladder).order_by("-id")
@@ -130,9 +131,9 @@ def test_ladder_match_lists_count_from_the_counters_only_while_unfiltered(owner,
 
 
 @pytest.mark.django_db
-def test_ladder_matches_api_lists_the_newest_first(owner, settings):  # noqa: F811
+def test_ladder_matches_api_lists_the_newest_first(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
-    make_bots(owner, 6)
+    active_bots(owner=owner, count=6)
     schedule_ladders()
     ladder = Ladder.objects.get()
     body = APIClient().get(f"/api/ladders/{ladder.pk}/matches/").json()

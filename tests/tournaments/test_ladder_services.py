@@ -4,38 +4,29 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import (
+    active_bots,
+    bot_with_version,
+    play_queued_ladder_matches,
+)
 from tournaments import services
 from tournaments.models import Ladder, Match, Rating
 from tournaments.services.ladder import schedule_ladders
-from tournaments.services.playing import claim_match, record_result
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user(username="ladder-owner")
 
 
 def ladder_matches():
     return Match.objects.filter(ladder__isnull=False)
 
 
-def play_all_queued():
-    for match in ladder_matches().filter(status="queued"):
-        attempt = claim_match(match_id=match.pk)
-        record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2]))
-
-
 def test_no_ladder_until_two_bots_are_active(owner, settings):
     settings.ARENA_LADDER = True
-    make_bots(owner, 1)
+    active_bots(owner=owner, count=1)
     assert schedule_ladders() == 0 and not Ladder.objects.exists()
-    make_bots_named(owner, "second")
+    bot_with_version(owner=owner, name="second", announce=False)[1]
     assert schedule_ladders() == 2
     ladder = Ladder.objects.get()
     assert (ladder.game, ladder.players) == ("pairs", 2)
@@ -45,28 +36,19 @@ def test_no_ladder_until_two_bots_are_active(owner, settings):
     assert seats[0] == seats[1][::-1]
 
 
-def make_bots_named(owner, name):
-    from bots.models import Bot, BotVersion
-
-    bot = Bot.objects.create(owner=owner, name=name, game="pairs")
-    return BotVersion.objects.create(
-        bot=bot, number=1, filename="main.py", upload=b"#", sha256=name, size=1, status="active"
-    )
-
-
 def test_slots_bound_the_ladder_and_results_free_them(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 1
-    make_bots(owner, 4)
+    active_bots(owner=owner, count=4)
     assert schedule_ladders() == 2
     assert schedule_ladders() == 0  # the one slot is busy
-    play_all_queued()
+    play_queued_ladder_matches()
     assert Rating.objects.filter(pool="pairs:2").count() == 2  # ladder games are rated
     assert schedule_ladders() == 2
 
 
 def test_the_ladder_waits_while_a_tournament_has_matches_queued(owner, settings):
     settings.ARENA_LADDER = True
-    bots = make_bots(owner, 3)
+    bots = active_bots(owner=owner, count=3)
     tournament = services.create_tournament(
         organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots]
     )
@@ -79,36 +61,36 @@ def test_the_ladder_waits_while_a_tournament_has_matches_queued(owner, settings)
 def test_a_new_version_is_seated_first(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 1
     settings.ARENA_LADDER_PLACEMENT_GAMES = 6
-    make_bots(owner, 5)
+    active_bots(owner=owner, count=5)
     while Rating.objects.filter(matches__gte=6).count() < 5:
         schedule_ladders()
-        play_all_queued()
-    newcomer = make_bots_named(owner, "newcomer")
+        play_queued_ladder_matches()
+    newcomer = bot_with_version(owner=owner, name="newcomer", announce=False)[1]
     for _ in range(3):
         schedule_ladders()
         table = ladder_matches().filter(status="queued").first()
         assert newcomer.pk in [s.version_id for s in table.seats.all()]
-        play_all_queued()
+        play_queued_ladder_matches()
 
 
 def test_a_settled_ladder_trickles(owner, settings):
     settings.ARENA_LADDER, settings.ARENA_LADDER_SLOTS = True, 3
     settings.ARENA_LADDER_TRICKLE_SECONDS = 600
-    make_bots(owner, 2)
+    active_bots(owner=owner, count=2)
     Rating.objects.all().delete()
     assert schedule_ladders() == 6  # three tables while unsettled
-    play_all_queued()
+    play_queued_ladder_matches()
     Rating.objects.filter(pool="pairs:2").update(matches=500)
     assert schedule_ladders() == 0  # settled: nothing within ten minutes of the last table
     later = timezone.now() + timedelta(seconds=601)
     assert services.schedule_ladders(now=later) == 2  # then one table
-    play_all_queued()
+    play_queued_ladder_matches()
     assert services.schedule_ladders(now=later + timedelta(seconds=5)) == 0
 
 
 def test_a_paused_ladder_queues_nothing_and_only_staff_may_pause(owner, settings):
     settings.ARENA_LADDER = True
-    make_bots(owner, 2)
+    active_bots(owner=owner, count=2)
     schedule_ladders()
     ladder = Ladder.objects.get()
     stranger = APIClient()
@@ -119,7 +101,7 @@ def test_a_paused_ladder_queues_nothing_and_only_staff_may_pause(owner, settings
     client = APIClient()
     client.force_authenticate(staff)
     assert client.post(f"/api/ladders/{ladder.pk}/pause/").json()["paused"] is True
-    play_all_queued()
+    play_queued_ladder_matches()
     assert schedule_ladders() == 0
     assert client.post(f"/api/ladders/{ladder.pk}/resume/").json()["paused"] is False
     assert schedule_ladders() == 2
@@ -131,5 +113,5 @@ def test_a_paused_ladder_queues_nothing_and_only_staff_may_pause(owner, settings
 
 def test_the_setting_turns_the_ladder_off(owner, settings):
     settings.ARENA_LADDER = False
-    make_bots(owner, 3)
+    active_bots(owner=owner, count=3)
     assert schedule_ladders() == 0 and not Ladder.objects.exists()

@@ -4,7 +4,6 @@ walk the whole board."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 import pytest
@@ -16,7 +15,7 @@ from django.utils import timezone
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from games import registry
-from tests.tournaments.rating_support import bot_with_version, finished_match, owner, version
+from tests.support.builders import bot_with_version, finished_match, user, version
 from tournaments import selectors, services
 from tournaments.models import LeaderboardRow, Match
 from tournaments.read_models import leaderboard_rows as leaderboards
@@ -50,14 +49,12 @@ def upload_and_activate(bot: Bot, rng: random.Random) -> BotVersion:
     """A new version through the service that records a validation verdict."""
     number = (bot.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     source = f"# {bot.name} {number} {rng.random()}\n".encode()
-    pending = BotVersion.objects.create(
+    pending = version(
         bot=bot,
         number=number,
-        filename="main.py",
-        upload=source,
-        sha256=hashlib.sha256(source).hexdigest(),
-        size=len(source),
+        source=source,
         status=BotVersion.Status.VALIDATING,
+        announce=False,
     )
     return bot_services._record_verdict(version=pending, ok=True, reason="")
 
@@ -78,7 +75,7 @@ def play(rng: random.Random, versions: list[BotVersion], seed: int) -> None:
             status=Match.Status.CANCELLED,
         )
     elif kind < 0.25:  # failed, queued again by staff, then played and delivered twice
-        match = finished_match(seated, ranks, options=options, seed=seed, rate=False)
+        match = finished_match(versions=seated, ranks=ranks, options=options, seed=seed, rate=False)
         Match.objects.filter(pk=match.pk).update(status=Match.Status.FAILED)
         match.refresh_from_db()
         requeue_failed_match(match=match)
@@ -89,14 +86,14 @@ def play(rng: random.Random, versions: list[BotVersion], seed: int) -> None:
         services.rate_match(match=match)
         services.rate_match(match=Match.objects.get(pk=match.pk))  # a re-delivery: no-op
     else:
-        finished_match(seated, ranks, options=options, seed=seed)
+        finished_match(versions=seated, ranks=ranks, options=options, seed=seed)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_incremental_leaderboards_equal_a_rebuild_and_the_direct_board(seed, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     rng = random.Random(seed)
-    bots = [bot_with_version(f"bot-{seed}-{i}")[0] for i in range(6)]
+    bots = [bot_with_version(name=f"bot-{seed}-{i}")[0] for i in range(6)]
     for step in range(70):
         action = rng.random()
         bot = rng.choice(bots)
@@ -119,7 +116,7 @@ def test_incremental_leaderboards_equal_a_rebuild_and_the_direct_board(seed, set
         elif action < 0.92:
             bot_services.disable_bot(bot=bot, reason="test")
         elif action < 0.96:
-            fresh, _ = bot_with_version(f"late-{seed}-{step}")
+            fresh, _ = bot_with_version(name=f"late-{seed}-{step}")
             bots.append(fresh)
         else:
             # A rolled-back transaction leaves the rows as they were.
@@ -140,24 +137,24 @@ def test_incremental_leaderboards_equal_a_rebuild_and_the_direct_board(seed, set
 
 
 def test_rows_follow_the_bot_through_disable_and_delete():
-    bot, v1 = bot_with_version("solo")
-    _, other = bot_with_version("other")
-    finished_match([v1, other], [1, 2])
+    bot, v1 = bot_with_version(name="solo")
+    _, other = bot_with_version(name="other")
+    finished_match(versions=[v1, other], ranks=[1, 2])
     assert {r["bot"] for r in selectors.leaderboard(game="pairs")} == {"solo", "other"}
     bot_services.disable_bot(bot=bot, reason="abuse")
     assert [r["bot"] for r in selectors.leaderboard(game="pairs")] == ["other"]
     assert not LeaderboardRow.objects.filter(bot=bot).exists()
-    idle, _ = bot_with_version("idle")  # a bot with no match can be deleted
+    idle, _ = bot_with_version(name="idle")  # a bot with no match can be deleted
     assert LeaderboardRow.objects.filter(bot=idle).count() == 1  # the one pool, unrated
     idle.delete()
     assert not LeaderboardRow.objects.filter(bot_id=idle.pk).exists()
 
 
 def test_a_version_that_passes_its_gate_takes_the_row():
-    bot, v1 = bot_with_version("gated", gating=True)
-    _, other = bot_with_version("other")
-    finished_match([v1, other], [1, 2])
-    v2 = version(bot, 2, parent=v1, gating=BotVersion.Gating.RUNNING)
+    bot, v1 = bot_with_version(name="gated", gating=True)
+    _, other = bot_with_version(name="other")
+    finished_match(versions=[v1, other], ranks=[1, 2])
+    v2 = version(bot=bot, number=2, parent=v1, gating=BotVersion.Gating.RUNNING)
     rows = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}
     assert rows["gated"]["version"] == 1
     gate = services.start_gate(version_id=v2.pk)
@@ -171,13 +168,13 @@ def test_a_version_that_passes_its_gate_takes_the_row():
 
 
 def many_bots(count: int) -> list[BotVersion]:
-    user = owner("crowd")
+    crowd = user(name="crowd")
     bots = Bot.objects.bulk_create(
-        [Bot(owner=user, name=f"crowd-{i:03d}", game="pairs") for i in range(count)]
+        [Bot(owner=crowd, name=f"crowd-{i:03d}", game="pairs") for i in range(count)]
     )
     versions = []
     for bot in bots:
-        versions.append(version(bot))
+        versions.append(version(bot=bot))
     return versions
 
 
@@ -186,7 +183,7 @@ def test_leaderboard_pages_walk_the_whole_board_both_ways():
     rng = random.Random(4)
     for i in range(60):
         a, b = rng.sample(versions[:18], 2)  # five bots never play: unrated rows last
-        finished_match([a, b], [1, 2] if rng.random() < 0.6 else [2, 1], seed=i)
+        finished_match(versions=[a, b], ranks=[1, 2] if rng.random() < 0.6 else [2, 1], seed=i)
     services.fit_pool(pool="pairs:2")
     whole = selectors.leaderboard(game="pairs")
     assert whole == selectors.leaderboard_direct(game="pairs")
@@ -221,12 +218,14 @@ def test_a_search_keeps_every_row_in_place_wherever_its_rows_sit():
     whole board's rows: rows matched by name or by owner, the board's last row (nothing
     follows it), ties among unrated rows, a pattern with LIKE's wildcards taken as text."""
     versions = many_bots(12)
-    other = owner("x_100%")
-    tail = [version(Bot.objects.create(owner=other, name=f"z%_{i}", game="pairs")) for i in (1, 2)]
+    other = user(name="x_100%")
+    tail = [
+        version(bot=Bot.objects.create(owner=other, name=f"z%_{i}", game="pairs")) for i in (1, 2)
+    ]
     rng = random.Random(7)
     for i in range(30):
         a, b = rng.sample(versions[:8] + tail[:1], 2)
-        finished_match([a, b], [1, 2] if rng.random() < 0.5 else [2, 1], seed=i)
+        finished_match(versions=[a, b], ranks=[1, 2] if rng.random() < 0.5 else [2, 1], seed=i)
     whole = selectors.leaderboard(game="pairs")
     client = Client()
 
@@ -274,55 +273,65 @@ def test_a_search_keeps_every_row_in_place_wherever_its_rows_sit():
     ],
 )
 def test_bad_leaderboard_page_parameters_are_400s(query):
-    bot_with_version("a")
+    bot_with_version(name="a")
     answer = Client().get(f"/api/leaderboards/pairs/?{query}")
     assert answer.status_code == 400, answer.content
     assert set(answer.json()) == {"detail", "code", "errors"}
+
+
+def run_side_by_side(*bodies) -> list[Exception]:
+    """Run each body in a thread of its own (its own database connection, closed at its
+    end) and wait for them all; returns what they raised."""
+    import threading
+
+    from django.db import connection
+
+    errors = []
+
+    def run(body):
+        try:
+            body()
+        except Exception as exc:  # pragma: no cover - reported by the caller
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_results_and_version_changes_leave_no_drift():
     """Results rated in one connection while another switches the bots' current versions:
     the game's leaderboard lock orders them, so the rows still equal the direct board."""
-    import threading
-
     from django.db import connection
 
     if connection.vendor != "postgresql":
         pytest.skip("one writer at a time on SQLite")
-    bots = [bot_with_version(f"race-{i}")[0] for i in range(4)]
+    bots = [bot_with_version(name=f"race-{i}")[0] for i in range(4)]
     for bot in bots:
         upload_and_activate(bot, random.Random(bot.pk))
-    errors = []
 
     def results():
-        try:
-            rng = random.Random(1)
-            for seed in range(40):
-                active = list(BotVersion.objects.filter(status=BotVersion.Status.ACTIVE))
-                a, b = rng.sample(active, 2)
-                finished_match([a, b], [1, 2] if rng.random() < 0.5 else [2, 1], seed=seed)
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        rng = random.Random(1)
+        for seed in range(40):
+            active = list(BotVersion.objects.filter(status=BotVersion.Status.ACTIVE))
+            a, b = rng.sample(active, 2)
+            finished_match(
+                versions=[a, b], ranks=[1, 2] if rng.random() < 0.5 else [2, 1], seed=seed
+            )
 
     def switches():
-        try:
-            rng = random.Random(2)
-            for _ in range(40):
-                bot = rng.choice(bots)
-                bot_services.set_current_version(bot=bot, number=rng.choice([1, 2]))
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        rng = random.Random(2)
+        for _ in range(40):
+            bot = rng.choice(bots)
+            bot_services.set_current_version(bot=bot, number=rng.choice([1, 2]))
 
-    threads = [threading.Thread(target=results), threading.Thread(target=switches)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = run_side_by_side(results, switches)
     assert not errors, errors
     assert boards() == direct()
 
@@ -339,38 +348,23 @@ def test_a_result_rated_while_the_current_version_changes_sees_the_change():
 
     if connection.vendor != "postgresql":
         pytest.skip("one writer at a time on SQLite")
-    bot, v1 = bot_with_version("switching")
-    _, other = bot_with_version("other")
+    bot, v1 = bot_with_version(name="switching")
+    _, other = bot_with_version(name="other")
     v2 = upload_and_activate(bot, random.Random(3))
-    finished_match([v1, other], [1, 2], seed=1)
+    finished_match(versions=[v1, other], ranks=[1, 2], seed=1)
     switched = threading.Event()
-    errors = []
 
     def switch_back():
-        try:
-            with transaction.atomic():
-                bot_services.set_current_version(bot=bot, number=1)
-                switched.set()
-                time.sleep(0.5)  # the result below is rated meanwhile
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            bot_services.set_current_version(bot=bot, number=1)
+            switched.set()
+            time.sleep(0.5)  # the result below is rated meanwhile
 
     def rate():
-        try:
-            switched.wait(5)
-            finished_match([v1, other], [1, 2], seed=2)
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        switched.wait(5)
+        finished_match(versions=[v1, other], ranks=[1, 2], seed=2)
 
-    threads = [threading.Thread(target=switch_back), threading.Thread(target=rate)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors = run_side_by_side(switch_back, rate)
     assert not errors, errors
     row = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}["switching"]
     assert row["version"] == 1 and row["games"] == 2 and v2.number == 2

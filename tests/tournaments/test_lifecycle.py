@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import timedelta
 
 import pytest
@@ -10,57 +9,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot
+from tests.support.builders import active_bots, outcome
 from tournaments import services
 from tournaments.models import Match, Rating, RatingChange, Tournament
 from tournaments.services.playing import claim_match, record_result
-
-
-def make_bots(owner, count, game="pairs"):
-    bots = []
-    for i in range(count):
-        bot = Bot.objects.create(owner=owner, name=f"bot{i}", game=game)
-        source = f"# bot {i}\n".encode()
-        BotVersion.objects.create(
-            bot=bot,
-            number=1,
-            filename="main.py",
-            upload=source,
-            sha256=hashlib.sha256(source).hexdigest(),
-            size=len(source),
-            status=BotVersion.Status.ACTIVE,
-        )
-        bots.append(bot)
-    return bots
-
-
-@pytest.fixture
-def tournament(db):
-    owner = get_user_model().objects.create_user(username="org")
-    bots = make_bots(owner, 3)
-    t = services.create_tournament(
-        organiser=owner,
-        name="cup",
-        game="pairs",
-        bot_ids=[b.pk for b in bots],
-        games_per_pairing=2,
-        seed=99,
-    )
-    assert services.start_tournament(tournament_id=t.pk)
-    t.refresh_from_db()
-    return t
-
-
-def outcome(match: Match, ranks: list[int]) -> dict:
-    return {
-        "version": match.engine_version,
-        "result": {
-            "seats": [{"score": 10 - r, "rank": r, "fault": None} for r in ranks],
-            "teams": [],
-        },
-        "moves": [],
-        "record": {"game": match.game, "moves": []},
-    }
 
 
 def test_start_is_claimed_once_and_queues_every_match(tournament):
@@ -94,8 +47,12 @@ def test_a_match_is_claimed_by_one_task_only(tournament):
 def test_result_is_recorded_and_rated_once(tournament):
     match = tournament.matches.first()
     attempt = claim_match(match_id=match.pk)
-    assert record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [1, 2]))
-    assert not record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, [2, 1]))
+    assert record_result(
+        match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+    )
+    assert not record_result(
+        match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[2, 1])
+    )
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert [s.rank for s in match.seats.order_by("seat")] == [1, 2]
@@ -113,8 +70,12 @@ def test_a_lost_worker_is_replaced_and_cannot_record_late(tournament, settings):
     second = claim_match(match_id=match.pk)
     assert second == first + 1
     # The first worker wakes up and tries to record: refused.
-    assert not record_result(match_id=match.pk, attempt=first, outcome=outcome(match, [2, 1]))
-    assert record_result(match_id=match.pk, attempt=second, outcome=outcome(match, [1, 2]))
+    assert not record_result(
+        match_id=match.pk, attempt=first, outcome=outcome(match=match, ranks=[2, 1])
+    )
+    assert record_result(
+        match_id=match.pk, attempt=second, outcome=outcome(match=match, ranks=[1, 2])
+    )
     assert RatingChange.objects.filter(match=match).count() == 2
 
 
@@ -140,7 +101,7 @@ def test_tournament_finishes_when_every_match_is_final_and_live_equals_recompute
     for i, match in enumerate(matches):
         attempt = claim_match(match_id=match.pk)
         ranks = [[1, 2], [2, 1], [1, 1]][i % 3]
-        record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match, ranks))
+        record_result(match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=ranks))
         tournament.refresh_from_db()
         expected = (
             Tournament.Status.FINISHED if i == len(matches) - 1 else Tournament.Status.RUNNING
@@ -188,7 +149,7 @@ def test_the_reaper_finishes_a_running_tournament_with_nothing_left_to_play(tour
         record_result(
             match_id=match.pk,
             attempt=claim_match(match_id=match.pk),
-            outcome=outcome(match, [1, 2]),
+            outcome=outcome(match=match, ranks=[1, 2]),
         )
     Match.objects.filter(pk=matches[-1].pk).update(status=Match.Status.FAILED)
     # As if a worker died between a result's commit and the "tournament finished?" step.
@@ -201,7 +162,9 @@ def test_the_reaper_finishes_a_running_tournament_with_nothing_left_to_play(tour
 def test_the_reaper_leaves_a_tournament_with_matches_to_play_running(tournament):
     match = tournament.matches.first()
     record_result(
-        match_id=match.pk, attempt=claim_match(match_id=match.pk), outcome=outcome(match, [1, 2])
+        match_id=match.pk,
+        attempt=claim_match(match_id=match.pk),
+        outcome=outcome(match=match, ranks=[1, 2]),
     )
     services.requeue_stuck_matches()
     tournament.refresh_from_db()
@@ -229,7 +192,7 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
     from games import registry
 
     owner = get_user_model().objects.create_user(username="org")
-    versions = [b.versions.get() for b in make_bots(owner, seats)]
+    versions = [b.versions.get() for b in active_bots(owner=owner, count=seats)]
 
     def running_match(seed: int) -> Match:
         match = Match.objects.create(
@@ -245,10 +208,12 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
 
     ranks = list(range(1, seats + 1))
     first = running_match(1)
-    assert record_result(match_id=first.pk, attempt=1, outcome=outcome(first, ranks))
+    assert record_result(match_id=first.pk, attempt=1, outcome=outcome(match=first, ranks=ranks))
     second = running_match(2)
     with django_assert_max_num_queries(7 + UNBATCHED):
-        assert record_result(match_id=second.pk, attempt=1, outcome=outcome(second, ranks[::-1]))
+        assert record_result(
+            match_id=second.pk, attempt=1, outcome=outcome(match=second, ranks=ranks[::-1])
+        )
     second.refresh_from_db()
     assert second.status == Match.Status.FINISHED and second.rated_seq == 2
     stored = list(second.seats.order_by("seat").values_list("rank", "score"))
@@ -263,7 +228,7 @@ def test_recording_a_result_takes_a_few_queries_whatever_the_seat_count(
         assert record_result(
             match_id=third.pk,
             attempt=1,
-            outcome=outcome(third, ranks),
+            outcome=outcome(match=third, ranks=ranks),
             match=loaded,
             seats=loaded_seats[::-1],
         )
@@ -301,7 +266,7 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
             assert record_result(
                 match_id=match.pk,
                 attempt=attempt,
-                outcome=outcome(match, ranks),
+                outcome=outcome(match=match, ranks=ranks),
                 match=claimed,
                 seats=seats,
                 logs=lambda pk=match.pk: [f"seat {seat} of {pk}" for seat in range(2)],
@@ -314,7 +279,9 @@ def test_a_workers_tournament_result_is_counted_in_a_few_queries(
     assert second.rated_seq == 2
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
     # Recorded once: a second delivery of the same attempt changes nothing.
-    assert not record_result(match_id=second.pk, attempt=attempt, outcome=outcome(second, ranks))
+    assert not record_result(
+        match_id=second.pk, attempt=attempt, outcome=outcome(match=second, ranks=ranks)
+    )
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
 
 

@@ -9,10 +9,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from bots import sandbox, spares
-from bots.models import Bot, BotVersion
+from bots.models import Bot
 from bots.sandbox import slots
-from tests.tournaments.test_lifecycle import tournament  # noqa: F401 (a fixture)
-from tournaments import services
+from tests.support.builders import started_tournament, version
 from tournaments.models import Match
 from tournaments.services.playing import play_queued_match
 
@@ -25,7 +24,7 @@ def sandboxed():
         pytest.skip("bubblewrap is not usable here")
 
 
-def pairs_games(tournament):  # noqa: F811
+def pairs_games(tournament):
     """The two games of one pairing (same two versions), in queue order."""
     by_pair: dict = {}
     for match in tournament.matches.order_by("pk"):
@@ -34,7 +33,7 @@ def pairs_games(tournament):  # noqa: F811
     return next(games for games in by_pair.values() if len(games) == 2)
 
 
-def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(tournament):  # noqa: F811
+def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(tournament):
     first, second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
     built = [spare.box for spare in spares._SPARES]
@@ -45,7 +44,7 @@ def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(
     assert Match.objects.filter(pk__in=[first.pk, second.pk], status="finished").count() == 2
 
 
-def test_no_spares_when_turned_off(tournament, settings):  # noqa: F811
+def test_no_spares_when_turned_off(tournament, settings):
     settings.ARENA_PREPARE_AHEAD = False
     first, _second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
@@ -60,17 +59,11 @@ def playing(db):
     bots = []
     for name in ("a", "b"):
         bot = Bot.objects.create(owner=owner, name=name, game="pairs")
-        BotVersion.objects.create(
-            bot=bot, number=1, filename="main.py", upload=source, size=len(source),
-            sha256=hashlib.sha256(source + name.encode()).hexdigest(), status="active",
-        )  # fmt: skip
+        # One source, a digest of its own each: the bot cache keeps a folder per digest.
+        digest = hashlib.sha256(source + name.encode()).hexdigest()
+        version(bot=bot, source=source, sha256=digest, announce=False)
         bots.append(bot)
-    t = services.create_tournament(
-        organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots],
-        games_per_pairing=2, seed=99,
-    )  # fmt: skip
-    assert services.start_tournament(tournament_id=t.pk)
-    return t
+    return started_tournament(organiser=owner, bots=bots, games_per_pairing=2, seed=99)
 
 
 @pytest.mark.parametrize("ahead", [True, False])

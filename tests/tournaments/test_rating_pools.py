@@ -8,7 +8,7 @@ import random
 import pytest
 from django.test import Client
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments import selectors, services
 from tournaments.models import Match, PoolFit, Rating, RatingFit, RatingLedger, RatingPair
 from tournaments.ratings import bradley_terry as bt
@@ -19,12 +19,12 @@ pytestmark = pytest.mark.django_db
 
 
 def test_each_rated_match_goes_to_exactly_one_pool_and_pools_never_mix():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
-    _, c = bot_with_version("c")
-    plain = finished_match([a, b], [1, 2])
-    three = finished_match([a, b, c], [1, 2, 3])
-    continuous = finished_match([a, c], [2, 1], options={"continuous": True})
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    _, c = bot_with_version(name="c")
+    plain = finished_match(versions=[a, b], ranks=[1, 2])
+    three = finished_match(versions=[a, b, c], ranks=[1, 2, 3])
+    continuous = finished_match(versions=[a, c], ranks=[2, 1], options={"continuous": True})
     assert (plain.pool, three.pool, continuous.pool) == (
         "pairs:2",
         "pairs:3",
@@ -53,16 +53,16 @@ def test_each_rated_match_goes_to_exactly_one_pool_and_pools_never_mix():
 
 def test_live_ratings_and_pair_sums_equal_a_recompute_from_scratch():
     rng = random.Random(5)
-    _, a = bot_with_version("a")
-    bot_b, b1 = bot_with_version("b")
-    _, c = bot_with_version("c")
+    _, a = bot_with_version(name="a")
+    bot_b, b1 = bot_with_version(name="b")
+    _, c = bot_with_version(name="c")
     b2 = None
     for i in range(40):
         if i == 20:  # a new version arrives midway; it starts from its parent
-            b2 = version(bot_b, 2, parent=b1)
+            b2 = version(bot=bot_b, number=2, parent=b1)
         b = b2 or b1
         players = rng.choice([[a, b], [b, c], [a, c], [c, a]])
-        finished_match(players, rng.choice([[1, 2], [2, 1], [1, 1]]), seed=i)
+        finished_match(versions=players, ranks=rng.choice([[1, 2], [2, 1], [1, 1]]), seed=i)
     live = dict(Rating.objects.filter(pool="pairs:2").values_list("version_id", "elo"))
     recomputed = services.recompute_ratings(pool="pairs:2")
     assert live.keys() == recomputed.keys()
@@ -80,14 +80,14 @@ def test_live_ratings_and_pair_sums_equal_a_recompute_from_scratch():
 
 
 def test_a_new_version_starts_from_its_parents_rating():
-    _, a = bot_with_version("a")
-    bot_b, b1 = bot_with_version("b")
+    _, a = bot_with_version(name="a")
+    bot_b, b1 = bot_with_version(name="b")
     for i in range(5):
-        finished_match([a, b1], [2, 1], seed=i)
+        finished_match(versions=[a, b1], ranks=[2, 1], seed=i)
     parent_elo = Rating.objects.get(pool="pairs:2", version=b1).elo
     assert parent_elo > 1500
-    b2 = version(bot_b, 2, parent=b1)
-    match = finished_match([a, b2], [1, 1], seed=9)
+    b2 = version(bot=bot_b, number=2, parent=b1)
+    match = finished_match(versions=[a, b2], ranks=[1, 1], seed=9)
     first = match.rating_changes.get(version=b2)
     assert first.before == pytest.approx(parent_elo)
 
@@ -96,12 +96,12 @@ def test_the_refit_reproduces_the_reference_strengths_through_the_service():
     # The standard 4-team example, played as two-seat matches.
     wins = {("A", "B"): 2, ("A", "D"): 1, ("B", "A"): 3, ("B", "C"): 5}
     wins |= {("C", "B"): 3, ("C", "D"): 1, ("D", "A"): 4, ("D", "C"): 3}
-    teams = {name: bot_with_version(name)[1] for name in "ABCD"}
+    teams = {name: bot_with_version(name=name)[1] for name in "ABCD"}
     seed = 0
     for (winner, loser), count in wins.items():
         for _ in range(count):
             seed += 1
-            finished_match([teams[winner], teams[loser]], [1, 2], seed=seed)
+            finished_match(versions=[teams[winner], teams[loser]], ranks=[1, 2], seed=seed)
     fit = services.fit_pool(pool="pairs:2")
     assert fit.seq == 22 and fit.players == 4 and fit.converged
     fitted = {row.version_id: row for row in RatingFit.objects.filter(pool="pairs:2")}
@@ -113,24 +113,24 @@ def test_the_refit_reproduces_the_reference_strengths_through_the_service():
     assert sum(row.elo for row in fitted.values()) / 4 == pytest.approx(sum(live) / 4)
     # The refit cleared the request; a new result asks again.
     assert RatingLedger.objects.get(pool="pairs:2").fit_requested_at is None
-    finished_match([teams["A"], teams["B"]], [1, 2], seed=99)
+    finished_match(versions=[teams["A"], teams["B"]], ranks=[1, 2], seed=99)
     assert RatingLedger.objects.get(pool="pairs:2").fit_requested_at is not None
 
 
 def test_the_board_shows_the_fit_with_its_interval_los_and_provisional_rows(settings):
     settings.ARENA_PROVISIONAL_GAMES = 30
     rng = random.Random(1)
-    strong_bot, strong = bot_with_version("strong")
-    _, weak = bot_with_version("weak")
-    _, middle = bot_with_version("middle")
-    bot_with_version("idle")
+    strong_bot, strong = bot_with_version(name="strong")
+    _, weak = bot_with_version(name="weak")
+    _, middle = bot_with_version(name="middle")
+    bot_with_version(name="idle")
     for i in range(60):
         a, b = rng.sample([strong, weak, middle], 2)
         strength = {strong.pk: 2, middle.pk: 1, weak.pk: 0}
         better = a if strength[a.pk] > strength[b.pk] else b
         worse = b if better is a else a
         ranks = [1, 2] if rng.random() < 0.75 else [2, 1]
-        finished_match([better, worse], ranks, seed=i)
+        finished_match(versions=[better, worse], ranks=ranks, seed=i)
     services.fit_pool(pool="pairs:2")
     board = selectors.leaderboard(game="pairs")
     by_bot = {row["bot"]: row for row in board}
@@ -152,7 +152,7 @@ def test_the_board_shows_the_fit_with_its_interval_los_and_provisional_rows(sett
     fitted = RatingFit.objects.get(pool="pairs:2", version=strong)
     assert by_bot["strong"]["elo_high"] == pytest.approx(fitted.elo + 1.96 * fitted.stdev, abs=0.1)
     # A new version with no games: its parent's figure, much wider.
-    new = version(strong_bot, 2, parent=strong)
+    new = version(bot=strong_bot, number=2, parent=strong)
     row = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}["strong"]
     assert row["version"] == 2 and row["estimate"] == "parent" and row["games"] == 0
     assert row["position"] == 1  # keeps its bot's place
@@ -161,7 +161,7 @@ def test_the_board_shows_the_fit_with_its_interval_los_and_provisional_rows(sett
         by_bot["strong"]["elo_high"] - by_bot["strong"]["elo_low"]
     )
     # After a game it is a live estimate until the next fit, then the fit's.
-    finished_match([new, weak], [1, 2], seed=500)
+    finished_match(versions=[new, weak], ranks=[1, 2], seed=500)
     row = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}["strong"]
     assert row["estimate"] == "live" and row["games"] == 1
     services.fit_pool(pool="pairs:2")
@@ -170,20 +170,20 @@ def test_the_board_shows_the_fit_with_its_interval_los_and_provisional_rows(sett
 
 
 def test_multi_seat_rows_carry_an_average_rank_instead_of_wins():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
-    _, c = bot_with_version("c")
-    finished_match([a, b, c], [1, 2, 3])
-    finished_match([c, a, b], [3, 1, 2], seed=2)
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    _, c = bot_with_version(name="c")
+    finished_match(versions=[a, b, c], ranks=[1, 2, 3])
+    finished_match(versions=[c, a, b], ranks=[3, 1, 2], seed=2)
     rows = {r["bot"]: r for r in selectors.leaderboard(game="pairs", pool="pairs:3")}
     assert rows["a"]["average_rank"] == 1.0 and rows["b"]["average_rank"] == 2.0
     assert rows["a"]["wins"] is None
 
 
 def test_leaderboard_api_takes_a_pool_and_refuses_bad_ones():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
-    finished_match([a, b], [1, 2], options={"continuous": True})
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    finished_match(versions=[a, b], ranks=[1, 2], options={"continuous": True})
     client = Client()
     answer = client.get("/api/leaderboards/pairs/").json()
     assert answer["pool"] == "pairs:2" and answer["pool_label"] == "Pairs, 2 players"
@@ -204,13 +204,13 @@ def test_leaderboard_api_takes_a_pool_and_refuses_bad_ones():
 
 
 def test_history_api_gives_a_version_per_point_and_one_series_per_version():
-    _, a = bot_with_version("a")
-    bot_b, b1 = bot_with_version("b")
-    finished_match([a, b1], [1, 2])
-    b2 = version(bot_b, 2, parent=b1)
-    finished_match([a, b2], [2, 1], seed=2)
-    finished_match([b2, a], [1, 2], seed=3)
-    finished_match([a, b2], [1, 2], seed=4, options={"continuous": True})
+    _, a = bot_with_version(name="a")
+    bot_b, b1 = bot_with_version(name="b")
+    finished_match(versions=[a, b1], ranks=[1, 2])
+    b2 = version(bot=bot_b, number=2, parent=b1)
+    finished_match(versions=[a, b2], ranks=[2, 1], seed=2)
+    finished_match(versions=[b2, a], ranks=[1, 2], seed=3)
+    finished_match(versions=[a, b2], ranks=[1, 2], seed=4, options={"continuous": True})
     answer = Client().get(f"/api/bots/{bot_b.pk}/ratings/").json()
     assert answer["pool"] == "pairs:2"
     assert [p["version"] for p in answer["history"]] == [1, 2, 2]
@@ -229,9 +229,9 @@ def test_history_api_gives_a_version_per_point_and_one_series_per_version():
 
 
 def test_refit_stale_pools_asks_for_pools_behind_their_ledger():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
-    finished_match([a, b], [1, 2])
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    finished_match(versions=[a, b], ranks=[1, 2])
     RatingLedger.objects.update(fit_requested_at=None)  # as if the message was lost
     assert services.refit_stale_pools() == ["pairs:2"]
     assert services.refit_stale_pools() == []  # asked already
@@ -251,8 +251,10 @@ def test_new_player_stdev_matches_a_fit_against_equals():
 
 
 def test_pool_key_of_every_rated_match_parses_back():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
-    match = finished_match([a, b], [1, 2], options={"gambling": "tacoma", "stake": 3})
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    match = finished_match(
+        versions=[a, b], ranks=[1, 2], options={"gambling": "tacoma", "stake": 3}
+    )
     parsed = pools.parse(match.pool)
     assert parsed.options == {"gambling": "tacoma", "stake": 3}

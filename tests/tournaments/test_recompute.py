@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.tournaments.rating_support import bot_with_version, finished_match, version
+from tests.support.builders import bot_with_version, finished_match, version
 from tournaments import services
 from tournaments.models import Match, Rating, RatingPair
 from tournaments.services.recompute import rebuild_ratings, recompute_pairs, recompute_ratings
@@ -35,7 +35,7 @@ def random_pool(seed: int, seats: int, matches: int, *, teams: bool = False) -> 
     """``matches`` rated matches of ``seats`` seats between six bots, each bot getting a
     new version (from its parent) at a random point; ranks drawn with ties."""
     rng = random.Random(seed)
-    bots = [bot_with_version(f"b{seed}-{i}") for i in range(6)]
+    bots = [bot_with_version(name=f"b{seed}-{i}") for i in range(6)]
     current = {bot.pk: first for bot, first in bots}
     upgrade_at = {bot.pk: rng.randrange(matches) for bot, _ in bots}
     pool = None
@@ -43,16 +43,16 @@ def random_pool(seed: int, seats: int, matches: int, *, teams: bool = False) -> 
         for bot, _ in bots:
             if upgrade_at[bot.pk] == i:
                 parent = current[bot.pk]
-                current[bot.pk] = version(bot, parent.number + 1, parent=parent)
+                current[bot.pk] = version(bot=bot, number=parent.number + 1, parent=parent)
         players = [current[bot.pk] for bot, _ in rng.sample(bots, seats)]
         if teams:
             # Two teams of two; members of a team share its rank.
             team_ranks = rng.choice([[1, 2], [2, 1], [1, 1]])
             ranks = [team_ranks[0], team_ranks[1], team_ranks[0], team_ranks[1]]
-            match = finished_match(players, ranks, seed=i, teams=[[0, 2], [1, 3]])
+            match = finished_match(versions=players, ranks=ranks, seed=i, teams=[[0, 2], [1, 3]])
         else:
             ranks = [rng.randint(1, seats) for _ in range(seats)]
-            match = finished_match(players, ranks, seed=i)
+            match = finished_match(versions=players, ranks=ranks, seed=i)
         pool = match.pool
     return pool
 
@@ -100,10 +100,10 @@ def test_rebuild_leaves_the_leaderboard_rows_as_the_ratings_say():
 
 
 def test_a_seat_without_a_rank_is_read_from_the_match_result():
-    _, a = bot_with_version("a")
-    _, b = bot_with_version("b")
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
     for i, ranks in enumerate([[1, 2], [2, 1], [1, 1], [1, 2]]):
-        finished_match([a, b], ranks, seed=i)
+        finished_match(versions=[a, b], ranks=ranks, seed=i)
     live = live_ratings("pairs:2")
     # Older rows may carry the ranks only in the result.
     Match.objects.get(seed=2).seats.update(rank=None)
@@ -139,10 +139,10 @@ def test_the_two_seat_fast_path_and_the_row_by_row_fold_agree():
 def test_a_version_playing_itself_falls_back_and_still_equals_the_live_path():
     pool = random_pool(4, 2, 40)
     a = Rating.objects.filter(pool=pool).order_by("pk").first().version
-    finished_match([a, a], [1, 2], seed=999)
+    finished_match(versions=[a, a], ranks=[1, 2], seed=999)
     for i in range(10):
         b = Rating.objects.filter(pool=pool).order_by("-pk")[i % 3].version
-        finished_match([a, b], [2, 1], seed=1000 + i)
+        finished_match(versions=[a, b], ranks=[2, 1], seed=1000 + i)
     live = live_ratings(pool)
     assert recompute_ratings(pool=pool) == {key: row[0] for key, row in live.items()}
     pairs = live_pairs(pool)

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import active_bots, outcome, started_tournament, user
 from tournaments import services
 from tournaments.models import Match, Tournament
 from tournaments.services.playing import claim_match, record_result
@@ -17,19 +17,9 @@ from tournaments.services.requeue import requeue_failed_match
 
 @pytest.fixture
 def tournament(db):
-    owner = get_user_model().objects.create_user(username="org")
-    bots = make_bots(owner, 2)
-    t = services.create_tournament(
-        organiser=owner,
-        name="cup",
-        game="pairs",
-        bot_ids=[b.pk for b in bots],
-        games_per_pairing=2,
-        seed=5,
-    )
-    assert services.start_tournament(tournament_id=t.pk)
-    t.refresh_from_db()
-    return t
+    owner = user(name="org")
+    bots = active_bots(owner=owner, count=2)
+    return started_tournament(organiser=owner, bots=bots, games_per_pairing=2, seed=5)
 
 
 @pytest.fixture
@@ -53,7 +43,9 @@ def test_a_failed_match_is_queued_again_and_can_then_finish_its_tournament(
     first, second = tournament.matches.order_by("pk")[:2]
     fail(first)
     attempt = claim_match(match_id=second.pk)
-    assert record_result(match_id=second.pk, attempt=attempt, outcome=outcome(second, [1, 2]))
+    assert record_result(
+        match_id=second.pk, attempt=attempt, outcome=outcome(match=second, ranks=[1, 2])
+    )
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED  # nothing left: one failed, one done
 
@@ -66,7 +58,9 @@ def test_a_failed_match_is_queued_again_and_can_then_finish_its_tournament(
 
     attempt = claim_match(match_id=first.pk)
     assert attempt == 1
-    assert record_result(match_id=first.pk, attempt=attempt, outcome=outcome(first, [2, 1]))
+    assert record_result(
+        match_id=first.pk, attempt=attempt, outcome=outcome(match=first, ranks=[2, 1])
+    )
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
 
@@ -126,10 +120,10 @@ def test_admin_lists_and_filters_answer(staff_client, tournament):
 
 @pytest.mark.parametrize("format", ["swiss", "single_elimination", "double_elimination"])
 def test_a_failed_match_of_a_paired_format_is_not_played_again(db, format):
-    """Its failure counted as a draw and the event went on from it (a re-run used to crash
+    """Its failure counted as a draw and the event went on from it (a re-run would crash
     the bracket planner once the series had moved on)."""
     owner = get_user_model().objects.create_user(username="org")
-    bots = make_bots(owner, 4)
+    bots = active_bots(owner=owner, count=4)
     t = services.create_tournament(
         organiser=owner, name="cup", game="pairs", bot_ids=[b.pk for b in bots], format=format
     )

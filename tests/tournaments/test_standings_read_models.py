@@ -4,7 +4,7 @@ and the snapshot the API serves equals the standings computed from every game.
 Events of every format are driven through the services a worker and staff use (results
 recorded, matches failed out of attempts, failures queued again, tournaments cancelled
 mid-way) in random orders; after every step the incremental totals are compared with a
-rebuild, and the overview with the old computation from every decided match.
+rebuild, and the overview with one computed from every decided match.
 """
 
 from __future__ import annotations
@@ -20,10 +20,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.tournaments.test_lifecycle import make_bots, outcome
+from tests.support.builders import (
+    fail_every_attempt,
+    outcome,
+    random_ranks,
+    record_random_result,
+    started_event,
+)
+from tests.support.standings_reference import pairwise_from_every_game
 from tournaments import selectors, services
-from tournaments.format_inputs import results_of, seeded_entries
-from tournaments.formats.common import pairwise_scores
 from tournaments.models import EntryTally, Match, StandingsSnapshot, Tournament
 from tournaments.read_models import (
     points_scale,
@@ -31,7 +36,7 @@ from tournaments.read_models import (
     stored_totals,
     totals_from_matches,
 )
-from tournaments.services.playing import _release, claim_match, record_result
+from tournaments.services.playing import claim_match, record_result
 from tournaments.services.requeue import requeue_failed_match
 
 FORMATS = [
@@ -71,73 +76,15 @@ def organiser(db):
     return get_user_model().objects.create_user(username="org")
 
 
-def start(organiser, entrants: int, fields: dict) -> Tournament:
-    bots = make_bots(organiser, entrants)
-    fields = dict(fields)
-    if "challengers" in fields:
-        fields["challengers"] = [bots[i].pk for i in fields["challengers"]]
-    tournament = services.create_tournament(
-        organiser=organiser,
-        name="cup",
-        game="pairs",
-        bot_ids=[b.pk for b in bots],
-        seeding="entry",
-        seed=11,
-        **fields,
-    )
-    assert services.start_tournament(tournament_id=tournament.pk)
-    tournament.refresh_from_db()
-    return tournament
-
-
-def random_ranks(seats: int, rng: random.Random) -> list[int]:
-    if rng.random() < 0.15:
-        return [1] * seats
-    ranks = list(range(1, seats + 1))
-    rng.shuffle(ranks)
-    if seats > 2 and rng.random() < 0.3:  # a shared place below the top
-        ranks = [min(r, seats - 1) for r in ranks]
-    return ranks
-
-
-def record(match: Match, rng: random.Random) -> None:
-    attempt = claim_match(match_id=match.pk)
-    seats = match.seats.count()
-    result = outcome(match, random_ranks(seats, rng))
-    for seat in result["result"]["seats"]:
-        if rng.random() < 0.1:
-            seat["fault"] = {"kind": "crashed", "reason": "exit code 1"}
-        seat["score"] = rng.randint(-5, 30)
-    assert record_result(match_id=match.pk, attempt=attempt, outcome=result)
-
-
-def fail(match: Match) -> None:
-    """The host cannot play it, every attempt (ARENA_MAX_MATCH_ATTEMPTS is 1 here)."""
-    attempt = claim_match(match_id=match.pk)
-    _release(match.pk, attempt, "OSError: the host is out of sandboxes")
-    assert Match.objects.get(pk=match.pk).status == Match.Status.FAILED
-
-
-def old_pairwise(tournament: Tournament) -> dict:
-    """game_points' pairwise as it was computed before the pair totals: from every game."""
-    entries = seeded_entries(tournament)
-    bot = [e.bot_id for e in entries]
-    cells: dict = {}
-    for result in results_of(tournament, entries):
-        for (a, b), scored in pairwise_scores(result).items():
-            cell = cells.setdefault((bot[a], bot[b]), [0.0, 0])
-            cell[0] += float(scored)
-            cell[1] += 1
-    return cells
-
-
 def check(tournament: Tournament) -> None:
     """Incremental totals == a rebuild's; snapshot overview == the one from every match."""
     tournament.refresh_from_db()
     assert stored_totals(tournament.pk) == totals_from_matches(tournament)
     served = selectors.overview(tournament=tournament)
     assert json.dumps(served) == json.dumps(selectors.overview_from_matches(tournament=tournament))
-    assert selectors.game_points(tournament=tournament)["pairwise"] == old_pairwise(tournament)
+    assert selectors.game_points(tournament=tournament)["pairwise"] == pairwise_from_every_game(
+        tournament
+    )
     # A finished event's counts come with its snapshot: the same as counted afresh.
     fresh = Tournament.objects.get(pk=tournament.pk)
     assert selectors.progress(tournament=tournament) == selectors.progress(tournament=fresh)
@@ -160,9 +107,9 @@ def step(tournament: Tournament, rng: random.Random) -> bool:
         return False
     match = rng.choice(queued)
     if roll < 0.3:
-        fail(match)
+        fail_every_attempt(match=match)
     else:
-        record(match, rng)
+        record_random_result(match=match, rng=rng)
     return True
 
 
@@ -173,7 +120,7 @@ def test_incremental_standings_equal_a_rebuild_after_random_results(
 ):
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
     rng = random.Random(seed * 1000 + entrants)
-    tournament = start(organiser, entrants, fields)
+    tournament = started_event(organiser=organiser, entrants=entrants, fields=fields)
     check(tournament)
     cancel_after = rng.randint(3, 12) if seed == 2 else None
     cancelled = False
@@ -193,7 +140,9 @@ def test_incremental_standings_equal_a_rebuild_after_random_results(
                 assert record_result(
                     match_id=running.pk,
                     attempt=attempt,
-                    outcome=outcome(running, random_ranks(running.seats.count(), rng)),
+                    outcome=outcome(
+                        match=running, ranks=random_ranks(seats=running.seats.count(), rng=rng)
+                    ),
                 )
             break
         assert steps < 2000
@@ -213,9 +162,11 @@ def test_incremental_standings_equal_a_rebuild_after_random_results(
 
 def test_a_failure_queued_again_is_taken_back_once_and_its_replay_counts(organiser, settings):
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 3, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=3, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     first, *rest = tournament.matches.order_by("pk")
-    fail(first)
+    fail_every_attempt(match=first)
     check(tournament)
     draws = stored_totals(tournament.pk)[0]
     scale = points_scale(2)
@@ -228,23 +179,27 @@ def test_a_failure_queued_again_is_taken_back_once_and_its_replay_counts(organis
     version = Tournament.objects.get(pk=tournament.pk).results_version
     count_result(match_id=first.pk)
     assert Tournament.objects.get(pk=tournament.pk).results_version == version
-    record(Match.objects.get(pk=first.pk), random.Random(3))
+    record_random_result(match=Match.objects.get(pk=first.pk), rng=random.Random(3))
     for match in rest:
-        record(match, random.Random(match.pk))
+        record_random_result(match=match, rng=random.Random(match.pk))
     check(tournament)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
 
 
 def test_a_status_changed_around_the_services_is_found_before_a_snapshot_is_built(organiser):
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=4, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     matches = list(tournament.matches.order_by("pk"))
-    record(matches[0], random.Random(1))
+    record_random_result(match=matches[0], rng=random.Random(1))
     check(tournament)
     # A write that bypasses the services (a bulk fix-up, say): the totals did not see it.
     Match.objects.filter(pk=matches[1].pk).update(status=Match.Status.FAILED)
     assert stored_totals(tournament.pk) != totals_from_matches(tournament)
-    record(matches[2], random.Random(2))  # the next result makes the snapshot stale ...
+    record_random_result(
+        match=matches[2], rng=random.Random(2)
+    )  # the next result makes the snapshot stale ...
     tournament.refresh_from_db()
     served = selectors.overview(tournament=tournament)  # ... its rebuild finds the drift
     assert json.dumps(served) == json.dumps(selectors.overview_from_matches(tournament=tournament))
@@ -253,9 +208,11 @@ def test_a_status_changed_around_the_services_is_found_before_a_snapshot_is_buil
 
 def test_totals_missing_are_built_from_the_matches_at_the_first_read(organiser):
     """Matches bulk-loaded, or decided before the tables existed: no totals at all."""
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=4, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     for match in tournament.matches.order_by("pk")[:5]:
-        record(match, random.Random(match.pk))
+        record_random_result(match=match, rng=random.Random(match.pk))
     expected = json.dumps(selectors.overview_from_matches(tournament=tournament))
     EntryTally.objects.filter(tournament=tournament).delete()
     StandingsSnapshot.objects.filter(tournament=tournament).delete()
@@ -266,9 +223,11 @@ def test_totals_missing_are_built_from_the_matches_at_the_first_read(organiser):
 
 
 def test_a_current_snapshot_is_one_row_and_the_api_output_is_unchanged(organiser):
-    tournament = start(organiser, 6, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=6, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     for match in tournament.matches.order_by("pk")[:20]:
-        record(match, random.Random(match.pk))
+        record_random_result(match=match, rng=random.Random(match.pk))
     client = APIClient()
     path = f"/api/tournaments/{tournament.pk}/"
     first = client.get(path).json()
@@ -288,9 +247,13 @@ def test_a_current_snapshot_is_one_row_and_the_api_output_is_unchanged(organiser
 
 
 def test_rebuild_command_reports_progress_and_repairs_totals(organiser, capsys):
-    tournament = start(organiser, 4, {"format": "swiss", "rounds": 2, "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser,
+        entrants=4,
+        fields={"format": "swiss", "rounds": 2, "games_per_pairing": 2},
+    )
     for match in tournament.matches.order_by("pk"):
-        record(match, random.Random(match.pk))
+        record_random_result(match=match, rng=random.Random(match.pk))
     EntryTally.objects.filter(tournament=tournament).update(points=999)
     call_command("rebuild_read_models")
     out = capsys.readouterr().out
@@ -301,7 +264,9 @@ def test_rebuild_command_reports_progress_and_repairs_totals(organiser, capsys):
 
 
 def test_a_rebuild_makes_the_snapshot_stale(organiser):
-    tournament = start(organiser, 3, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=3, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     selectors.overview(tournament=tournament)
     snapshot = StandingsSnapshot.objects.get(tournament=tournament)
     assert snapshot.version == Tournament.objects.get(pk=tournament.pk).results_version

@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.servers import free_port
+from tests.support.servers import free_port
 
 
 class TcpProxy:

@@ -13,7 +13,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from tests.tournaments.test_standings_read_models import fail, record, start
+from tests.support.builders import fail_every_attempt, record_random_result, started_event
 from tournaments import selectors
 from tournaments.apis.matches import MatchSerializer
 from tournaments.models import Match
@@ -29,12 +29,14 @@ def every_kind_of_match(organiser, settings, seed: int):
     """A round robin with a failed match, five recorded (some seats faulted, scores of both
     signs), one running and the rest queued."""
     settings.ARENA_MAX_MATCH_ATTEMPTS = 1
-    tournament = start(organiser, 4, {"format": "round_robin", "games_per_pairing": 2})
+    tournament = started_event(
+        organiser=organiser, entrants=4, fields={"format": "round_robin", "games_per_pairing": 2}
+    )
     rng = random.Random(seed)
     queued = list(tournament.matches.order_by("pk"))
-    fail(queued[0])
+    fail_every_attempt(match=queued[0])
     for match in queued[1:6]:
-        record(match, rng)
+        record_random_result(match=match, rng=rng)
     claim_match(match_id=queued[6].pk)
     return tournament
 
@@ -63,9 +65,9 @@ def test_rows_equal_the_generic_serializer(organiser, settings, reader):
 def test_bot_rows_equal_the_generic_serializer(organiser):
     from bots.apis import BotSerializer
     from bots.models import Bot
-    from tests.tournaments.test_lifecycle import make_bots
+    from tests.support.builders import active_bots
 
-    make_bots(organiser, 3)
+    active_bots(owner=organiser, count=3)
     Bot.objects.create(owner=organiser, name="no-version", game="pairs", description="é\n\t")
     rows = list(Bot.objects.select_related("owner").order_by("pk"))
     for context in ({}, {"current_versions": {}}):

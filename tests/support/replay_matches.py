@@ -7,14 +7,13 @@ APIs read exactly what they would after a real tournament match.
 
 from __future__ import annotations
 
-import hashlib
-
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.players import ActResult, BuiltinPlayer
 from bots.runner import play_match
 from games import registry
+from tests.support.builders import version
 from tournaments.models import Match, MatchSeat
 
 
@@ -39,16 +38,7 @@ def table_size(slug: str) -> int:
 
 def _version(owner, name: str, game: str) -> BotVersion:
     bot, _ = Bot.objects.get_or_create(owner=owner, name=name, defaults={"game": game})
-    source = f"# {name}\n".encode()
-    return BotVersion.objects.create(
-        bot=bot,
-        number=bot.versions.count() + 1,
-        filename="main.py",
-        upload=source,
-        sha256=hashlib.sha256(source).hexdigest(),
-        size=len(source),
-        status=BotVersion.Status.ACTIVE,
-    )
+    return version(bot=bot, source=f"# {name}\n".encode(), announce=False)
 
 
 def store_match(

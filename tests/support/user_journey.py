@@ -1,15 +1,17 @@
-"""The whole user journey through the API, shared by the Redis/PostgreSQL and embedded tests."""
+"""The whole user journey through the API, shared by the Redis/PostgreSQL and embedded tests,
+and its API calls (register, upload a version) other tests make too."""
 
 from __future__ import annotations
 
-import io
 import zipfile
 
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.integration.conftest import wait_for
+from tests.support.archives import make_zip
+from tests.support.servers import wait_for
 from tournaments.models import Match
 from tournaments.services import recompute_ratings
 
@@ -42,14 +44,6 @@ run(lambda observation, legal: {"take": "everything"})
 """
 
 
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def register(username: str) -> APIClient:
     client = APIClient()
     response = client.post(
@@ -62,17 +56,17 @@ def register(username: str) -> APIClient:
     return client
 
 
+def post_version(client: APIClient, bot_id: int, filename: str, content: bytes):
+    """The API's answer to ``content`` uploaded as a new version of bot ``bot_id``."""
+    upload = SimpleUploadedFile(filename, content)
+    return client.post(f"/api/bots/{bot_id}/versions/", {"file": upload}, format="multipart")
+
+
 def upload(client: APIClient, name: str, filename: str, data: bytes) -> tuple[int, int]:
     response = client.post("/api/bots/", {"name": name, "game": "pairs"}, format="json")
     assert response.status_code == 201, response.content
     bot_id = response.json()["id"]
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    response = client.post(
-        f"/api/bots/{bot_id}/versions/",
-        {"file": SimpleUploadedFile(filename, data)},
-        format="multipart",
-    )
+    response = post_version(client, bot_id, filename, data)
     assert response.status_code == 201, response.content
     assert response.json()["status"] == "pending"
     return bot_id, response.json()["id"]
@@ -86,7 +80,9 @@ def version_status(client: APIClient, version_id: int) -> dict | None:
 def run_user_journey(worker) -> None:
     alice, bob = register("alice"), register("bob")
     sdk_bot, sdk_version = upload(alice, "alice-sdk", "alice.py", SDK_BOT)
-    raw_bot, raw_version = upload(bob, "bob-raw", "bot.zip", zipped({"main.py": RAW_BOT}))
+    raw_bot, raw_version = upload(
+        bob, "bob-raw", "bot.zip", make_zip({"main.py": RAW_BOT}, compression=zipfile.ZIP_STORED)
+    )
     third_bot, third_version = upload(bob, "bob-copy", "copy.py", SDK_BOT)
     cheat_bot, cheat_version = upload(alice, "alice-cheat", "cheat.py", CHEATER_BOT)
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def database_url() -> str:
@@ -85,7 +85,7 @@ def stop_process_group(process: subprocess.Popen, grace: float = 20) -> None:
 
     Not SIGTERM to the whole group: a prefork pool child killed while it held the pool's
     queue lock left its worker waiting on that lock at exit until the SIGKILL (billiard's
-    _help_stuff_finish; every time with the embedded broker, 20 s a test)."""
+    _help_stuff_finish; every time with the embedded broker, the whole grace a test)."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:

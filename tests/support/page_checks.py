@@ -10,7 +10,7 @@ from pathlib import Path
 # Screenshots of every page a test visits, kept for a person to look at (the standards ask
 # for it): ARENA_SCREENSHOTS names the folder, else one temporary folder per test run.
 SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-shots-"))
-AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+AXE = Path(__file__).parents[1] / "browser" / "vendor" / "axe.min.js"
 NARROW, WIDE = 390, 1280
 
 
@@ -26,11 +26,11 @@ def follow(page, selector: str) -> None:
     """Click a link or submit button and wait until the page it leads to has loaded.
 
     A bare click returns once the request has started; reading the page then can see the old
-    page or, mid-navigation, an empty document (a CI run failed on exactly that). Waiting for
-    "a navigation" is not enough either: the replay viewer rewrites the old page's URL with
-    history.replaceState, a same-document navigation that can land between the click and the
-    new page's commit (another CI run read an empty document after it). So the old document
-    is marked, and the wait is for a document without the mark that has finished loading.
+    page or, mid-navigation, an empty document. Waiting for "a navigation" is not enough
+    either: the replay viewer rewrites the old page's URL with history.replaceState, a
+    same-document navigation that can land between the click and the new page's commit. So
+    the old document is marked, and the wait is for a document without the mark that has
+    finished loading.
     """
     page.evaluate("() => { window.__arenaLeaving = true; }")
     page.click(selector)
