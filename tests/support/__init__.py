@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: builders, support code and fixed deals."""
