@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _no_spare_sandboxes_after():
-    """A worker's spare sandboxes (bots/spares.py) last until its next match; a test's are
+    """A worker's spare sandboxes (bots/held_sandboxes.py) last until its next match; a test's are
     closed when it ends, so no test inherits another's."""
     yield
     from bots import spares

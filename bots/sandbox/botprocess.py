@@ -308,7 +308,7 @@ class BotProcess:
     def kill(self) -> None:
         """Kill the bot's whole tree now, bwrap's monitor left to reap it and exit by itself;
         ``close`` does the rest later (reap, cgroup, slot, staged copy). For a finished match
-        whose teardown waits for a moment the worker would sit idle (bots/spares.py): nothing
+        whose teardown waits for a moment the worker would sit idle (bots/held_sandboxes.py): nothing
         of the bot runs meanwhile. Usually one read of the group's process list (the bot has
         exited after "end")."""
         if self._closed:

@@ -1,5 +1,5 @@
 """Sandboxes prepared while a match starts, for the next match of the same bots
-(bots/spares.py): taken by that match, closed when not, never blocking the match."""
+(bots/held_sandboxes.py): taken by that match, closed when not, never blocking the match."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from bots import spares
+from bots import held_sandboxes as spares
 from bots.players import BuiltinPlayer, ProgramPlayer
 from bots.runner import play_match
 from bots.sandbox import Limits, slots

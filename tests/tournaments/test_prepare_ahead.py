@@ -1,4 +1,4 @@
-"""A worker builds its next match's sandboxes while a match's bots start (bots/spares.py)."""
+"""A worker builds its next match's sandboxes while a match's bots start (bots/held_sandboxes.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from bots import sandbox, spares
+from bots import held_sandboxes as spares
+from bots import sandbox
 from bots.models import Bot, BotVersion
 from bots.sandbox import slots
 from tests.tournaments.test_lifecycle import tournament  # noqa: F401 (a fixture)

@@ -15,8 +15,8 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from bots import held_sandboxes as spares
 from bots import services as bot_services
-from bots import spares
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock, close_players, seat_logs
@@ -161,7 +161,7 @@ def play_queued_match(*, match_id: int) -> bool:
     finally:  # after the commit, so the teardown holds no lock
         try:
             # Killed now; their teardown (reap, cgroups, slots, staged copies) waits for the
-            # next match's start-up, when the worker would only wait (bots/spares.py).
+            # next match's start-up, when the worker would only wait (bots/held_sandboxes.py).
             spares.retire(players)
         except Exception:
             log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)

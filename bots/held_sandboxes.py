@@ -1,27 +1,29 @@
-"""Sandboxes prepared ahead for the next match a process plays (issue 18, goal 3).
+"""The sandboxes a worker holds between matches: spares built ahead for its next match, and
+the last match's, retired, whose teardown waits.
 
 A worker cannot know its next match, but tournaments mostly play the same pairings again and
 again. So while a match's programs start up (the runner waits for their "ready", the worker
 would sit idle), ``prepare_like`` builds one sandbox per program seat of that match
 (``sandbox.prepare``: staging, uid, cgroup, bubblewrap; nothing of the bot runs), and the
 next ``ProgramPlayer.prepare`` of the same bot folder and limits takes one (``take``)
-instead of building its own. Building a sandbox is a third of a short match; taken, only its
-release is left.
+instead of building its own: building a sandbox is a large share of a short match, and a
+taken one has only its release left.
 
 Nothing changes for the bot: a spare is what ``prepare`` would have built, the same files,
-limits and containment, and its start-up allowance runs from its release as before. Spares
+limits and containment, and its start-up allowance runs from its release. Spares
 that the next match cannot use are closed while its bots start, and any older than
 ``MAX_AGE_S`` are never taken, so a process holds at most one match's seats more than the
 match it plays. Call everything here from the thread that plays the matches: bwrap dies
 with the thread that started it, so a spare is taken only by the thread that built it, and
-closed once that thread has ended (tasks run eagerly, a thread per request). A process that dies leaves nothing: the sandboxes die with
-it and the sweepers remove their staging folders and cgroups.
+closed once that thread has ended (tasks run eagerly, a thread per request). A process that
+dies leaves nothing: the sandboxes die with it and the sweepers remove their staging
+folders and cgroups.
 
 The same wait takes the last match's teardown off the worker's path (``retire``,
 ``close_retired``): once its result is committed, a match's seats are only killed (one read
 of each group's process list: the bots have exited after "end"), and reaping them, removing
-their cgroups, freeing their slots and removing their staged copies (1.5-15 ms a match,
-most of it the staged copies) waits for the next match's start-up. At most one match's
+their cgroups, freeing their slots and removing their staged copies (most of it the staged
+copies) waits for the next match's start-up. At most one match's
 seats wait so (``retire`` closes any left from before); any thread may close them.
 """
 

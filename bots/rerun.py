@@ -1,5 +1,5 @@
-"""The logic of ``python manage.py replay <match file>``: play a recorded match again and
-check that every move and the result come out the same.
+"""Re-running a recorded match (``python manage.py replay <match file>``): play it again
+and check that every move and the result come out the same.
 
 A match file is what ``manage.py play --json`` prints or what the API answers for a match
 (``GET /api/matches/<id>/``): game, engine version, seed, options, clock, moves, result.
@@ -91,7 +91,7 @@ def read_record(path: str) -> Record:
 
 
 class _Cursor:
-    """How many moves the replay has played: recorded seats answer from that move."""
+    """How many moves the rerun has played: recorded seats answer from that move."""
 
     def __init__(self) -> None:
         self.moves = 0
@@ -161,9 +161,9 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def first_difference(recorded: list[dict], replayed: list[dict]) -> tuple[int, str] | None:
+def first_difference(recorded: list[dict], played: list[dict]) -> tuple[int, str] | None:
     """(1-based move number, what differs) of the first move that is not the same."""
-    for index, (old, new) in enumerate(zip_longest(recorded, replayed)):
+    for index, (old, new) in enumerate(zip_longest(recorded, played)):
         number = index + 1
         if old is None:
             return number, (
@@ -172,7 +172,7 @@ def first_difference(recorded: list[dict], replayed: list[dict]) -> tuple[int, s
             )
         if new is None:
             return number, (
-                f"move {number}: the replay ended after {len(replayed)} moves; "
+                f"move {number}: the replay ended after {len(played)} moves; "
                 f"the record goes on with {short(old.get('actions'))}"
             )
         old_actions, new_actions = old.get("actions") or {}, new["actions"]
@@ -199,12 +199,12 @@ def first_difference(recorded: list[dict], replayed: list[dict]) -> tuple[int, s
     return None
 
 
-def result_differences(recorded: dict, replayed: dict) -> list[str]:
+def result_differences(recorded: dict, played: dict) -> list[str]:
     out = []
-    for seat, (old, new) in enumerate(zip_longest(recorded["seats"], replayed["seats"])):
+    for seat, (old, new) in enumerate(zip_longest(recorded["seats"], played["seats"])):
         if old is None or new is None:
             out.append(
-                f"result: the record has {len(recorded['seats'])} seats, the replay {len(replayed['seats'])}"
+                f"result: the record has {len(recorded['seats'])} seats, the replay {len(played['seats'])}"
             )
             break
         for key in ("score", "rank"):
@@ -237,7 +237,7 @@ def parse_bots(items: list[str], players: int) -> dict[int, str]:
     return chosen
 
 
-def replay(
+def rerun(
     record: Record, bots: dict[int, str] | None = None, limits: Limits | None = None
 ) -> Report:
     """Play ``record`` again and compare; PlayError for a record or bot that cannot be played."""
@@ -284,8 +284,8 @@ def replay(
         for player in players:
             player.close()
     report = Report(record=record, outcome=outcome, seats=how)
-    replayed = json.loads(json.dumps(outcome.moves))  # the record's JSON types
-    found = first_difference(record.moves, replayed)
+    played = json.loads(json.dumps(outcome.moves))  # the record's JSON types
+    found = first_difference(record.moves, played)
     if found is not None:
         report.first_move, text = found
         report.differences.append(text)
