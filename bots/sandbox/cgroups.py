@@ -13,8 +13,8 @@ Two backends, chosen once per process by :func:`backend`:
   counting the tree's tasks first. Memory and pids stay with the v1 controllers. It is off
   by default: every write to ``cgroup.freeze`` takes the kernel's cgroup_mutex, which any
   sandbox launch on the machine holds while its first cgroup move waits for an RCU grace
-  period, so under concurrent launches a pause or resume stalls for up to ~10-20 ms (p99
-  11 ms measured, against 0.6 ms for SIGSTOP/SIGCONT; see bench/README.md).
+  period, so under concurrent launches a pause or resume stalls far longer than a
+  SIGSTOP/SIGCONT (figures in bench/README.md).
 
 ``Cgroup`` and its two subclasses handle one group's files; the functions after them decide
 the backend, create groups and sweep those of dead workers.
@@ -70,13 +70,13 @@ class Cgroup:
     """One sandbox's group. Subclasses know where the files are.
 
     Files read or written on every move (freezer, CPU usage, process list) stay open and are
-    accessed with pread/pwrite at offset 0: an open() per access costs ~50 us, pread ~3 us.
+    accessed with pread/pwrite at offset 0: an open() per access costs far more than a pread.
     """
 
     kind = "none"
     # Whether BotProcess.pause freezes the group at once (the opt-in hybrid v2 freezer,
     # see the module's docstring) instead of a SIGSTOP of the bot first, with the freezer
-    # (~100 us a write on v1) only when the bot has other processes.
+    # (a costlier write) only when the bot has other processes.
     whole_tree_freeze = False
     _fds: dict[Path, int]
 
@@ -122,7 +122,7 @@ class Cgroup:
         """Move process ``pid`` (all its threads) into the group, from outside.
 
         On cgroup v1 the first move after an idle spell waits for an RCU grace period
-        (cgroup_threadgroup_rwsem; 6-18 ms measured on the development machines), so the
+        (cgroup_threadgroup_rwsem: milliseconds), so the
         sandbox does this while bwrap builds the sandbox, not before it starts."""
         for path in self.attach_paths(monitor):
             with open(path, "w") as handle:
@@ -446,8 +446,8 @@ def _probe_v1() -> dict[str, Path] | None:
     return bases
 
 
-# How long a sweep waits for a stale group's killed tasks to exit (they die in ms when idle;
-# a loaded machine tearing down a bot's namespaces has taken over 100 ms).
+# How long a sweep waits for a stale group's killed tasks to exit (quick when idle, far
+# longer on a loaded machine tearing down a bot's namespaces).
 STALE_EXIT_SECONDS = 3.0
 
 
