@@ -94,8 +94,8 @@ def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tupl
     """The queued matches played by the runner here, with the worker's players; not stored.
     ``ahead``: building the next match's sandboxes while each match starts, as a worker does
     (bots/held_sandboxes.py)."""
+    from bots import held_sandboxes as spares
     from bots import services as bot_services
-    from bots import spares
     from bots.players import ProgramPlayer
     from bots.runner import Clock
     from bots.runner import play_match as run_match

@@ -68,6 +68,6 @@ def _no_spare_sandboxes_after():
     """A worker's spare sandboxes (bots/held_sandboxes.py) last until its next match; a test's are
     closed when it ends, so no test inherits another's."""
     yield
-    from bots import spares
+    from bots import held_sandboxes as spares
 
     spares.discard()

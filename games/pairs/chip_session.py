@@ -15,6 +15,17 @@ from games.secret_hands import ChipSession
 
 
 class PairsChipSession(ChipSession):
+    # The phase in which every seat chooses at once (a secret choice), if the game has one;
+    # in phase "play" the seat ``turn`` acts.
+    TOGETHER_PHASE: str | None = None
+
+    def _to_act(self) -> tuple[int, ...]:
+        if self.phase == "play":
+            return (self.turn,)
+        if self.phase == self.TOGETHER_PHASE:
+            return tuple(range(self.players))
+        return ()
+
     def deal_upcards(self, order: list[int]) -> int:
         """Deal face-up cards for low into ``stacks`` (``deal_for_low``); who goes first."""
         stacks, first, dealt = deal_for_low(self.shoe, order)

@@ -25,6 +25,8 @@ HAND_ROUND = "hand"
 
 
 class HawthornState(PairsChipSession):
+    TOGETHER_PHASE = "start"  # the starting cards are chosen together
+
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
         players = self.players
@@ -81,13 +83,6 @@ class HawthornState(PairsChipSession):
         self.turn = following
 
     # -- protocol hooks ---------------------------------------------------
-    def _to_act(self) -> tuple[int, ...]:
-        if self.phase == "play":
-            return (self.turn,)
-        if self.phase == "start":
-            return tuple(range(self.players))
-        return ()
-
     def _legal_actions(self, seat: int) -> list:
         cached = self._legal_cache.get(seat)
         if cached is not None:

@@ -97,9 +97,6 @@ class RegentState(PairsChipSession):
         return False
 
     # -- protocol hooks ---------------------------------------------------
-    def _to_act(self) -> tuple[int, ...]:
-        return (self.turn,) if self.phase == "play" else ()
-
     def _legal_actions(self, seat: int) -> list:
         cached = self._legal_cache.get(seat)
         if cached is not None:

@@ -38,6 +38,8 @@ def stack_orders(hand: list[int]) -> list[list[int]]:
 
 
 class TrollGutsState(PairsChipSession):
+    TOGETHER_PHASE = "arrange"  # every seat stacks its cards at once
+
     # -- the course of one game -------------------------------------------
     def _start_game(self) -> None:
         players = self.players
@@ -66,13 +68,6 @@ class TrollGutsState(PairsChipSession):
             self.knock_out(seat, card, "out")
 
     # -- protocol hooks ---------------------------------------------------
-    def _to_act(self) -> tuple[int, ...]:
-        if self.phase == "play":
-            return (self.turn,)
-        if self.phase == "arrange":
-            return tuple(range(self.players))
-        return ()
-
     def _legal_actions(self, seat: int) -> list:
         cached = self._legal_cache.get(seat)
         if cached is not None:
