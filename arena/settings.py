@@ -330,7 +330,7 @@ ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPT
 # A running match whose heartbeat is older than this is taken as lost.
 ARENA_STALE_MATCH_SECONDS = int(os.environ.get("ARENA_STALE_MATCH_SECONDS", "120"))
 # While a match's bots start up, the worker builds sandboxes for the same seats, which its
-# next match takes if it plays the same bots (bots/spares.py): a third of a short match.
+# next match takes if it plays the same bots (bots/held_sandboxes.py): a third of a short match.
 ARENA_PREPARE_AHEAD = env_bool("ARENA_PREPARE_AHEAD", True)
 # A queued match or pending version is re-sent only when the broker no longer holds its
 # message and it was sent at least this long ago (covers a message in flight).

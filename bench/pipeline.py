@@ -11,7 +11,7 @@ so every run plays the same deals. Figures, each in matches per second of wall t
 - in-process, bots only: the same matches played by ``bots.runner.play_match`` in this
   process with the same sandboxed players, nothing stored (the yardstick of the goal);
 - the same with spares: as above, building each next match's sandboxes while a match's
-  bots start up, as a worker does (bots/spares.py); shown beside the yardstick, not used
+  bots start up, as a worker does (bots/held_sandboxes.py); shown beside the yardstick, not used
   by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
   match (claim, play, record, rate, advance), what a worker's task runs;
@@ -93,9 +93,9 @@ def parse_args() -> argparse.Namespace:
 def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tuple[int, float]:
     """The queued matches played by the runner here, with the worker's players; not stored.
     ``ahead``: building the next match's sandboxes while each match starts, as a worker does
-    (bots/spares.py)."""
+    (bots/held_sandboxes.py)."""
+    from bots import held_sandboxes
     from bots import services as bot_services
-    from bots import spares
     from bots.players import ProgramPlayer
     from bots.runner import Clock
     from bots.runner import play_match as run_match
@@ -122,10 +122,12 @@ def in_process_bots_only(tournament_ids: list[int], ahead: bool = False) -> tupl
             options=match.options,
             seed=match.seed,
             clock=Clock(move_ms=match.move_ms, bank_ms=match.bank_ms),
-            while_starting=(lambda seats=seats: spares.prepare_like(seats)) if ahead else None,
+            while_starting=(lambda seats=seats: held_sandboxes.prepare_like(seats))
+            if ahead
+            else None,
         )
     elapsed = time.perf_counter() - started
-    spares.discard()
+    held_sandboxes.discard()
     return len(matches), elapsed
 
 

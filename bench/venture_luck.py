@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.pairs_venture import GAME  # noqa: E402
-from games.pairs_venture_policy import _bid, heuristic  # noqa: E402
+from games.pairs.venture import GAME  # noqa: E402
+from games.pairs.venture_policy import _bid, heuristic  # noqa: E402
 from games.policies import hero_among_random, play_out, random_policy  # noqa: E402
 from games.rng import Rng, derive_seed  # noqa: E402
 

@@ -1,8 +1,8 @@
 """Compiles uploaded Python in a child process under memory and CPU caps.
 
 ``compile()`` runs CPython's parser on whatever an uploader sends, and the parser's
-cost is the uploader's to choose: a megabyte of nested comparisons took 5 s of CPU and
-635 MB in the web process. The child pays that cost instead, under rlimits, and answers
+cost is the uploader's to choose: a megabyte of nested comparisons can take seconds of CPU
+and hundreds of megabytes in the web process. The child pays that cost instead, under rlimits, and answers
 with the first refusal. Nothing is executed: only compiled. Standard library only, so
 the child starts in a few milliseconds with ``-I -S``.
 """

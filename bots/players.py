@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bots import sandbox, spares
+from bots import held_sandboxes, sandbox
 from bots.sandbox import Limits, botprocess, slots
 from bots.sandbox.slots import BotTooLarge
 from bots.wire import STDERR_TAIL, Channel, WireError, short
@@ -150,13 +150,13 @@ class ProgramPlayer:
         (``sandbox.prepare``): a runner prepares every seat of a match, or the next match's
         seats while one plays, and each ``start`` then costs little more than the program's
         own start-up. Nothing of the bot runs before ``start``; ``close`` disposes of an
-        unused one. A spare built for this folder and limits (bots/spares.py) is taken. A no-op where bots are not sandboxed (the program would start at once).
+        unused one. A spare built for this folder and limits (bots/held_sandboxes.py) is taken. A no-op where bots are not sandboxed (the program would start at once).
         A bot too large to stage is reported by ``start``, as without a prepare."""
         if self.box is not None or self._prepare_error is not None:
             return
         if not sandbox.sandbox_available():
             return
-        self.box = spares.take(self.bot_dir, self.limits)  # one built while a match started
+        self.box = held_sandboxes.take(self.bot_dir, self.limits)  # one built while a match started
         if self.box is not None:
             return
         try:

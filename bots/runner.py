@@ -84,7 +84,7 @@ def play_match(
 ) -> MatchOutcome:
     """Play the match out. ``while_starting`` runs once every seat has been started and
     before the runner waits for their "ready" (a worker prepares its next match's sandboxes
-    there, bots/spares.py): the seats' allowances run meanwhile, and a "ready" that arrives
+    there, bots/held_sandboxes.py): the seats' allowances run meanwhile, and a "ready" that arrives
     then counts as on time.
 
     ``leave_open``: a match played to its end returns with its seats not closed yet, each

@@ -1,4 +1,4 @@
-"""The host side of the JSON-lines wire protocol (DESIGN.md, "The bot wire protocol").
+"""The host side of the JSON-lines wire protocol (docs/bots.md, "The wire protocol").
 
 ::
 

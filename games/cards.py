@@ -1,6 +1,6 @@
 """Decks and draw piles shared by every game.
 
-Notation (fixed by DESIGN.md): Pairs cards are the integers 1-10; standard
+Notation (docs/engines.md, "Card notation"): Pairs cards are the integers 1-10; standard
 cards are two-character strings, rank ``A23456789TJQK`` then suit ``CDHS``.
 """
 

@@ -1,4 +1,4 @@
-"""The engine protocol every game implements (names fixed by DESIGN.md).
+"""The engine protocol every game implements (described in docs/engines.md).
 
 A ``Game`` is the static description of a game: slug, title, version, player
 counts, typed options, teams, built-in policies. ``Game.new_match`` returns a

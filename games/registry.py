@@ -1,8 +1,11 @@
-"""Finds every engine module in ``games/`` (a module defining ``GAME``).
+"""Finds every engine in ``games/``: a module defining ``GAME``.
 
-Discovery keeps adding a game to one file: drop ``games/<name>.py`` with a
-``GAME = Game(...)`` and it is registered everywhere (API, ``manage.py
-play``, conformance tests, bench).
+An engine is a top-level module (``games/stax.py``) or a module of a game
+package (``games/pairs/kitty.py``); a package counts as a game package when
+its ``__init__`` exports ``GAME``, and only then are its modules searched
+(so ``games.adapters``, whose extras may be missing, is never imported).
+Drop a module with a ``GAME = Game(...)`` there and it is registered everywhere
+(API, ``manage.py play``, conformance tests, bench).
 """
 
 from __future__ import annotations
@@ -27,13 +30,28 @@ def _load() -> dict[str, Game]:
         found: dict[str, Game] = {}
         for info in pkgutil.iter_modules(games.__path__):
             module = importlib.import_module(f"games.{info.name}")
-            game = getattr(module, "GAME", None)
-            if isinstance(game, Game):
-                if game.slug in found:
-                    raise RuntimeError(f"two engines claim the slug {game.slug!r}")
-                found[game.slug] = game
+            if not _claim(found, module):
+                continue
+            if info.ispkg:
+                for inner in pkgutil.iter_modules(module.__path__):
+                    _claim(found, importlib.import_module(f"{module.__name__}.{inner.name}"))
         _GAMES = dict(sorted(found.items()))
     return _GAMES
+
+
+def _claim(found: dict[str, Game], module) -> bool:
+    """Register ``module.GAME`` if it has one; whether it has one.
+
+    A package's ``__init__`` re-exports one of its modules' ``GAME``: the same
+    object seen twice is one engine, two objects with one slug are an error.
+    """
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game):
+        return False
+    known = found.setdefault(game.slug, game)
+    if known is not game:
+        raise RuntimeError(f"two engines claim the slug {game.slug!r}")
+    return True
 
 
 def slugs() -> list[str]:

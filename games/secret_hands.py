@@ -1,10 +1,10 @@
-"""Mechanics shared by the Pairs games with secret hands.
+"""Mechanics shared by the games with secret hands, whatever their deck.
 
-Hawthorn, Goblin Poker, Monster, Regent and Troll Guts are all played for
-chips over a session of games with a rotating dealer, all hide cards in
-hands, decks and face-down piles, and all need the same bookkeeping: net
-chip stacks, a pot that keeps odd coins, a perturbation that reshuffles
-exactly the cards a seat cannot see, and card counting for the heuristics.
+Shuffling exactly the cards a seat cannot see (``redistribute``,
+``shoe_piles``) serves every engine's ``perturb_hidden``. The chip games
+(the Pairs secret-hand variants and Paiute) are played over a session of
+games with a rotating dealer and share ``ChipSession``: net chip stacks, a
+pot that keeps odd coins, antes, deals and knock-outs.
 """
 
 from __future__ import annotations
@@ -12,14 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from games.cards import Shoe
-from games.pairs_common import break_tie_for_low, deal_for_low
 from games.protocol import InvalidOptions, Option, State
 from games.rng import Rng
 from games.scoring import Pot, Session, seat_results
 
-# Copies of each rank in the Pairs deck: index = rank (index 0 unused).
-RANK_COUNTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
-DECK_SIZE = 55
 # A generous ceiling so a typo cannot start a match that never ends.
 MAX_ROTATIONS = 50
 
@@ -69,34 +65,6 @@ def redistribute(rng: Rng, containers: list[list]) -> None:
         start += size
 
 
-def unseen_counts(seen: Iterable[int]) -> list[int]:
-    """Copies of each rank (index = rank) not among ``seen``: what a counter expects."""
-    counts = list(RANK_COUNTS)
-    for card in seen:
-        counts[card] -= 1
-    return counts
-
-
-def unseen_on_table(observation: dict, own: str = "hand") -> list[int]:
-    """``unseen_counts`` of what ``observation`` shows: face-up stacks and the seat's ``own``."""
-    seen = [card for stack in observation["stacks"] for card in stack]
-    return unseen_counts(seen + observation.get(own, []))
-
-
-def pair_risk(stack_ranks: Iterable[int], unseen: list[int]) -> tuple[float, float]:
-    """Chance that one unseen card pairs ``stack_ranks``, and the expected cost of that pair."""
-    total = sum(unseen[1:])
-    if total <= 0:
-        return 0.0, 0.0
-    chance = 0.0
-    cost = 0.0
-    for rank in set(stack_ranks):
-        p = unseen[rank] / total
-        chance += p
-        cost += p * rank
-    return chance, cost
-
-
 def next_seat(seat: int, alive: list[bool]) -> int:
     """The first seat still in, strictly to the left of ``seat`` (``seat`` itself if alone)."""
     players = len(alive)
@@ -110,14 +78,6 @@ def next_seat(seat: int, alive: list[bool]) -> int:
 def deal_order(dealer: int, players: int) -> list[int]:
     """Seats in dealing order: the dealer's left first, the dealer last."""
     return [(dealer + step) % players for step in range(1, players + 1)]
-
-
-def lowest_in_play(stacks: list[list[int]], alive: list[bool]) -> int:
-    """The lowest face-up card of the seats still in (0 when none shows): the usual fold price."""
-    return min(
-        (min(stack) for seat, stack in enumerate(stacks) if alive[seat] and stack),
-        default=0,
-    )
 
 
 class ChipSession(State):
@@ -240,29 +200,6 @@ class ChipSession(State):
                 {"type": "deal", **tags, "seat": seat, "count": count},
                 {seat: {"cards": list(hands[seat])}},
             )
-
-    def deal_upcards(self, order: list[int]) -> int:
-        """Deal face-up cards for low into ``stacks`` (``deal_for_low``); who goes first."""
-        stacks, first, dealt = deal_for_low(self.shoe, order)
-        for seat, card, discarded in dealt:
-            self.log({"type": "upcard", "seat": seat, "card": card, "discarded": discarded})
-        for seat in order:
-            self.stacks[seat] = stacks[seat]
-        self.log({"type": "first", "seat": first})
-        return first
-
-    def first_of_tied(self, tied: list[int]) -> int:
-        """Of the seats tied for low (in deal order), the one that goes first.
-
-        A real tie is broken with more face-up cards (``break_tie_for_low``).
-        """
-        if len(tied) == 1:
-            return tied[0]
-        stacks = {seat: self.stacks[seat] for seat in tied}
-        first, dealt = break_tie_for_low(self.shoe, tied, stacks)
-        for seat, card, discarded in dealt:
-            self.log({"type": "tiebreak", "seat": seat, "card": card, "discarded": discarded})
-        return first
 
     def muck(self, seat: int) -> None:
         """Discard every card of ``seat``'s piles (in ``card_piles`` order), emptying them."""

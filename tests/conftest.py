@@ -65,9 +65,9 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _no_spare_sandboxes_after():
-    """A worker's spare sandboxes (bots/spares.py) last until its next match; a test's are
+    """A worker's spare sandboxes (bots/held_sandboxes.py) last until its next match; a test's are
     closed when it ends, so no test inherits another's."""
     yield
-    from bots import spares
+    from bots import held_sandboxes
 
-    spares.discard()
+    held_sandboxes.discard()

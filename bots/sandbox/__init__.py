@@ -6,12 +6,12 @@
 - ``limits``: the bounds a bot lives under (``Limits``) and their defaults;
 - ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
 - ``slots``: an unprivileged uid per concurrent sandbox, and staging a bot's files;
-- ``cgroups``: which cgroup backend is in force, creating a group per sandbox, sweeping
-  those of dead workers; ``control_group``: one group's memory, pids, freezer and CPU files;
+- ``cgroups``: one sandbox's control group (its memory, pids, freezer and CPU files), which
+  backend is in force, creating a group per sandbox, sweeping those of dead workers;
 - ``seccomp``: the system-call filter.
 
-The names below are what the rest of the project uses; ``from bots import sandbox`` and
-``from bots.sandbox import Limits`` read the same as before this became a package.
+The names below are what the rest of the project uses (``from bots import sandbox``,
+``from bots.sandbox import Limits``).
 """
 
 from bots.sandbox import cgroups, seccomp, slots

@@ -30,8 +30,8 @@ log = logging.getLogger("arena.sandbox")
 # So a bot computes at most the budget plus one grace per core it keeps busy (or one move of
 # a built-in seat, microseconds, not timed) off its turns, then nothing. The off-turn time is
 # not a fault (a JVM's JIT and GC threads use some legitimately) and not taken from its time
-# bank, which is wall time: it counts, as before, in the CPU time of its next move and
-# towards its CPU limit. ARENA_STRICT_PAUSE=1 pauses for real on every turn, as before.
+# bank, which is wall time: it counts in the CPU time of its next move and towards its CPU
+# limit. ARENA_STRICT_PAUSE=1 pauses for real on every turn.
 LAZY_GRACE_S = 0.005
 OFF_TURN_BUDGET_NS = 5_000_000
 STRICT_PAUSE = os.environ.get("ARENA_STRICT_PAUSE") == "1"
@@ -156,7 +156,7 @@ class BotProcess:
 
         SIGSTOP the program, which stops all its threads; a fork racing the signal is
         restarted by the kernel after the stop, so if the group then holds no other process,
-        nothing can run; otherwise the freezer (~100 us a write on v1) stops the whole tree.
+        nothing can run; otherwise the freezer (a costlier write) stops the whole tree.
         With the opt-in hybrid v2 freezer (``ARENA_CGROUP_HYBRID=1``, see cgroups.py), one
         write freezes the whole tree at once: every thread and process, and any child forked
         meanwhile (a fork into a freezing group is born frozen).
@@ -308,7 +308,7 @@ class BotProcess:
     def kill(self) -> None:
         """Kill the bot's whole tree now, bwrap's monitor left to reap it and exit by itself;
         ``close`` does the rest later (reap, cgroup, slot, staged copy). For a finished match
-        whose teardown waits for a moment the worker would sit idle (bots/spares.py): nothing
+        whose teardown waits for a moment the worker would sit idle (bots/held_sandboxes.py): nothing
         of the bot runs meanwhile. Usually one read of the group's process list (the bot has
         exited after "end")."""
         if self._closed:

@@ -13,11 +13,11 @@ Two backends, chosen once per process by :func:`backend`:
   counting the tree's tasks first. Memory and pids stay with the v1 controllers. It is off
   by default: every write to ``cgroup.freeze`` takes the kernel's cgroup_mutex, which any
   sandbox launch on the machine holds while its first cgroup move waits for an RCU grace
-  period, so under concurrent launches a pause or resume stalls for up to ~10-20 ms (p99
-  11 ms measured, against 0.6 ms for SIGSTOP/SIGCONT; see bench/README.md).
+  period, so under concurrent launches a pause or resume stalls far longer than a
+  SIGSTOP/SIGCONT (figures in bench/README.md).
 
-The group's own files are handled in bots/sandbox/control_group.py (re-exported here); this
-module decides the backend, creates groups and sweeps those of dead workers.
+``Cgroup`` and its two subclasses handle one group's files; the functions after them decide
+the backend, create groups and sweep those of dead workers.
 
 Each sandbox gets a fresh group, created under the worker's own group of each hierarchy so
 the container's limits still apply above it. The group is removed when the sandbox ends.
@@ -33,16 +33,313 @@ import signal
 import time
 from pathlib import Path
 
-from bots.sandbox.control_group import (  # noqa: F401 (re-exported: the names users know)
-    UNIFIED,
-    V1_CONTROLLERS,
-    Cgroup,
-    CgroupV1,
-    CgroupV2,
-    _read,
-    _write,
-)
 from bots.sandbox.slots import owner_gone
+
+# -- one sandbox's group ---------------------------------------------------------------
+
+V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
+UNIFIED = "unified"  # a hybrid machine's v2 group, beside the v1 ones
+
+
+def group_name() -> str:
+    """bot-<worker pid>-<token>: the pid tells sweep_stale whose group it was."""
+    return f"bot-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(value)
+
+
+def _usage_ns(cpu_stat: bytes) -> int:
+    """CPU time from a v2 ``cpu.stat`` (``usage_usec``, its first line)."""
+    for line in cpu_stat.splitlines():
+        if line.startswith(b"usage_usec "):
+            return int(line.split()[1]) * 1000
+    return 0
+
+
+class Cgroup:
+    """One sandbox's group. Subclasses know where the files are.
+
+    Files read or written on every move (freezer, CPU usage, process list) stay open and are
+    accessed with pread/pwrite at offset 0: an open() per access costs far more than a pread.
+    """
+
+    kind = "none"
+    # Whether BotProcess.pause freezes the group at once (the opt-in hybrid v2 freezer,
+    # see the module's docstring) instead of a SIGSTOP of the bot first, with the freezer
+    # (a costlier write) only when the bot has other processes.
+    whole_tree_freeze = False
+    _fds: dict[Path, int]
+
+    def _fd(self, path: Path, flags: int) -> int:
+        fds = self.__dict__.setdefault("_fds", {})
+        fd = fds.get(path)
+        if fd is None:
+            fd = fds[path] = os.open(path, flags | os.O_CLOEXEC)
+        return fd
+
+    def _get(self, path: Path) -> bytes:
+        """A small counter file's contents (a few hundred bytes at most: cpu.stat)."""
+        try:
+            return os.pread(self._fd(path, os.O_RDONLY), 1024, 0)
+        except OSError:
+            return b""
+
+    def _put(self, path: Path, value: str) -> None:
+        os.pwrite(self._fd(path, os.O_WRONLY), value.encode(), 0)
+
+    def _close_fds(self) -> None:
+        self.__dict__.pop("_cpu_fd", None)  # one of _fds
+        for fd in self.__dict__.pop("_fds", {}).values():
+            os.close(fd)
+
+    def _hold(self, path: Path) -> None:
+        """Mark the group in use for as long as this process lives (see sweep_stale)."""
+        fcntl.flock(self._fd(path, os.O_RDONLY | os.O_DIRECTORY), fcntl.LOCK_EX)
+
+    def attach_paths(self, monitor: bool = False) -> list[str]:
+        """Files to write the child's pid into (from ``preexec_fn``, before exec);
+        ``monitor``: only those bwrap's monitor joins (see ``bot_only``)."""
+        raise NotImplementedError
+
+    @property
+    def bot_only(self) -> bool:
+        """Whether part of the group (a hybrid machine's v2 freezer group) is for the bot's
+        own tree only, not bwrap's monitor: freezing and thawing the monitor with the bot
+        costs two more wake-ups a move, and it never runs bot code."""
+        return self.attach_paths(monitor=True) != self.attach_paths()
+
+    def attach(self, pid: int, monitor: bool = False) -> None:
+        """Move process ``pid`` (all its threads) into the group, from outside.
+
+        On cgroup v1 the first move after an idle spell waits for an RCU grace period
+        (cgroup_threadgroup_rwsem: milliseconds), so the
+        sandbox does this while bwrap builds the sandbox, not before it starts."""
+        for path in self.attach_paths(monitor):
+            with open(path, "w") as handle:
+                handle.write(str(pid))
+
+    def freeze(self) -> None:
+        raise NotImplementedError
+
+    def thaw(self) -> None:
+        raise NotImplementedError
+
+    def cpu_ns(self) -> int:
+        raise NotImplementedError
+
+    def oom_killed(self) -> bool:
+        raise NotImplementedError
+
+    def pids_hit(self) -> bool:
+        raise NotImplementedError
+
+    def procs(self) -> list[int]:
+        raise NotImplementedError
+
+    def tasks(self) -> int:
+        """Threads and processes in the group (pids.current, cheap to re-read)."""
+        raise NotImplementedError
+
+    def remove(self) -> None:
+        raise NotImplementedError
+
+    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+        """SIGKILL every process in the group but ``spare`` (frozen first, so a fork bomb
+        cannot race the sweep); True once nothing else is left."""
+        deadline = time.monotonic() + timeout
+        pause = 0.0002  # a killed bot is usually gone within a fraction of a millisecond
+        while True:
+            if not [p for p in self.procs() if p != spare]:
+                return True
+            self.freeze()
+            for pid in self.procs():
+                if pid == spare:
+                    continue
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.thaw()  # killed tasks only die once thawed
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
+
+
+class CgroupV1(Cgroup):
+    kind = "cgroup v1"
+
+    def __init__(self, bases: dict[str, Path], memory_bytes: int, max_pids: int):
+        name = group_name()
+        # "unified": the v2 group of a hybrid machine (freezer and CPU time), when there is one.
+        self.dirs = {c: bases[c] / name for c in (*V1_CONTROLLERS, UNIFIED) if c in bases}
+        self.whole_tree_freeze = UNIFIED in self.dirs
+        for path in self.dirs.values():
+            path.mkdir()
+        self._hold(self.dirs["pids"])
+        mem = self.dirs["memory"]
+        _write(mem / "memory.limit_in_bytes", str(memory_bytes))
+        if (mem / "memory.memsw.limit_in_bytes").exists():
+            try:  # no swap on these machines; where there is, forbid it too
+                _write(mem / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            except OSError:
+                pass
+        _write(self.dirs["pids"] / "pids.max", str(max_pids))
+        # Paths of the files read or written on every move, built once (a Path join per
+        # access cost more than the pread itself).
+        hybrid = self.dirs.get(UNIFIED)
+        self._freeze_file = (
+            hybrid / "cgroup.freeze" if hybrid else self.dirs["freezer"] / "freezer.state"
+        )
+        self._cpu_file = hybrid / "cpu.stat" if hybrid else self.dirs["cpuacct"] / "cpuacct.usage"
+        self._tasks_file = self.dirs["pids"] / "pids.current"
+
+    def attach_paths(self, monitor: bool = False) -> list[str]:
+        return [
+            str(path / "cgroup.procs")
+            for controller, path in self.dirs.items()
+            if not (monitor and controller == UNIFIED)
+        ]
+
+    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+        if spare is None and UNIFIED in self.dirs:
+            try:
+                _write(self.dirs[UNIFIED] / "cgroup.kill", "1")
+            except OSError:  # no cgroup.kill before Linux 5.14: the sweep below does it
+                pass
+        return super().kill_all(timeout, spare)
+
+    def freeze(self) -> None:
+        self._put(self._freeze_file, "1" if self.whole_tree_freeze else "FROZEN")
+
+    def thaw(self) -> None:
+        self._put(self._freeze_file, "0" if self.whole_tree_freeze else "THAWED")
+
+    def cpu_ns(self) -> int:
+        fd = self.__dict__.get("_cpu_fd")  # read on every move: no _get's lookups
+        try:
+            if fd is None:
+                fd = self._cpu_fd = self._fd(self._cpu_file, os.O_RDONLY)
+            text = os.pread(fd, 1024, 0)
+        except OSError:
+            text = b""
+        if self.whole_tree_freeze:
+            return _usage_ns(text)
+        return int(text) if text else 0  # int() ignores the newline
+
+    def oom_killed(self) -> bool:
+        for line in _read(self.dirs["memory"] / "memory.oom_control").splitlines():
+            if line.startswith("oom_kill ") and int(line.split()[1]) > 0:
+                return True
+        text = _read(self.dirs["memory"] / "memory.failcnt").strip()
+        return bool(text) and int(text) > 0 and self._near_limit()
+
+    def _near_limit(self) -> bool:
+        usage = _read(self.dirs["memory"] / "memory.max_usage_in_bytes").strip()
+        limit = _read(self.dirs["memory"] / "memory.limit_in_bytes").strip()
+        return bool(usage and limit) and int(usage) >= int(limit) * 0.95
+
+    def pids_hit(self) -> bool:
+        for line in _read(self.dirs["pids"] / "pids.events").splitlines():
+            if line.startswith("max ") and int(line.split()[1]) > 0:
+                return True
+        return False
+
+    def procs(self) -> list[int]:
+        # A fresh open each time: pread on a kept cgroup.procs descriptor returns stale lists.
+        return [int(p) for p in _read(self.dirs["pids"] / "cgroup.procs").split()]
+
+    def tasks(self) -> int:
+        text = self._get(self._tasks_file)
+        return int(text) if text else 0
+
+    def remove(self) -> None:
+        self._close_fds()
+        for path in self.dirs.values():
+            for _ in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.002)  # tasks still exiting
+
+
+class CgroupV2(Cgroup):
+    kind = "cgroup v2"
+
+    def __init__(self, base: Path, memory_bytes: int, max_pids: int):
+        self.dir = base / group_name()
+        self.dir.mkdir()
+        self._hold(self.dir)
+        _write(self.dir / "memory.max", str(memory_bytes))
+        if (self.dir / "memory.swap.max").exists():
+            _write(self.dir / "memory.swap.max", "0")
+        _write(self.dir / "pids.max", str(max_pids))
+        self._freeze_file = self.dir / "cgroup.freeze"  # built once: see CgroupV1
+        self._cpu_file = self.dir / "cpu.stat"
+        self._tasks_file = self.dir / "pids.current"
+
+    def attach_paths(self, monitor: bool = False) -> list[str]:
+        return [str(self.dir / "cgroup.procs")]
+
+    def freeze(self) -> None:
+        self._put(self._freeze_file, "1")
+
+    def thaw(self) -> None:
+        self._put(self._freeze_file, "0")
+
+    def cpu_ns(self) -> int:
+        return _usage_ns(self._get(self._cpu_file))
+
+    def _event(self, filename: str, key: str) -> int:
+        for line in _read(self.dir / filename).splitlines():
+            if line.startswith(key + " "):
+                return int(line.split()[1])
+        return 0
+
+    def oom_killed(self) -> bool:
+        return (
+            self._event("memory.events", "oom_kill") > 0 or self._event("memory.events", "max") > 0
+        )
+
+    def pids_hit(self) -> bool:
+        return self._event("pids.events", "max") > 0
+
+    def procs(self) -> list[int]:
+        return [int(p) for p in _read(self.dir / "cgroup.procs").split()]
+
+    def tasks(self) -> int:
+        text = self._get(self._tasks_file)
+        return int(text) if text else 0
+
+    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+        if spare is None and (self.dir / "cgroup.kill").exists():
+            _write(self.dir / "cgroup.kill", "1")
+        return super().kill_all(timeout, spare)
+
+    def remove(self) -> None:
+        self._close_fds()
+        for _ in range(50):
+            try:
+                self.dir.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.002)
+
 
 # -- discovery ---------------------------------------------------------------------------
 
@@ -149,8 +446,8 @@ def _probe_v1() -> dict[str, Path] | None:
     return bases
 
 
-# How long a sweep waits for a stale group's killed tasks to exit (they die in ms when idle;
-# a loaded machine tearing down a bot's namespaces has taken over 100 ms).
+# How long a sweep waits for a stale group's killed tasks to exit (quick when idle, far
+# longer on a loaded machine tearing down a bot's namespaces).
 STALE_EXIT_SECONDS = 3.0
 
 

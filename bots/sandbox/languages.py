@@ -8,7 +8,7 @@ a language's Debian packages must be installed on every worker (``make system`` 
 Dockerfile install them). The shell (``/bin/sh``, ``bash``) is always offered: build steps
 and wrapper scripts (a Java bot's ``main``) need it.
 
-The sandbox binds the host's ``/usr`` read-only as a whole (as before languages existed);
+The sandbox binds the host's ``/usr`` read-only as a whole;
 what a language adds are the few host paths outside ``/usr`` its tools need: Debian's
 ``/etc/alternatives`` links (``java``, ``cc``, ``nodejs``) and OpenJDK's ``/etc/java-*``
 configuration, bound read-only only while that language is offered. The setting decides

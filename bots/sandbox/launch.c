@@ -2,8 +2,8 @@
  *
  * bots/sandbox/spawn.py's preexec does the same in Python, between fork and exec. But a
  * fork of a worker (about 100 MiB) copies its page tables and write-protects all of its
- * memory, and the Python that runs in the child touches more of it: about 9 ms of CPU per
- * sandbox, paid by the worker and the child together. Started through this program,
+ * memory, and the Python that runs in the child touches more of it: CPU paid for every
+ * sandbox by the worker and the child together. Started through this program,
  * Python's subprocess uses vfork instead: nothing is copied, and the parent waits only for
  * this program's exec (bots/sandbox/launcher.py builds and finds it).
  *

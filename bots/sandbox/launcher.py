@@ -2,15 +2,14 @@
 small program, so that a worker starts bubblewrap with vfork instead of a fork of itself.
 
 A fork of a worker (about 100 MiB resident) copies its page tables and write-protects its
-memory, and the Python preexec then runs in the child: measured on a worker-sized
-process, about 9 ms of CPU per sandbox between the worker and its child, two sandboxes a
-match. Python's subprocess uses vfork when no preexec function and no user or group are
+memory, and the Python preexec then runs in the child: CPU paid by the worker and its child
+for every sandbox, two sandboxes a match (bench/README.md has the figures). Python's subprocess uses vfork when no preexec function and no user or group are
 given; the launcher then does those steps after the exec, as a program.
 
 The launcher is compiled on first use with the machine's C compiler (gcc is installed
 for the bots' C anyway) into the sandbox state folder, under a name holding a digest of
 its source, so a changed source is never run stale and concurrent first uses agree. No
-compiler, or a build that fails: the Python preexec, as before (``describe`` says which).
+compiler, or a build that fails: the Python preexec (``describe`` says which).
 ``ARENA_SANDBOX_LAUNCHER=python`` keeps the preexec; a path names a launcher built
 elsewhere (a read-only image).
 """

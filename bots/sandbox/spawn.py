@@ -51,7 +51,8 @@ def _bind_system() -> list[str]:
 
 
 # The host's system binds and the offered languages' binds and variables, worked out once
-# per worker process (a glob and a stat per path: ~0.7 ms a launch) for each ARENA_LANGUAGES.
+# per worker process (a glob and a stat per path, on every launch otherwise) for each
+# ARENA_LANGUAGES.
 _STATIC: dict[tuple[str, str | None], list[str]] = {}
 
 
@@ -142,7 +143,7 @@ def rlimits(limits: Limits, uid_switched: bool, cgroup: bool) -> list[tuple[int,
         out.append(
             (resource.RLIMIT_NPROC, limits.processes * 2 if cgroup else limits.processes + 2)
         )
-    if not cgroup:  # RLIMIT_AS would break threads (DESIGN.md); DATA counts real allocations
+    if not cgroup:  # RLIMIT_AS would break threads (docs/bots.md); DATA counts real allocations
         out.append((resource.RLIMIT_DATA, limits.memory_mb << 20))
     return out
 

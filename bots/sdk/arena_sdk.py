@@ -24,7 +24,7 @@ import json
 import sys
 
 # Names for the annotations only, which are never evaluated: importing typing would add
-# some 3 ms to every bot's start-up.
+# to every bot's start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -197,7 +197,7 @@ def _punk(players: int, options: dict) -> list:
     # Tricks: a card (rank 1..R) or a die (1..sides). Keeping: a sorted multiset of what is
     # left after the round's tricks; at most hand - tricks cards (round_plan), each rank
     # at most ``table`` copies with cards (dice are unlimited).
-    from games.punk_rules import rank_count, round_plan, table_size
+    from games.punk.rules import rank_count, round_plan, table_size
 
     table = table_size(players)
     sides = options["dice"]

@@ -19,7 +19,7 @@ from games import IllegalAction, InvalidOptions, registry
 from games.policies import random_policy
 from games.protocol import is_legal
 from games.rng import Rng, derive_seed
-from tests.games.strict_json import assert_strict_json
+from tests.support.strict_json import assert_strict_json
 
 # Seeds for the playouts of each case. The all-defaults case, the one that
 # matters most, gets more of them.

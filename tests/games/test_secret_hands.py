@@ -1,19 +1,14 @@
-"""The helpers shared by the secret-hand games, and the tie-break they add to pairs_common."""
+"""The helpers shared by the secret-hand games, the Pairs card counting and the tie-break for low."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from games.cards import Shoe, pairs_deck
-from games.pairs_common import break_tie_for_low
+from games.pairs.counting import pair_risk, unseen_counts
+from games.pairs.deal import break_tie_for_low
 from games.rng import Rng
-from games.secret_hands import (
-    can_draw,
-    next_seat,
-    pair_risk,
-    redistribute,
-    unseen_counts,
-)
+from games.secret_hands import can_draw, next_seat, redistribute
 
 
 def test_redistribute_keeps_sizes_and_cards_but_moves_them() -> None:

@@ -1,4 +1,4 @@
-"""A worker builds its next match's sandboxes while a match's bots start (bots/spares.py)."""
+"""A worker builds its next match's sandboxes while a match's bots start (bots/held_sandboxes.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from bots import sandbox, spares
+from bots import held_sandboxes, sandbox
 from bots.models import Bot
 from bots.sandbox import slots
 from tests.support.builders import started_tournament, version
@@ -36,11 +36,15 @@ def pairs_games(tournament):
 def test_the_next_match_of_a_pairing_takes_the_sandboxes_built_during_the_first(tournament):
     first, second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
-    built = [spare.box for spare in spares._SPARES]
+    built = [spare.box for spare in held_sandboxes._SPARES]
     assert len(built) == 2 and all(box.held for box in built)
     assert play_queued_match(match_id=second.pk)
-    assert {id(p.box) for p in spares._RETIRED} == set(map(id, built))  # taken, played, retired
-    assert spares.held() == 2 and not set(map(id, built)) & {id(s.box) for s in spares._SPARES}
+    assert {id(p.box) for p in held_sandboxes._RETIRED} == set(
+        map(id, built)
+    )  # taken, played, retired
+    assert held_sandboxes.held() == 2 and not set(map(id, built)) & {
+        id(s.box) for s in held_sandboxes._SPARES
+    }
     assert Match.objects.filter(pk__in=[first.pk, second.pk], status="finished").count() == 2
 
 
@@ -48,7 +52,7 @@ def test_no_spares_when_turned_off(tournament, settings):
     settings.ARENA_PREPARE_AHEAD = False
     first, _second = pairs_games(tournament)
     assert play_queued_match(match_id=first.pk)
-    assert spares.held() == 0
+    assert held_sandboxes.held() == 0
 
 
 @pytest.fixture
@@ -74,10 +78,12 @@ def test_a_match_s_sandboxes_are_torn_down_while_the_next_one_starts(playing, se
     first, second = pairs_games(playing)
     assert play_queued_match(match_id=first.pk)
     assert all(s.fault is None for s in first.seats.all())  # they played to the end
-    boxes = [p.box for p in spares._RETIRED]
+    boxes = [p.box for p in held_sandboxes._RETIRED]
     assert len(boxes) == 2 and all(box.staged.exists() for box in boxes)
     assert all(set(box.group.procs()) <= {box.pid} for box in boxes if box.group is not None)
     assert play_queued_match(match_id=second.pk)
     assert all(box.returncode is not None and not box.staged.exists() for box in boxes)
     assert all(not slots.held(box.slot_uid) for box in boxes if box.slot_uid is not None)
-    assert spares.retired() == 2 and not {id(p.box) for p in spares._RETIRED} & set(map(id, boxes))
+    assert held_sandboxes.retired() == 2 and not {id(p.box) for p in held_sandboxes._RETIRED} & set(
+        map(id, boxes)
+    )

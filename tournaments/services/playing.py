@@ -15,8 +15,8 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from bots import held_sandboxes
 from bots import services as bot_services
-from bots import spares
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock, close_players, seat_logs
@@ -126,7 +126,7 @@ def play_queued_match(*, match_id: int) -> bool:
         def while_starting() -> None:  # the worker would only wait for the bots' "ready"
             _close_retired_seats()  # the last match's (see the end of this function)
             if settings.ARENA_PREPARE_AHEAD:  # the next match likely plays the same bots
-                spares.prepare_like((p.bot_dir, p.limits) for p in players)
+                held_sandboxes.prepare_like((p.bot_dir, p.limits) for p in players)
 
         outcome = run_match(
             game_slug=match.game,
@@ -161,15 +161,15 @@ def play_queued_match(*, match_id: int) -> bool:
     finally:  # after the commit, so the teardown holds no lock
         try:
             # Killed now; their teardown (reap, cgroups, slots, staged copies) waits for the
-            # next match's start-up, when the worker would only wait (bots/spares.py).
-            spares.retire(players)
+            # next match's start-up, when the worker would only wait (bots/held_sandboxes.py).
+            held_sandboxes.retire(players)
         except Exception:
             log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
 
 
 def _close_retired_seats() -> None:
     try:
-        spares.close_retired()
+        held_sandboxes.close_retired()
     except Exception:  # the host's trouble with an earlier match's seats, not this match's
         log.exception("the seats of an earlier match could not be closed")
 

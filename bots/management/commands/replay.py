@@ -1,4 +1,4 @@
-"""``python manage.py replay <match.json> [--bot SEAT=FILE ...]``: see bots/replay.py."""
+"""``python manage.py replay <match.json> [--bot SEAT=FILE ...]``: see bots/rerun.py."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bots import cli, replay
+from bots import cli, rerun
 
 EXIT_DIFFERENT = 1
 
@@ -31,9 +31,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            record = replay.read_record(options["record"])
-            bots = replay.parse_bots(options["bot"], len(record.result["seats"]))
-            report = replay.replay(record, bots)
+            record = rerun.read_record(options["record"])
+            bots = rerun.parse_bots(options["bot"], len(record.result["seats"]))
+            report = rerun.rerun(record, bots)
         except cli.PlayError as exc:
             raise CommandError(str(exc), returncode=cli.EXIT_ERROR) from None
         if options["json"]:
@@ -50,7 +50,7 @@ class Command(BaseCommand):
                 )
             )
         else:
-            self.stdout.write(replay.describe(report))
+            self.stdout.write(rerun.describe(report))
         if not report.same:
             raise CommandError(
                 f"the replay differs from the record: {report.differences[0]}",

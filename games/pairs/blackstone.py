@@ -1,0 +1,246 @@
+"""Blackstone: Pairs as a game of chicken, where only the 10s (black stones) can pair.
+
+Each player takes at least as many cards as the last, or folds; whoever catches a
+second 10 pays for every white stone dealt. Rules in docs/rules/pairs-blackstone.md.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from games.pairs.basic_shoe import OpenShoe, PairsShoe
+from games.policies import random_policy
+from games.protocol import Game
+from games.rng import Rng
+from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_piles
+
+ANTE = 5
+BLACK = 10
+BLACKS_IN_DECK = 10
+OPTIONS = {"rotations": rotations_option(2)}
+
+FOLD = "fold"
+IN = "in"
+FOLDED = "folded"
+LOST = "lost"
+# Heuristic: how much of a share of the pot it counts on when it survives a take
+# (later takers may still fold or lose, so a fraction only).
+SURVIVAL_WEIGHT = 0.5
+
+
+class FreshDeck(OpenShoe):
+    """``OpenShoe`` without the reshuffle branch: a game never empties the deck (see
+    the rules page)."""
+
+    __slots__ = ()
+
+    draw = PairsShoe._pop
+
+
+def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[int]], int]:
+    """One card each in ``order``, then more to the seats tied for low until one is lowest.
+
+    Unlike basic Pairs, a tie-breaker pairing a seat's card is simply kept (only
+    black stones matter). If the pile ever ran dry the first seat still tied in
+    deal order would start (a forced deck could reach it, a shuffle hardly).
+    """
+    cards: dict[int, list[int]] = {seat: [shoe.draw()] for seat in order}
+    tied = list(order)
+    while True:
+        low = min(cards[seat][-1] for seat in tied)
+        tied = [seat for seat in tied if cards[seat][-1] == low]
+        if len(tied) == 1 or len(shoe) < len(tied):
+            return cards, tied[0]
+        for seat in tied:
+            cards[seat].append(shoe.draw())
+
+
+class BlackstoneState(ChipSession):
+    # -- the course of one game -------------------------------------------
+    def _start_game(self) -> None:
+        players = self.players
+        self.game_events_start = len(self._events)
+        rng = self.game_rng()
+        self.shoe = FreshDeck(rng, self.game_forced())
+        self.status = [IN] * players
+        self.blacks = [0] * players
+        self.whites = 0
+        self.last_take = 0
+        cards, first = deal_for_first(self.shoe, deal_order(self.session.dealer, players))
+        extra = 0
+        blacks = self.blacks
+        for seat, dealt in cards.items():
+            tens = dealt.count(BLACK)
+            if tens:
+                blacks[seat] = 1
+                extra += tens - 1
+            self.whites += len(dealt) - tens
+        self.log({"type": "deal", "cards": [cards[seat] for seat in range(players)]})
+        if extra:
+            # More than one 10 on the deal: the extras go back and the deck is reshuffled.
+            self.shoe.cards()  # settles the lazy shuffle before the pile changes
+            shoe_piles(self.shoe)[0].extend([BLACK] * extra)
+            self.shoe.shuffle_unseen(rng)
+            self.log({"type": "return_tens", "count": extra})
+        self.first = first
+        self.turn = first
+        self.log({"type": "first", "seat": first, "whites": self.whites})
+
+    def fold_cost(self) -> int:
+        """Ante plus half the white stones, rounded up."""
+        return ANTE + (self.whites + 1) // 2
+
+    def _take(self, seat: int, count: int) -> bool:
+        """Reveal up to ``count`` cards for ``seat``; True when it caught a second 10."""
+        draw = self.shoe.draw
+        revealed = []
+        blacks = self.blacks[seat]
+        for _ in range(count):
+            card = draw()
+            revealed.append(card)
+            if card == BLACK:
+                blacks += 1
+                if blacks == 2:
+                    break
+        self.blacks[seat] = blacks
+        self.whites += len(revealed) - revealed.count(BLACK)
+        # Cards counted off but never revealed stay face down with the deck.
+        self.log({"type": "take", "seat": seat, "count": count, "cards": revealed})
+        return blacks == 2
+
+    def _end_game(self, winners: list[int], **summary) -> None:
+        pot = self.pot.chips
+        shares = self.award_pot(winners)
+        self.log({"type": "win", "seats": winners, "pot": pot, "shares": list(shares.values())})
+        self.turn = -1
+        if self.finish_game(winners=winners, pot=pot, **summary):
+            self._start_game()
+
+    def _next_in(self, seat: int) -> int:
+        """``next_seat`` over the seats still in, without building their flags each move."""
+        status = self.status
+        players = self.players
+        for step in range(1, players + 1):
+            other = (seat + step) % players
+            if status[other] == IN:
+                return other
+        return seat
+
+    # -- protocol hooks ---------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        return (self.turn,) if self.turn >= 0 else ()
+
+    def _legal_actions(self, seat: int) -> list:
+        least = max(1, self.last_take)
+        most = len(self.shoe)
+        return [*range(least, most + 1), FOLD] if least <= most else [FOLD]
+
+    def _default_action(self, seat: int) -> object:
+        return FOLD
+
+    def _apply(self, actions: dict) -> None:
+        seat = self.turn
+        action = actions[seat]
+        if action == FOLD:
+            cost = self.fold_cost()
+            self.pay_pot(seat, cost)
+            self.status[seat] = FOLDED
+            self.log({"type": "fold", "seat": seat, "amount": cost, "pot": self.pot.chips})
+            if self.status.count(IN) == 1:
+                # The last player left takes the whole pot.
+                self._end_game([self.status.index(IN)], end="fold")
+            else:
+                self.turn = self._next_in(seat)
+            return
+        if self._take(seat, action):
+            cost = ANTE + self.whites
+            self.pay_pot(seat, cost)
+            self.status[seat] = LOST
+            self.log({"type": "lose", "seat": seat, "amount": cost, "pot": self.pot.chips})
+            survivors = [s for s in range(self.players) if self.status[s] == IN]
+            self._end_game(survivors, end="black_pair", loser=seat)
+            return
+        self.last_take = action
+        self.turn = self._next_in(seat)
+
+    def _observation(self, seat: int | None) -> dict:
+        view = self.session_view()
+        tens_out = sum(self.blacks)
+        view.update(
+            {
+                "seat": seat,
+                "players": self.players,
+                "to_act": list(self._to_act()),
+                "first": self.first,
+                "status": list(self.status),
+                "blacks": list(self.blacks),
+                "whites": self.whites,
+                "last_take": self.last_take,
+                "ante": ANTE,
+                "fold_cost": self.fold_cost(),
+                "deck_size": len(self.shoe),
+                "tens_in_deck": BLACKS_IN_DECK - tens_out,
+                "history": self.events(seat, self.game_events_start),
+            }
+        )
+        return view
+
+    def card_count(self) -> int:
+        return len(self.shoe) + len(self.shoe.discards) + self.whites + sum(self.blacks)
+
+    def shuffle_unseen(self, seat: int | None, rng: Rng) -> None:
+        # Every dealt card is face up: only the order of the deck is unknown.
+        self.shoe.shuffle_unseen(rng)
+
+
+# -- policies ------------------------------------------------------------------
+
+
+def lose_chance(take: int, deck: int, tens: int, blacks: int) -> float:
+    """Chance that ``take`` cards from ``deck`` holding ``tens`` give a second black stone."""
+    if take > deck:
+        return 1.0
+    total = comb(deck, take)
+    safe = comb(deck - tens, take)
+    if blacks == 0:
+        safe += tens * comb(deck - tens, take - 1)
+    return 1.0 - safe / total
+
+
+def heuristic(observation: dict, legal: list, rng: Rng) -> object:
+    """Take the fewest cards allowed unless the expected loss beats folding."""
+    if len(legal) == 1:
+        return legal[0]
+    seat = observation["seat"]
+    take = legal[0]
+    deck = observation["deck_size"]
+    tens = observation["tens_in_deck"]
+    chance = lose_chance(take, deck, tens, observation["blacks"][seat])
+    whites = observation["whites"]
+    loss = ANTE + whites + take * (deck - tens) / deck
+    others = observation["status"].count(IN) - 1
+    gain = (observation["pot"] + ANTE + whites) / max(1, others)
+    stay = -chance * loss + (1 - chance) * SURVIVAL_WEIGHT * gain
+    return take if stay > -observation["fold_cost"] else FOLD
+
+
+GAME = Game(
+    slug="pairs-blackstone",
+    title="Blackstone",
+    version=1,
+    min_players=2,
+    max_players=8,
+    state_class=BlackstoneState,
+    summary=(
+        "10s are black stones, every other card a white stone. One card each (ties for low "
+        "broken with more cards) decides who starts; players keep only their one 10 and the "
+        "white stones go to the centre. In turn each player takes at least as many cards as "
+        "the last taker, or folds, paying the 5-coin ante plus half the white stones (rounded "
+        "up) into the pot. Catching a second 10 loses: the ante plus a coin per white stone, "
+        "and the others still in split the pot. A match is a session of games with the deal "
+        "rotating; seats rank by net chips."
+    ),
+    options=OPTIONS,
+    policies={"random": random_policy, "heuristic": heuristic},
+    max_actions=5000,
+)
