@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "bots",
     "tournaments",
     "arena",
+    "arena.dashboard",
 ]
 
 MIDDLEWARE = [

@@ -4,7 +4,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 
 from arena import api
-from arena.forms import ThrottledAdminLoginForm
+from arena.dashboard.forms import ThrottledAdminLoginForm
+from arena.dashboard.views.matches import MatchFramesApi
 from arena.throttling import LOGIN_THROTTLES
 from bots import apis as bot_apis
 from tournaments import apis as tournament_apis
@@ -76,7 +77,7 @@ api_patterns = [
         tournament_apis.MatchReplayApi.as_view(),
         name="api-match-replay",
     ),
-    path("matches/<int:pk>/frames/", api.MatchFramesApi.as_view(), name="api-match-frames"),
+    path("matches/<int:pk>/frames/", MatchFramesApi.as_view(), name="api-match-frames"),
     path(
         "leaderboards/<str:game>/", tournament_apis.LeaderboardApi.as_view(), name="api-leaderboard"
     ),
@@ -89,7 +90,7 @@ admin.site.login_form = ThrottledAdminLoginForm
 urlpatterns = [
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
-    path("", include("arena.pages")),
+    path("", include("arena.dashboard.urls")),
 ]
 
 # Under /api/ Django's own error answers take the API's JSON shape too.

@@ -125,7 +125,7 @@ def clear_caches() -> None:
     answers last read are kept per process too."""
     from django.core.cache import cache
 
-    from arena import views
+    from arena.dashboard.views import games as views
     from tournaments import readcache, selectors
 
     cache.clear()

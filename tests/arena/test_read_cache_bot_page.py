@@ -14,7 +14,7 @@ import pytest
 from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
-from arena import botpage
+from arena.dashboard import bot_page as botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from tests.arena.read_cache_support import answer, fresh
@@ -220,7 +220,7 @@ def test_the_triggers_watch_every_column_the_page_shows():
         if "__" not in name  # the tournament's name: the tournament list's version
     }
     assert read <= set(page_migration.MATCH_SHOWN)
-    template = open("arena/templates/arena/bot_detail.html").read()
+    template = open("arena/dashboard/templates/arena/bot_detail.html").read()
     for field in ("rank", "fault"):
         assert f"s.{field}" in template or f"r.{field}" in template
     assert {"rank", "fault", "version_id", "match_id"} <= set(page_migration.SEAT_SHOWN)

@@ -8,7 +8,7 @@ import random
 import pytest
 from django.contrib.auth import get_user_model
 
-from arena import tournament_page
+from arena.dashboard import tournament_page
 from tests.tournaments.test_standings_read_models import fail, old_pairwise, record, start
 from tournaments import selectors
 from tournaments.models import Match, Tournament

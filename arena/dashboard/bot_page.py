@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from arena.charts import rating_series
+from arena.dashboard.charts import rating_series
 from bots.models import Bot, BotVersion
 from tournaments import pools, readcache, selectors
 from tournaments.models import Match, MatchSeat

@@ -7,7 +7,7 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.templatetags.arena_links import id_url
+from arena.dashboard.templatetags.arena_links import id_url
 
 register = template.Library()
 
