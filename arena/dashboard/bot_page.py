@@ -52,8 +52,8 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
         hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
     else:
         # Every match of the bot with its status, newest first, in one pass: the cancelled
-        # ones counted, the newest others kept (a count and a page each walked all the
-        # bot's seats and their matches before).
+        # ones counted, the newest others kept (a count and a page would each walk all the
+        # bot's seats and their matches).
         cancelled: set[int] = set()
         ids = []
         for match_id, status in seats.values_list("match_id", "match__status").distinct():
@@ -63,8 +63,8 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
                 ids.append(match_id)
         hidden = len(cancelled)
     # Plain rows in one query (each match has a seat of this bot, so none is missed):
-    # model instances of 30 matches, their tournaments and 60 seats with versions and
-    # bots took most of the page's build.
+    # model instances of the matches, their tournaments and seats with versions and bots
+    # would be most of the page's build.
     found = (
         MatchSeat.objects.filter(match_id__in=ids)
         .order_by("-match_id", "seat")

@@ -32,274 +32,191 @@ LAYOUT_VERSION = 1
 # Always sent when present: the renderer marks who acts next, the dealer, and Punk's dice.
 COMMON_KEYS = ("to_act", "turn", "dealer", "players", "dice", "teams")
 
-_CHIPS_POT: list[Entry] = [("pot", "Pot", "chips")]
-_HOLD_EM_LIKE_SEATS: list[Entry] = [
-    ("stacks", "Up cards", "cards"),
-    ("chips", "Chips", "chips"),
-    ("alive", "In the hand", "flag"),
+# Entries several games share.
+GAME: Entry = ("game", "Game", "value")
+PHASE: Entry = ("phase", "Phase", "value")
+ROUND: Entry = ("round", "Round", "value")
+ROUNDS_OF: Entry = ("rounds", "of", "value")
+HAND_NUMBER: Entry = ("hand_index", "Hand", "value")
+DECK: Entry = ("deck_size", "Deck", "count")
+DISCARDS: Entry = ("discards", "Discards", "count")
+DRAW_PILES: list[Entry] = [
+    ("draw_pile", "Draw pile", "count"),
+    ("discard_pile", "Discards", "count"),
+    ("burned", "Burned", "count"),
 ]
+FOLD_PRICE: Entry = ("fold_price", "Fold price", "value")
+POT: Entry = ("pot", "Pot", "chips")
+CHIPS: Entry = ("chips", "Chips", "chips")
+STATUS: Entry = ("status", "Status", "value")
+SCORE: Entry = ("scores", "Score", "value")
+TOTAL: Entry = ("totals", "Total", "value")
+IN_THE_HAND: Entry = ("alive", "In the hand", "flag")
+HOLD_EM_LIKE_SEATS: list[Entry] = [("stacks", "Up cards", "cards"), CHIPS, IN_THE_HAND]
+HAND = {"key": "hand", "count": "hand_sizes"}
+CARDS_HAND = {"key": "cards", "count": "hand_sizes"}
 
 LAYOUTS: dict[str, dict] = {
     "pairs": {
         "deck": "pairs",
-        "info": [("round", "Round", "value"), ("target", "Losing score", "value")],
-        "centre": [
-            ("draw_pile", "Draw pile", "count"),
-            ("discard_pile", "Discards", "count"),
-            ("burned", "Burned", "count"),
-            *_CHIPS_POT,
-        ],
+        "info": [ROUND, ("target", "Losing score", "value")],
+        "centre": [*DRAW_PILES, POT],
         "seats": [
             ("stacks", "Stack", "cards"),
             ("score_cards", "Points taken", "cards"),
-            ("scores", "Score", "value"),
-            ("chips", "Chips", "chips"),
+            SCORE,
+            CHIPS,
         ],
     },
     "pairs-blackstone": {
         "deck": "pairs",
-        "info": [("game", "Game", "value"), ("ante", "Ante", "value")],
+        "info": [GAME, ("ante", "Ante", "value")],
         "centre": [
-            ("deck_size", "Deck", "count"),
+            DECK,
             ("whites", "Whites", "value"),
             ("tens_in_deck", "Tens left", "value"),
             ("fold_cost", "Fold cost", "value"),
-            *_CHIPS_POT,
+            POT,
         ],
-        "seats": [
-            ("status", "Status", "value"),
-            ("blacks", "Blacks", "value"),
-            ("chips", "Chips", "chips"),
-        ],
+        "seats": [STATUS, ("blacks", "Blacks", "value"), CHIPS],
     },
     "pairs-five-cards": {
         "deck": "pairs",
-        "info": [("round", "Round", "value"), ("target_score", "Target", "value")],
-        "centre": [
-            ("targets", "Targets", "cards"),
-            ("drawn", "Drawn card", "cards"),
-            ("deck_size", "Deck", "count"),
-        ],
-        "seats": [
-            ("sides", "Under each target", "groups"),
-            ("sums", "Sums", "value"),
-            ("totals", "Total", "value"),
-        ],
+        "info": [ROUND, ("target_score", "Target", "value")],
+        "centre": [("targets", "Targets", "cards"), ("drawn", "Drawn card", "cards"), DECK],
+        "seats": [("sides", "Under each target", "groups"), ("sums", "Sums", "value"), TOTAL],
     },
     "pairs-goblin-poker": {
         "deck": "pairs",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-        ],
-        "centre": [
-            ("deck_size", "Deck", "count"),
-            ("discards", "Discards", "count"),
-            ("fold_price", "Fold price", "value"),
-            ("my_pitch", "Your pitch", "cards"),
-            *_CHIPS_POT,
-        ],
-        "seats": [*_HOLD_EM_LIKE_SEATS, ("pitched", "Pitched", "flag")],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "info": [GAME, PHASE, ROUND],
+        "centre": [DECK, DISCARDS, FOLD_PRICE, ("my_pitch", "Your pitch", "cards"), POT],
+        "seats": [*HOLD_EM_LIKE_SEATS, ("pitched", "Pitched", "flag")],
+        "hand": HAND,
     },
     "pairs-hawthorn": {
         "deck": "pairs",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-        ],
-        "centre": [
-            ("deck_size", "Deck", "count"),
-            ("discards", "Discards", "count"),
-            ("fold_price", "Fold price", "value"),
-            ("button", "Button", "value"),
-            *_CHIPS_POT,
-        ],
-        "seats": _HOLD_EM_LIKE_SEATS,
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "info": [GAME, PHASE, ROUND],
+        "centre": [DECK, DISCARDS, FOLD_PRICE, ("button", "Button", "value"), POT],
+        "seats": HOLD_EM_LIKE_SEATS,
+        "hand": HAND,
     },
     "pairs-kitty": {
         "deck": "pairs",
-        "info": [
-            ("hand_index", "Hand", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-            ("rounds", "of", "value"),
-        ],
+        "info": [HAND_NUMBER, PHASE, ROUND, ROUNDS_OF],
         "centre": [
             ("targets", "Targets", "cards"),
             ("bids", "Bids", "cards"),
             ("kitty_left", "Kitty", "count"),
             ("discards", "Discards", "cards"),
-            *_CHIPS_POT,
+            POT,
         ],
-        "seats": [("totals", "Total", "value"), ("chips", "Chips", "chips")],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "seats": [TOTAL, CHIPS],
+        "hand": HAND,
     },
     "pairs-monster": {
         "deck": "pairs",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-            ("monster_size", "Monster size", "value"),
-        ],
+        "info": [GAME, PHASE, ROUND, ("monster_size", "Monster size", "value")],
         "centre": [
             ("my_discards", "Your discards", "cards"),
             ("last_showdown", "Last showdown", "value"),
-            *_CHIPS_POT,
+            POT,
         ],
         "seats": [
-            ("chips", "Chips", "chips"),
-            ("alive", "In the hand", "flag"),
+            CHIPS,
+            IN_THE_HAND,
             ("acted", "Acted", "flag"),
             ("discarded", "Discarded", "value"),
         ],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "hand": HAND,
     },
     "pairs-port": {
         "deck": "pairs",
-        "info": [("round", "Round", "value"), ("target", "Target", "value")],
-        "centre": [
-            ("draw_pile", "Draw pile", "count"),
-            ("discard_pile", "Discards", "count"),
-            ("burned", "Burned", "count"),
-        ],
-        "seats": [
-            ("stacks", "Stack", "cards"),
-            ("status", "Status", "value"),
-            ("totals", "Total", "value"),
-            ("scores", "Score", "value"),
-        ],
+        "info": [ROUND, ("target", "Target", "value")],
+        "centre": DRAW_PILES,
+        "seats": [("stacks", "Stack", "cards"), STATUS, TOTAL, SCORE],
     },
     "pairs-regent": {
         "deck": "pairs",
-        "info": [("game", "Game", "value"), ("phase", "Phase", "value")],
-        "centre": [
-            ("deck_size", "Deck", "count"),
-            ("discards", "Discards", "count"),
-            ("fold_price", "Fold price", "value"),
-            *_CHIPS_POT,
-        ],
-        "seats": _HOLD_EM_LIKE_SEATS,
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "info": [GAME, PHASE],
+        "centre": [DECK, DISCARDS, FOLD_PRICE, POT],
+        "seats": HOLD_EM_LIKE_SEATS,
+        "hand": HAND,
     },
     "pairs-rocket": {
         "deck": "pairs",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("max_bet", "Top bet", "value"),
-        ],
-        "centre": [
-            ("deck_size", "Shoe", "count"),
-            ("discards", "Discards", "count"),
-            *_CHIPS_POT,
-        ],
+        "info": [GAME, PHASE, ("max_bet", "Top bet", "value")],
+        "centre": [("deck_size", "Shoe", "count"), DISCARDS, POT],
         "seats": [
             ("stacks", "Cards", "cards"),
-            ("status", "Status", "value"),
+            STATUS,
             ("bets", "Bet", "chips"),
             ("fold_costs", "Fold cost", "value"),
             ("round_chips", "This round", "value"),
-            ("chips", "Chips", "chips"),
+            CHIPS,
         ],
     },
     "pairs-starboard": {
         "deck": "pairs",
-        "info": [
-            ("game", "Game", "value"),
-            ("ante", "Ante", "value"),
-            ("draw_price", "Draw price", "value"),
-        ],
+        "info": [GAME, ("ante", "Ante", "value"), ("draw_price", "Draw price", "value")],
         "centre": [
             ("hand", "Shared hand", "cards"),
-            ("deck_size", "Deck", "count"),
+            DECK,
             ("discards", "Discards", "cards"),
-            *_CHIPS_POT,
+            POT,
         ],
-        "seats": [
-            ("status", "Status", "value"),
-            ("locked_with", "Locked with", "value"),
-            ("chips", "Chips", "chips"),
-        ],
+        "seats": [STATUS, ("locked_with", "Locked with", "value"), CHIPS],
     },
     "pairs-sweep": {
         "deck": "pairs",
-        "info": [
-            ("hand_index", "Hand", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-            ("rounds", "of", "value"),
-        ],
+        "info": [HAND_NUMBER, PHASE, ROUND, ROUNDS_OF],
         "centre": [
             ("centre", "Centre", "cards"),
             ("plays", "Played", "plays"),
             ("tie", "Tie", "value"),
-            ("deck_size", "Deck", "count"),
+            DECK,
             ("discarded", "Discarded", "cards"),
         ],
-        "seats": [("totals", "Total", "value")],
-        "hand": {"key": "cards", "count": "hand_sizes"},
+        "seats": [TOTAL],
+        "hand": CARDS_HAND,
     },
     "pairs-troll-guts": {
         "deck": "pairs",
-        "info": [("game", "Game", "value"), ("phase", "Phase", "value")],
-        "centre": [
-            ("deck_size", "Deck", "count"),
-            ("discards", "Discards", "count"),
-            *_CHIPS_POT,
-        ],
-        "seats": _HOLD_EM_LIKE_SEATS,
+        "info": [GAME, PHASE],
+        "centre": [DECK, DISCARDS, POT],
+        "seats": HOLD_EM_LIKE_SEATS,
         "hand": {"key": "down", "count": "down_sizes"},
     },
     "pairs-venture": {
         "deck": "pairs",
-        "info": [
-            ("deal", "Deal", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-            ("rounds", "of", "value"),
-        ],
+        "info": [("deal", "Deal", "value"), PHASE, ROUND, ROUNDS_OF],
         "centre": [("pool", "Pool", "cards"), ("slug_size", "Slug", "count")],
         "seats": [
             ("captured", "Captured", "cards"),
             ("last_bids", "Last bid", "cards"),
             ("claims", "Claim", "value"),
             ("points_now", "Points now", "value"),
-            ("totals", "Total", "value"),
+            TOTAL,
         ],
-        "hand": {"key": "cards", "count": "hand_sizes"},
+        "hand": CARDS_HAND,
     },
     "paiute": {
         "deck": "french",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("rounds", "Round", "value"),
-            ("wild_card", "Wild", "cards"),
-        ],
+        "info": [GAME, PHASE, ("rounds", "Round", "value"), ("wild_card", "Wild", "cards")],
         "centre": [
             ("pile", "Discard pile", "cards"),
             ("stock", "Stock", "count"),
             ("from_pile", "Taken from the pile", "cards"),
             ("calls", "Calls", "value"),
-            *_CHIPS_POT,
+            POT,
         ],
-        "seats": [
-            ("known", "Known to all", "cards"),
-            ("chips", "Chips", "chips"),
-            ("wins", "Wins", "value"),
-        ],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "seats": [("known", "Known to all", "cards"), CHIPS, ("wins", "Wins", "value")],
+        "hand": HAND,
     },
     "paks": {
         "deck": "french",
         "info": [
-            ("hand_index", "Hand", "value"),
-            ("phase", "Phase", "value"),
+            HAND_NUMBER,
+            PHASE,
             ("target", "Target", "value"),
             ("formed_suit", "Formed suit", "value"),
         ],
@@ -309,22 +226,12 @@ LAYOUTS: dict[str, dict] = {
             ("stock", "Stock", "count"),
             ("pending", "Pending", "value"),
         ],
-        "seats": [
-            ("paks", "Paks", "groups"),
-            ("pak_values", "Pak values", "value"),
-            ("totals", "Total", "value"),
-        ],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "seats": [("paks", "Paks", "groups"), ("pak_values", "Pak values", "value"), TOTAL],
+        "hand": HAND,
     },
     "punk": {
         "deck": "punk",
-        "info": [
-            ("game", "Game", "value"),
-            ("phase", "Phase", "value"),
-            ("round", "Round", "value"),
-            ("trick", "Trick", "value"),
-            ("target", "Target", "value"),
-        ],
+        "info": [GAME, PHASE, ROUND, ("trick", "Trick", "value"), ("target", "Target", "value")],
         "centre": [
             ("tricks", "Tricks this round", "last-groups"),
             ("pot", "Pot", "cards"),
@@ -333,22 +240,22 @@ LAYOUTS: dict[str, dict] = {
         "seats": [
             ("caches", "Cache", "cards"),
             ("carried", "Carried", "cards"),
-            ("scores", "Score", "value"),
+            SCORE,
             ("kept", "Kept", "value"),
         ],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "hand": HAND,
     },
     "stax": {
         "deck": "french",
-        "info": [("game", "Game", "value"), ("turn", "Turn of seat", "value")],
+        "info": [GAME, ("turn", "Turn of seat", "value")],
         "centre": [
             ("stacks", "Stacks", "groups"),
             ("played", "Played this turn", "cards"),
             ("deck", "Deck", "count"),
             ("discards", "Discards", "cards"),
         ],
-        "seats": [("points", "Points", "value"), ("totals", "Total", "value")],
-        "hand": {"key": "hand", "count": "hand_sizes"},
+        "seats": [("points", "Points", "value"), TOTAL],
+        "hand": HAND,
     },
 }
 

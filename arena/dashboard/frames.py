@@ -82,7 +82,7 @@ def _stored_frames(match: Match, viewers: Sequence[int | None]) -> list[list[dic
 
 
 # The log's rows are written here, not in a template loop: a long match has thousands,
-# and the template engine took about 0.1 ms a row (the page's first view, each viewer's).
+# and the template engine's cost a row adds up there (the page's first view, each viewer's).
 def event_rows(events: list[dict]) -> SafeString:
     if not events:
         return mark_safe('<tr><td colspan="2" class="muted">No events recorded.</td></tr>')
