@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, password_validation
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import APIException, NotFound, ValidationError
-from rest_framework.renderers import JSONRenderer
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from arena import replay
-from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_json
 from arena.throttling import SignUpThrottle
 from games import registry
-from tournaments import selectors
-from tournaments.apis.matches import SEAT_PARAMETER
-from tournaments.models import Match
-from tournaments.readcache import replay_answers
 
 
 def rules_text(slug: str) -> str:
@@ -137,64 +128,3 @@ class RegisterApi(APIView):
         return Response(
             {"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED
         )
-
-
-class FrameSerializer(serializers.Serializer):
-    d = serializers.DictField(help_text="observation keys changed since the previous frame")
-    e = serializers.IntegerField(help_text="events the viewer had seen by then")
-
-
-class FramesSerializer(serializers.Serializer):
-    match = serializers.IntegerField()
-    seat = serializers.IntegerField(allow_null=True)
-    game = serializers.CharField()
-    layout = serializers.DictField(help_text="which observation keys are hands, piles, chips")
-    frames = FrameSerializer(many=True)
-
-
-class ReplayGone(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "replay_unavailable"
-
-
-class MatchFramesApi(APIView):
-    """The table as one seat (or a spectator) saw it after each move, for the replay viewer."""
-
-    @extend_schema(
-        parameters=[
-            SEAT_PARAMETER,
-        ],
-        responses=FramesSerializer,
-    )
-    def get(self, request, pk):
-        seat = request.query_params.get("seat")
-        kind = f"frames:{LAYOUT_VERSION}"
-        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind=kind)
-        if body is not None:  # a finished match's answer, kept (one query, no model)
-            return HttpResponse(body, content_type="application/json")
-        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
-        if seat is not None:
-            try:
-                seat = selectors.parse_seat(seat, players=replay.seat_count(match))
-            except ValueError as exc:
-                raise ValidationError({"seat": [str(exc)]}) from exc
-
-        def build() -> bytes:
-            head = {
-                "match": match.pk,
-                "seat": seat,
-                "game": match.game,
-                "layout": layout_json(layout_for(match.game)),
-            }
-            # A finished match's frames are stored once (tournaments.read_models.replays).
-            stored = selectors.stored_piece(match=match, part="frames", seat=seat)
-            if stored is not None:
-                return selectors.spliced_json(head, [("frames", stored)])
-            try:
-                frames = replay.match_frames(match=match, seat=seat)
-            except replay.ReplayUnavailable as exc:
-                raise ReplayGone(str(exc)) from exc
-            return JSONRenderer().render({**head, "frames": frames})
-
-        body = replay_answers.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
-        return HttpResponse(body, content_type="application/json")

@@ -1,8 +1,8 @@
 """Django's Redis cache, with one Redis client per connection pool.
 
 Django's ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` around the same pool
-for every cache call; each build copies redis-py's table of ~170 response callbacks, about
-70 us here, as much as half of a small GET's round trip, paid by every stored read. The
+for every cache call; each build copies redis-py's table of ~170 response callbacks, a
+large part of a small GET's round trip (bench/README.md), paid by every stored read. The
 client only holds the pool (which hands out connections, and starts afresh in a forked
 child), so one per pool serves every call and thread.
 """

@@ -41,7 +41,7 @@ def keep_database_connections(**_kwargs) -> None:
 @task_postrun.connect
 def close_old_connections(sender=None, **_kwargs) -> None:
     """Around each task, what Django does around each request: close a connection that
-    broke or outlived its age (Celery's fixup, told to reuse them, no longer does)."""
+    broke or outlived its age (Celery's fixup does not when told to reuse them)."""
     if not _keep_connections or getattr(getattr(sender, "request", None), "is_eager", False):
         return
     from django.db import close_old_connections as close

@@ -2,7 +2,7 @@
 
 Django reads a body lazily, but the first middleware to touch ``request.POST`` (CSRF, for
 one) reads all of it, and a multipart file part over FILE_UPLOAD_MAX_MEMORY_SIZE goes to
-the temporary directory: a 100 MB anonymous POST to /login/ used to land on disk before
+the temporary directory, so a large anonymous POST to /login/ would land on disk before
 its 403. This middleware runs first and answers from the headers alone:
 
 - a ``Content-Length`` over the path's cap: 413 (uploads take the upload cap plus the form

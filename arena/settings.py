@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "bots",
     "tournaments",
     "arena",
+    "arena.dashboard",
 ]
 
 MIDDLEWARE = [
@@ -362,9 +363,9 @@ ARENA_LADDER_BANK_MS = int(os.environ.get("ARENA_LADDER_BANK_MS", "10000"))
 ARENA_FIT_DELAY_SECONDS = float(os.environ.get("ARENA_FIT_DELAY_SECONDS", "10"))
 # A finished match of at least this many moves has its stored replay built by a maintenance
 # worker once its result commits (tournaments.read_models.replays), so no reader waits for
-# it: 0.1-0.45 ms a move, 2-4 s at 5,900 moves (bench/replay_first_read.py). A shorter one's
-# is built by its first read (under 20 ms on a quiet machine, about what a stored page read
-# costs; and most matches are never read); 0 builds every match's.
+# it (a long match's build takes seconds: bench/replay_first_read.py). A shorter one's is
+# built by its first read (about what a stored page read costs; and most matches are never
+# read); 0 builds every match's.
 ARENA_STORE_REPLAY_MOVES = int(os.environ.get("ARENA_STORE_REPLAY_MOVES", "60"))
 # A build still waiting after one reaper period is dropped (its first read builds it): a
 # backlog of builds never holds the reapers up for longer than that.

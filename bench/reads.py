@@ -125,15 +125,14 @@ def clear_caches() -> None:
     answers last read are kept per process too."""
     from django.core.cache import cache
 
-    from arena import views
-    from tournaments import readcache
-    from tournaments.readcache import replay_answers
+    from arena.dashboard.views import games as views
+    from tournaments import readcache, selectors
 
     cache.clear()
     views._rules_html.cache_clear()
     # Each process's own copies of stored answers (absent in older trees).
     for forget in (
-        getattr(replay_answers, "forget_all", None),
+        getattr(selectors, "forget_replay_bodies", None),
         getattr(readcache, "forget_kept", None),
     ):
         if forget is not None:

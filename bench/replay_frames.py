@@ -4,7 +4,7 @@
     .venv/bin/python bench/replay_frames.py --matches 10 --games paks,paiute
 
 Each match is played by the random policy at the game's largest table of at most four
-seats, then replayed move by move as ``arena.replay.frames_from_record`` does for the
+seats, then replayed move by move as ``arena.dashboard.frames.frames_from_record`` does for the
 API (an observation per move, cut to the layout's keys, changed keys only). A finished
 match's frames are cached per seat, so this is the cost of a first view only.
 """
@@ -26,7 +26,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from arena.replay import frames_from_record  # noqa: E402
+from arena.dashboard.frames import frames_from_record  # noqa: E402
 from games import registry  # noqa: E402
 from games.policies import play_out, random_policy  # noqa: E402
 from games.rng import Rng  # noqa: E402

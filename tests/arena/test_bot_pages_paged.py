@@ -103,7 +103,7 @@ def test_bot_names_json_suggests_a_few_names_of_the_game():
 
 
 def test_bot_page_lists_the_latest_rating_changes_and_charts_them_all():
-    from arena.botpage import HISTORY_ROWS
+    from arena.dashboard.bot_page import HISTORY_ROWS
 
     bot_a, a = bot_with_version(name="alpha")
     _, b = bot_with_version(name="beta")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.botpage import recent_match_rows
+from arena.dashboard.bot_page import recent_match_rows
 from tests.support.builders import bot_with_version, finished_match, version
 from tournaments.models import Match
 

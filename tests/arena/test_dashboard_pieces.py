@@ -9,9 +9,9 @@ from urllib.parse import parse_qs
 import pytest
 from django.template.loader import render_to_string
 
-from arena.botpage import result_text
-from arena.charts import rating_series
-from arena.leaderboards import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
+from arena.dashboard.bot_page import result_text
+from arena.dashboard.charts import rating_series
+from arena.dashboard.leaderboard_page import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
 from games import registry
 
 

@@ -1,6 +1,6 @@
 """The dashboard's text for recorded JSON: events, moves and options read as JSON, not Python."""
 
-from arena.templatetags.arena_format import event_text, move_text, options_text
+from arena.dashboard.templatetags.arena_format import event_text, move_text, options_text
 
 
 def test_event_text_lists_fields_after_the_type():
@@ -22,7 +22,7 @@ def test_options_text_uses_json_values():
 
 
 def test_players_text_lists_table_sizes_with_gaps():
-    from arena.templatetags.arena_format import players_text
+    from arena.dashboard.templatetags.arena_format import players_text
     from games import registry
 
     pairs = registry.get("pairs")

@@ -6,7 +6,7 @@ import pytest
 from django.template import Context, Template
 from django.urls import NoReverseMatch, reverse, set_script_prefix
 
-from arena.templatetags.arena_links import id_url
+from arena.dashboard.templatetags.arena_links import id_url
 
 
 @pytest.mark.parametrize("prefix", ["/", "/arena/", "/a b/"])

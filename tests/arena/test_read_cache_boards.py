@@ -115,7 +115,7 @@ def test_the_bot_pages_rating_parts_are_stored_and_a_rated_result_moves_them(
     two_bots, django_capture_on_commit_callbacks
 ):
     """The bot page's rating history and head-to-head parts are stored under the board
-    version (arena.botpage.rating_parts), and so is the whole page for anonymous readers
+    version (arena.dashboard.bot_page.rating_parts), and so is the whole page for anonymous readers
     (tests/arena/test_read_cache_bot_page.py): the page equals a fresh render, reads no
     rating table when stored, and shows a new rated result."""
     a, _, va, vb = two_bots

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
-from arena import botpage
+from arena.dashboard import bot_page as botpage
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
 from tests.support.builders import active_bots
@@ -53,7 +53,7 @@ def seated(match: Match) -> list[Bot]:
 
 def page_version(bot: Bot) -> tuple:
     """The page's version with its ratings token's current value."""
-    return readcache.current(botpage.page_version(bot_id=bot.pk))
+    return readcache.current(botpage.page_mark(bot_id=bot.pk))
 
 
 def reads(bot: Bot) -> list[str]:
@@ -171,7 +171,7 @@ def test_a_tournament_rename_and_a_new_rating_move_the_page(match):
 
 def test_no_stored_page_without_a_shared_cache_or_a_bot(match, settings, client):
     settings.ARENA_READ_CACHE_TOKENS = False
-    assert botpage.page_version(bot_id=seated(match)[0].pk) is None
+    assert botpage.page_mark(bot_id=seated(match)[0].pk) is None
     settings.ARENA_READ_CACHE_TOKENS = True
     assert marks.bot_page_mark(pk=10**9) is None
     assert client.get(f"/bots/{10**9}/").status_code == 404
@@ -186,7 +186,7 @@ def test_the_triggers_watch_every_column_the_page_shows():
         if "__" not in name  # the tournament's name: the tournament list's version
     }
     assert read <= set(page_migration.MATCH_SHOWN)
-    template = open("arena/templates/arena/bot_detail.html").read()
+    template = open("arena/dashboard/templates/arena/bot_detail.html").read()
     for field in ("rank", "fault"):
         assert f"s.{field}" in template or f"r.{field}" in template
     assert {"rank", "fault", "version_id", "match_id"} <= set(page_migration.SEAT_SHOWN)

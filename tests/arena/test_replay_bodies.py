@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from arena import replay
-from arena.replay_layouts import layout_for, layout_json
+from arena.dashboard import frames as replay
+from arena.dashboard.frame_layouts import layout_for, layout_json
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.core.cache import cache
 
-from arena import replay
-from arena.replay_layouts import LAYOUTS, layout_for, layout_keys
+from arena.dashboard import frames as replay
+from arena.dashboard.frame_layouts import LAYOUTS, layout_for, layout_keys
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from arena import replay
+from arena.dashboard import frames as replay
 from games import registry
 from games.policies import play_out, random_policy
 from games.rng import Rng

@@ -12,7 +12,7 @@ from celery import current_app
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from arena import replay
+from arena.dashboard import frames as replay
 from games import registry
 from tests.support.replay_matches import record_played
 from tests.support.stored_replays import (

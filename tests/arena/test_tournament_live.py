@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 from django.contrib.auth import get_user_model
 
-from arena.forms import TournamentForm, local_to_utc, option_field_name
-from arena.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
+from arena.dashboard.forms import TournamentForm, local_to_utc, option_field_name
+from arena.dashboard.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
 from games import registry
 from tests.support.builders import active_bots, bot_with_version, play_queued, started_tournament
 from tournaments import selectors

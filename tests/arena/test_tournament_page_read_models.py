@@ -8,7 +8,7 @@ import random
 import pytest
 from django.contrib.auth import get_user_model
 
-from arena import tournament_page
+from arena.dashboard import tournament_page
 from tests.support.builders import fail_every_attempt, record_random_result, started_event
 from tests.support.standings_reference import pairwise_from_every_game
 from tournaments import selectors

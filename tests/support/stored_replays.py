@@ -6,8 +6,8 @@ from __future__ import annotations
 from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
-from arena import replay
-from arena.replay_layouts import layout_for, layout_json
+from arena.dashboard import frames as replay
+from arena.dashboard.frame_layouts import layout_for, layout_json
 from games import registry
 from tournaments import readcache
 from tournaments.models import Match

@@ -86,7 +86,7 @@ def test_page_rows_equal_the_rows_of_whole_models(organiser, settings):
     scores of both signs)."""
     from django.template.loader import render_to_string
 
-    from arena.tournament_page import TOURNAMENT_ORDER, match_page
+    from arena.dashboard.tournament_page import TOURNAMENT_ORDER, match_page
 
     tournament = every_kind_of_match(organiser, settings, seed=5)
     page = match_page(selectors.match_list(tournament=tournament), None, TOURNAMENT_ORDER)

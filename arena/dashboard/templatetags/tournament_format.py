@@ -7,7 +7,7 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.templatetags.arena_links import id_url
+from arena.dashboard.templatetags.arena_links import id_url
 
 register = template.Library()
 
@@ -60,9 +60,8 @@ def _text(value) -> str:
 
 @register.simple_tag
 def standings_rows(overview: dict) -> SafeString:
-    """The standings table's rows, as the loop this replaced wrote them, cell for cell:
-    a 200-entrant table through the template engine (13 values a row) was the largest
-    part of a cold standings page."""
+    """The standings table's rows, written here rather than in a template loop: a large
+    table through the template engine (13 values a row) is most of a cold standings page."""
     tiebreaks = overview["tiebreaks"]
     faults_column = "faults" not in tiebreaks
     out = []
@@ -92,8 +91,8 @@ VS = '<span class="vs"> – </span>'
 
 @register.simple_tag
 def round_table_rows(round_: dict) -> SafeString:
-    """A round's table rows (``tournament_page._round_tables``), as the loop this replaced
-    wrote them: a Swiss of 64 has 224 tables of two seats."""
+    """A round's table rows (``tournament_page._round_tables``), written here rather than in
+    a template loop: a Swiss of 64 has 224 tables of two seats."""
     out = []
     for t in round_["tables"]:
         seats = []
@@ -111,9 +110,9 @@ def round_table_rows(round_: dict) -> SafeString:
 
 @register.simple_tag
 def match_rows_body(rows: list, show_series) -> SafeString:
-    """A page of matches' rows (``tournament_page.match_page``: rows with ``seat_rows``), as
-    the loop this replaced wrote them: 50 rows of two seats, on every standings and ladder
-    page."""
+    """A page of matches' rows (``tournament_page.match_page``: rows with ``seat_rows``),
+    written here rather than in a template loop: 50 rows of two seats, on every standings
+    and ladder page."""
     out = []
     for m in rows:
         series = f"<td>{_text(m.series)}</td>" if show_series else ""

@@ -1,8 +1,8 @@
 """Links to an object's page by id, for tables of hundreds of rows.
 
 ``{{ pk|id_url:"bot" }}`` writes what ``{% url "bot" pk %}`` writes, at a fraction of the
-cost: ``reverse`` (the URLconf and script prefix looked up, the route matched again) took
-about a sixth of a standings page's rendering, one call per link. The route's text is
+cost: ``reverse`` (the URLconf and script prefix looked up, the route matched again) is
+a large part of a standings page's rendering, one call per link. The route's text is
 reversed once per route and script prefix and the id put in; anything but an int id goes
 through ``reverse`` as the tag would.
 """

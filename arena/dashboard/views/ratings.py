@@ -13,21 +13,16 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from arena import leaderboards
 from arena.api import describe_game
-from arena.rating_forms import GatingForm, HeadToHeadForm
+from arena.dashboard import leaderboard_page
+from arena.dashboard.page_cache import cached_page
+from arena.dashboard.rating_forms import GatingForm, HeadToHeadForm
+from arena.dashboard.views.games import game_or_404
 from bots import services as bot_services
 from bots.models import Bot
 from games import registry
 from tournaments import readcache, selectors
 from tournaments.ratings import pools
-
-
-def _game_or_404(slug: str):
-    try:
-        return registry.get(slug)
-    except registry.UnknownGame:
-        raise Http404(f"no game {slug!r}") from None
 
 
 def _pool_or_404(slug: str, raw: str | None) -> str:
@@ -37,16 +32,16 @@ def _pool_or_404(slug: str, raw: str | None) -> str:
         raise Http404(str(exc)) from None
 
 
+def _board_mark(request, slug) -> tuple | None:
+    return readcache.board_mark(slug) if slug in registry.slugs() else None
+
+
+@cached_page(mark=_board_mark)
 def leaderboard(request, slug):
-    version = readcache.board_mark(slug) if slug in registry.slugs() else None
-    return readcache.page(request, version, lambda: _leaderboard(request, slug))
-
-
-def _leaderboard(request, slug):
-    game = _game_or_404(slug)
+    game = game_or_404(slug)
     pool = _pool_or_404(slug, request.GET.get("pool"))
     query = request.GET.get("q", "")[:40].strip()
-    page = leaderboards.board_page(pool=pool, query=query, cursor=request.GET.get("cursor"))
+    page = leaderboard_page.board_page(pool=pool, query=query, cursor=request.GET.get("cursor"))
     return render(
         request,
         "arena/leaderboard.html",
@@ -64,13 +59,9 @@ def _leaderboard(request, slug):
     )
 
 
+@cached_page(mark=_board_mark)
 def head_to_head(request, slug):
-    version = readcache.board_mark(slug) if slug in registry.slugs() else None
-    return readcache.page(request, version, lambda: _head_to_head(request, slug))
-
-
-def _head_to_head(request, slug):
-    game = _game_or_404(slug)
+    game = game_or_404(slug)
     choices = selectors.pools_of_game(game=slug)
     form = HeadToHeadForm(request.GET or None, game=slug, pools=choices)
     result = None

@@ -19,8 +19,8 @@ from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from arena.replay_layouts import LAYOUT_VERSION, layout_for, layout_keys
-from arena.templatetags.arena_format import event_text, move_text
+from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_keys
+from arena.dashboard.templatetags.arena_format import event_text, move_text
 from games import registry
 from tournaments import selectors
 from tournaments.models import Match
@@ -28,7 +28,7 @@ from tournaments.read_models import replays
 from tournaments.selectors.matches import MATCH_LOG_VERSION
 
 
-class ReplayUnavailable(Exception):
+class FramesUnavailable(Exception):
     """The match cannot be replayed here (no record, or another engine version)."""
 
 
@@ -45,7 +45,7 @@ def frames_for_viewers(record: dict, viewers: Sequence[int | None]) -> list[list
     """The frames of each viewer (see ``frames_from_record``), from one replay of the record."""
     game = registry.get(record["game"])
     if record.get("version", game.version) != game.version:
-        raise ReplayUnavailable(
+        raise FramesUnavailable(
             f"recorded with {game.slug} version {record['version']}, "
             f"this server runs version {game.version}"
         )
@@ -82,7 +82,7 @@ def _stored_frames(match: Match, viewers: Sequence[int | None]) -> list[list[dic
 
 
 # The log's rows are written here, not in a template loop: a long match has thousands,
-# and the template engine took about 0.1 ms a row (the page's first view, each viewer's).
+# and the template engine's cost a row adds up there (the page's first view, each viewer's).
 def event_rows(events: list[dict]) -> SafeString:
     if not events:
         return mark_safe('<tr><td colspan="2" class="muted">No events recorded.</td></tr>')
@@ -141,7 +141,8 @@ def _stored_text_logs(match: Match, viewers: Sequence[int | None]) -> list[str]:
 
 
 # Every finished match's frames and text log, each viewer's, kept with its stored replay
-# (a cache miss then reads them instead of replaying and rendering): arena.apps registers them.
+# (a cache miss then reads them instead of replaying and rendering): arena.dashboard.apps
+# registers them.
 STORED_PARTS = (
     replays.Part("frames", LAYOUT_VERSION, _stored_frames),
     replays.Part("log", MATCH_LOG_VERSION, _stored_text_logs),

@@ -98,7 +98,7 @@ def match_page(queryset, params=None, order: tuple[str, ...] = LADDER_ORDER) -> 
 
     Each row carries ``seat_rows``: its seats as plain objects, read in one query of the
     columns shown (50 matches with their seats, versions and bots built as model instances
-    took most of a standings page's build)."""
+    would be most of a standings page's build)."""
     queryset = queryset.prefetch_related(None).only(*ROW_FIELDS, *order)
     page = _match_page(queryset, params, order)
     seats = {row.pk: [] for row in page.rows}

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from arena import throttling
-from arena.forms import ThrottledLoginForm
+from arena.dashboard.forms import ThrottledLoginForm
 
 TOO_MANY_REQUESTS = 429
 

@@ -3,7 +3,7 @@
  * It reads two answers of the API: /api/matches/<id>/frames/?seat=N (the table as that
  * seat saw it after each move, cut to the keys the game's layout names, plus the layout)
  * and /api/matches/<id>/replay/?seat=N (that seat's events, and the moves with their
- * times). The layout (arena/replay_layouts.py) says which keys are hands, piles, chips...
+ * times). The layout (arena/dashboard/frame_layouts.py) says which keys are hands, piles, chips...
  * Nothing here knows a particular game.
  */
 (function () {

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from arena.charts import rating_series
+from arena.dashboard.charts import rating_series
 from bots.models import Bot, BotVersion
 from tournaments import readcache, selectors
 from tournaments.models import Match, MatchSeat
@@ -54,8 +54,8 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
         hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
     else:
         # Every match of the bot with its status, newest first, in one pass: the cancelled
-        # ones counted, the newest others kept (a count and a page each walked all the
-        # bot's seats and their matches before).
+        # ones counted, the newest others kept (a count and a page would each walk all the
+        # bot's seats and their matches).
         cancelled: set[int] = set()
         ids = []
         for match_id, status in seats.values_list("match_id", "match__status").distinct():
@@ -65,8 +65,8 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
                 ids.append(match_id)
         hidden = len(cancelled)
     # Plain rows in one query (each match has a seat of this bot, so none is missed):
-    # model instances of 30 matches, their tournaments and 60 seats with versions and
-    # bots took most of the page's build.
+    # model instances of the matches, their tournaments and seats with versions and bots
+    # would be most of the page's build.
     found = (
         MatchSeat.objects.filter(match_id__in=ids)
         .order_by("-match_id", "seat")
@@ -117,10 +117,10 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
     return rows, hidden
 
 
-def page_version(*, bot_id: int) -> tuple | None:
-    """The version of the whole page as an anonymous reader sees it: the bot's page version
+def page_mark(*, bot_id: int) -> tuple | None:
+    """The mark of the whole page as an anonymous reader sees it: the bot's page mark
     (``marks.bot_page_mark``: its rows, versions, gates, matches, tournament names)
-    and its game's ratings version (the rating parts). None, so built as usual, when either
+    and its game's ratings mark (the rating parts). None, so built as usual, when either
     has none (no such bot; a cache not shared with the rating writers)."""
     page = marks.bot_page_mark(pk=bot_id)
     ratings = readcache.board_mark(page[2]) if page is not None else None

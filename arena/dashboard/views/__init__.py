@@ -1,0 +1,2 @@
+"""The dashboard's server-rendered pages, one module per family of pages. Reads go through
+selectors, writes through services."""

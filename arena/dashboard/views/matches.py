@@ -1,0 +1,135 @@
+"""The match page and the replay viewer's frames (the table after each move, as one seat
+or a spectator saw it)."""
+
+from __future__ import annotations
+
+import functools
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from arena.dashboard import frames
+from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_json
+from arena.dashboard.page_cache import cached_page
+from tournaments import selectors
+from tournaments.apis.matches import SEAT_PARAMETER
+from tournaments.models import Match
+from tournaments.readcache import marks, replay_answers
+
+
+@cached_page(mark=lambda request, pk: marks.finished_match_mark(pk=pk))
+def match_detail(request, pk):
+    try:
+        match = selectors.match_detail(pk=pk)
+    except Match.DoesNotExist:
+        raise Http404(f"no match {pk}") from None
+    seats = list(match.seats.all())
+    players = max(len(seats), frames.seat_count(match))
+    try:
+        seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
+    except ValueError:
+        seat = None  # a seat the match does not have: show the spectator's view
+    viewer = {
+        "match": match.pk,
+        "seat": seat,
+        "framesUrl": reverse("api-match-frames", args=[match.pk]),
+        "replayUrl": reverse("api-match-replay", args=[match.pk]),
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.version.bot.name,
+                "version": s.version.number,
+                "score": s.score,
+                "rank": s.rank,
+                "fault": s.fault,
+            }
+            for s in seats
+        ],
+    }
+    return render(
+        request,
+        "arena/match_detail.html",
+        {
+            "match": match,
+            "seats": seats,
+            "seat": seat,
+            "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
+            "viewer": viewer,
+            # Lazy: a finished match's text log is cached and stored (frames.text_log).
+            "text_log": functools.cache(lambda: frames.text_log(match=match, seat=seat)),
+            # The reader's own bots' logs only (selectors.seat_logs).
+            "logs": sorted(selectors.seat_logs(match=match, user=request.user).items()),
+            "reproduce": selectors.reproduce(
+                match=match,
+                user=request.user,
+                export_url=request.build_absolute_uri(reverse("api-match", args=[match.pk])),
+            ),
+        },
+    )
+
+
+class FrameSerializer(serializers.Serializer):
+    d = serializers.DictField(help_text="observation keys changed since the previous frame")
+    e = serializers.IntegerField(help_text="events the viewer had seen by then")
+
+
+class FramesSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    game = serializers.CharField()
+    layout = serializers.DictField(help_text="which observation keys are hands, piles, chips")
+    frames = FrameSerializer(many=True)
+
+
+class FramesGone(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "replay_unavailable"
+
+
+class MatchFramesApi(APIView):
+    """The table as one seat (or a spectator) saw it after each move, for the replay viewer."""
+
+    @extend_schema(
+        parameters=[
+            SEAT_PARAMETER,
+        ],
+        responses=FramesSerializer,
+    )
+    def get(self, request, pk):
+        seat = request.query_params.get("seat")
+        kind = f"frames:{LAYOUT_VERSION}"
+        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind=kind)
+        if body is not None:  # a finished match's answer, kept (one query, no model)
+            return HttpResponse(body, content_type="application/json")
+        match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
+        if seat is not None:
+            try:
+                seat = selectors.parse_seat(seat, players=frames.seat_count(match))
+            except ValueError as exc:
+                raise ValidationError({"seat": [str(exc)]}) from exc
+
+        def build() -> bytes:
+            head = {
+                "match": match.pk,
+                "seat": seat,
+                "game": match.game,
+                "layout": layout_json(layout_for(match.game)),
+            }
+            # A finished match's frames are stored once (tournaments.read_models.replays).
+            stored = selectors.stored_piece(match=match, part="frames", seat=seat)
+            if stored is not None:
+                return selectors.spliced_json(head, [("frames", stored)])
+            try:
+                found = frames.match_frames(match=match, seat=seat)
+            except frames.FramesUnavailable as exc:
+                raise FramesGone(str(exc)) from exc
+            return JSONRenderer().render({**head, "frames": found})
+
+        body = replay_answers.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
+        return HttpResponse(body, content_type="application/json")
