@@ -294,7 +294,7 @@ class State:
         self._events.append((public, private or {}))
 
     def to_json(self) -> dict:
-        """Everything needed to rebuild this state by replay (``games.registry.replay``)."""
+        """Everything needed to rebuild this state by replay (``games.registry.rebuild``)."""
         return {
             "game": self.game.slug,
             "version": self.game.version,

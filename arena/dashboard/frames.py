@@ -131,7 +131,7 @@ def render_text_log(*, events: list[dict], moves: list, moves_table: str | None 
 
 
 def _stored_text_logs(match: Match, viewers: Sequence[int | None]) -> list[str]:
-    state = registry.replay(match.record)
+    state = registry.rebuild(match.record)
     moves = match.moves or []
     table = render_moves_table(moves)
     return [

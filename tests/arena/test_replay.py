@@ -50,7 +50,7 @@ def test_replay_per_seat(client_for, finished_match):
     }
     assert views["0"]["seat"] == 0 and views["1"]["seat"] == 1
     assert views["0"]["events"] != views["1"]["events"]  # each sees its own hand
-    state = registry.replay(finished_match.record)
+    state = registry.rebuild(finished_match.record)
     assert views["1"]["events"] == state.events(1)
     page = client_for(None).get(f"/matches/{finished_match.pk}/", {"seat": "1"})
     assert page.context["seat"] == 1

@@ -37,7 +37,7 @@ def fresh_replay(match, seat):
         "match": match.pk,
         "seat": seat,
         "moves": match.moves or [],
-        "events": json.loads(json.dumps(registry.replay(match.record).events(seat))),
+        "events": json.loads(json.dumps(registry.rebuild(match.record).events(seat))),
     }
 
 
@@ -202,10 +202,10 @@ def test_match_page_text_log_is_cached_and_equals_a_fresh_render(client, finishe
     assert text_log(again) == text_log(first)
     cache.clear()
     assert text_log(client.get(url, {"seat": 0}).content.decode()) == text_log(first)
-    events = registry.replay(finished_match.record).events(0)
+    events = registry.rebuild(finished_match.record).events(0)
     assert f"Text log: {len(events)} events" in text_log(first) and len(events) > 5
     spectator = client.get(url).content.decode()
-    assert f"Text log: {len(registry.replay(finished_match.record).events(None))} events" in (
+    assert f"Text log: {len(registry.rebuild(finished_match.record).events(None))} events" in (
         text_log(spectator)
     )
 

@@ -76,7 +76,9 @@ def test_a_miss_with_a_stored_row_never_replays(client, match, monkeypatch, whol
     call_command("rebuild_read_models", "--only", "replays", verbosity=0)
     expected = {(k, s): fresh_body(match, k, s) for k in ("replay", "frames") for s in VIEWERS}
     logs = {
-        s: replay.render_text_log(events=registry.replay(match.record).events(s), moves=match.moves)
+        s: replay.render_text_log(
+            events=registry.rebuild(match.record).events(s), moves=match.moves
+        )
         for s in VIEWERS
     }
     # With the record and moves spoiled only the stored row can still answer right.
@@ -99,7 +101,7 @@ def test_match_page_text_log_comes_from_the_stored_row(client, match):
     assert not big_columns_read(queries)
     log = again[again.index('<details id="text-log">') : again.index("</details>")]
     assert log == first[first.index('<details id="text-log">') : first.index("</details>")]
-    events = registry.replay(match.record).events(1)
+    events = registry.rebuild(match.record).events(1)
     assert f"Text log: {len(events)} events and {len(match.moves)} moves" in log
     assert selectors.replay_events(match=match, seat=1) == json.loads(json.dumps(events))
 
@@ -195,7 +197,7 @@ def test_stored_pieces_equal_fresh_builds_for_every_game_viewer(match, monkeypat
     stored = replays.StoredReplay(row)
     assert json.loads(stored.piece("moves")) == match.moves
     for seat in VIEWERS:
-        events = registry.replay(match.record).events(seat)
+        events = registry.rebuild(match.record).events(seat)
         frames = replay.frames_from_record(match.record, seat=seat)
         assert stored.piece(replays.piece_name("events", seat)) == JSONRenderer().render(events)
         assert stored.piece(replays.piece_name("frames", seat)) == JSONRenderer().render(frames)

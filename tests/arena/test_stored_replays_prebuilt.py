@@ -108,7 +108,7 @@ def lost_or_failed_then_read(client, match, settings) -> None:
     for seat in VIEWERS:
         forget_stored()
         page = client.get(f"/matches/{match.pk}/", {} if seat is None else {"seat": seat})
-        events = registry.replay(match.record).events(seat)
+        events = registry.rebuild(match.record).events(seat)
         assert replay.render_text_log(events=events, moves=match.moves) in page.content.decode()
     assert not MatchReplay.objects.exists()
     settings.ARENA_STORE_REPLAY_EXPIRES = 0  # the period is over

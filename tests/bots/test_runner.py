@@ -54,7 +54,7 @@ def test_examples_play_a_full_match(path):
     assert seats[0]["bot"] == path and seats[1]["bot"] == "random"
     assert len(outcome.moves) == 10 and all(m["defaulted"] == [] for m in outcome.moves)
     assert all(isinstance(m["cpu_ms"]["0"], int) for m in outcome.moves[::2])
-    replayed = registry.replay(outcome.record)
+    replayed = registry.rebuild(outcome.record)
     assert replayed.result()["seats"][0]["score"] == seats[0]["score"]
 
 

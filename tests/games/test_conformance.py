@@ -236,7 +236,7 @@ def test_determinism_and_replay(game, players: int, options: dict) -> None:
     again = game.new_match(players=players, options=options, seed=seed)
     for move in state.moves:
         again.apply({int(seat): action for seat, action in move.items()})
-    replayed = registry.replay(json.loads(json.dumps(record)))
+    replayed = registry.rebuild(json.loads(json.dumps(record)))
     for other in (again, replayed):
         assert other.is_over()
         for seat in [None, *range(players)]:
@@ -246,7 +246,7 @@ def test_determinism_and_replay(game, players: int, options: dict) -> None:
         assert other.to_json() == record
     if midway is not None:
         record_midway, views = midway
-        assert _views(registry.replay(record_midway)) == views
+        assert _views(registry.rebuild(record_midway)) == views
     # A different seed gives a different deal (with overwhelming probability).
     other_seed = game.new_match(players=players, options=options, seed=seed + 1)
     first = game.new_match(players=players, options=options, seed=seed)

@@ -34,3 +34,14 @@ def test_player_counts_follow_each_games_own_rule():
     assert paks.player_counts() == [2, 3, 4, 6]
     pairs = registry.get("pairs")
     assert pairs.player_counts() == list(range(pairs.min_players, pairs.max_players + 1))
+
+
+def test_replay_stays_the_registrys_name_for_rebuilding_a_record():
+    """Outside code calls ``registry.replay``; the project calls it ``rebuild``."""
+    state = registry.get("pairs").new_match(players=3, seed=11)
+    while not state.is_over() and len(state.moves) < 5:
+        seat = state.to_act()[0]
+        state.apply({seat: state.legal_actions(seat)[0]})
+    record = state.to_json()
+    assert record["moves"]
+    assert registry.replay(record).to_json() == record == registry.rebuild(record).to_json()

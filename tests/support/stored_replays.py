@@ -31,7 +31,7 @@ def fresh_body(match: Match, kind: str, seat) -> bytes:
             "match": match.pk,
             "seat": seat,
             "moves": match.moves or [],
-            "events": registry.replay(match.record).events(seat),
+            "events": registry.rebuild(match.record).events(seat),
         }
     else:
         data = {

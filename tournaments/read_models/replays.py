@@ -75,7 +75,7 @@ class Part:
 
 
 def _events(match: Match, viewers: Sequence[Viewer]) -> list:
-    state = registry.replay(match.record)
+    state = registry.rebuild(match.record)
     return [state.events(viewer) for viewer in viewers]
 
 

@@ -272,7 +272,7 @@ def replay_events(*, match: Match, seat: int | None) -> list[dict]:
     if match.status != Match.Status.FINISHED:
         if not match.record:
             return []
-        return registry.replay(match.record).events(seat)
+        return registry.rebuild(match.record).events(seat)
     key = replay_cache_key(match=match, seat=seat)
     events = cache.get(key)
     if events is None:
@@ -282,6 +282,6 @@ def replay_events(*, match: Match, seat: int | None) -> list[dict]:
         elif not match.record:
             return []
         else:
-            events = registry.replay(match.record).events(seat)
+            events = registry.rebuild(match.record).events(seat)
         cache.set(key, events, REPLAY_CACHE_SECONDS)
     return events
