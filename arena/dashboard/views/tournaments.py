@@ -67,6 +67,25 @@ def tournament_cancel(request, pk):
 
 
 TOURNAMENT_FORM = "arena/tournament_form.html"
+# The form's fields handed to the service as they are (the bots go as their ids).
+TOURNAMENT_SETTINGS = (
+    "name",
+    "game",
+    "options",
+    "format",
+    "seeding",
+    "players_per_match",
+    "games_per_pairing",
+    "rotate_seats",
+    "rounds",
+    "advance",
+    "third_place",
+    "grand_final_reset",
+    "move_ms",
+    "bank_ms",
+    "start_at",
+    "rated",
+)
 
 
 @login_required
@@ -82,24 +101,9 @@ def tournament_new(request):
         try:
             tournament = services.create_tournament(
                 organiser=request.user,
-                name=data["name"],
-                game=data["game"],
                 bot_ids=[bot.pk for bot in data["bots"]],
-                options=data["options"],
-                format=data["format"],
-                seeding=data["seeding"],
-                players_per_match=data["players_per_match"],
-                games_per_pairing=data["games_per_pairing"],
-                rotate_seats=data["rotate_seats"],
-                rounds=data["rounds"],
                 challengers=[bot.pk for bot in data["challengers"]],
-                advance=data["advance"],
-                third_place=data["third_place"],
-                grand_final_reset=data["grand_final_reset"],
-                move_ms=data["move_ms"],
-                bank_ms=data["bank_ms"],
-                start_at=data["start_at"],
-                rated=data["rated"],
+                **{name: data[name] for name in TOURNAMENT_SETTINGS},
             )
         except ValidationError as exc:
             form.add_error(None, exc)
