@@ -163,7 +163,7 @@ def bench_end(folder: Path, count: int) -> float:
     for _ in range(count):
         seat = ProgramPlayer(folder, sandbox.Limits(), label="echo")
         seat.start({"game": "bench"})
-        seat.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        seat.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK, move=1)
         began = time.perf_counter()
         seat.end({"seats": []})
         seat.close()
@@ -306,12 +306,12 @@ def bench_round_trip(folder: Path, count: int) -> dict[str, float]:
             other.box.pause()  # type: ignore[union-attr]
         else:
             other.pause()  # the runner's: lazy (bots/sandbox/botprocess.py)
-        me.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        me.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK, move=1)
         return time.perf_counter() - began
 
     def one_seat(_i: int) -> float:
         began = time.perf_counter()
-        alone.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK)
+        alone.act(MESSAGE["observation"], MESSAGE["legal"], CLOCK, move=1)
         return time.perf_counter() - began
 
     variants = {

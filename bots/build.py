@@ -78,8 +78,8 @@ NO_MAIN, BUILD_KILLED = 8, 9
 class BuildResult:
     ok: bool
     archive: bytes  # the built tree as a zip ("" unless ok)
-    log: str  # the tail of what build.sh wrote
-    reason: str  # why it failed, for a person ("" if ok)
+    log: str  # the tail of what build.sh wrote (its owner's only)
+    reason: str  # why it failed, for anyone to read: never quotes the log ("" if ok)
     seconds: float
 
 
@@ -114,9 +114,8 @@ def build(
     tail = _tail(log)
 
     def failed(reason: str) -> BuildResult:
-        return BuildResult(
-            False, b"", tail, reason + (f"; its output ends:\n{tail}" if tail else ""), took
-        )
+        # The output is the build's log, its owner's only: the reason never quotes it.
+        return BuildResult(False, b"", tail, reason, took)
 
     if timed_out:
         return failed(f"build.sh took more than {wall:g} s")

@@ -142,7 +142,7 @@ def summary(outcome: MatchOutcome) -> str:
     lines.append(f"{'seat':>4}  {'bot':<{width}}  {'score':>6}  {'rank':>4}  fault")
     for i, seat in enumerate(seats):
         fault = seat["fault"]
-        text = f"{fault['kind']}: {fault['reason']}" if fault else "-"
+        text = f"{fault['kind']}: {one_line(fault['reason'])}" if fault else "-"
         lines.append(
             f"{i:>4}  {seat['bot']:<{width}}  {seat['score']:>6}  {seat['rank']:>4}  {text}"
         )
@@ -151,18 +151,30 @@ def summary(outcome: MatchOutcome) -> str:
     return "\n".join(lines)
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line (a table's row), its runs of whitespace made single spaces."""
+    return " ".join(text.split())
+
+
 def logs_text(outcome: MatchOutcome) -> str:
-    """What each program seat wrote on stderr, under a header per seat."""
+    """What each program seat wrote on stderr, under a header per seat; then what a
+    faulted seat wrote that its log does not end with (the line or action it answered: a
+    crash's stderr tail is the end of its log, shown once)."""
     parts = []
+    details = outcome.fault_details or [""] * len(outcome.logs)
     for seat, log in enumerate(outcome.logs):
         if log is None:
             continue  # a built-in policy: no program, no log
         label = outcome.players[seat]
         if not log.strip():
             parts.append(f"--- log of seat {seat} ({label}): empty ---")
-            continue
-        parts.append(f"--- log of seat {seat} ({label}), {len(log.encode())} bytes ---")
-        parts.append(log.rstrip("\n"))
+        else:
+            parts.append(f"--- log of seat {seat} ({label}), {len(log.encode())} bytes ---")
+            parts.append(log.rstrip("\n"))
+        detail = details[seat] if seat < len(details) else ""
+        if detail and not log.rstrip().endswith(detail.rstrip()):
+            parts.append(f"--- what seat {seat} ({label}) wrote when it faulted ---")
+            parts.append(detail.rstrip("\n"))
     return "\n".join(parts)
 
 

@@ -84,7 +84,11 @@ class BotVersion(models.Model):
     status = models.CharField(
         max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
     )
+    # Why it is invalid (or disabled, or not validated yet), for everyone to read: never
+    # what the bot wrote, which is ``reason_detail`` (a failed test match's stderr tail,
+    # a failed build's output), its owner's alone.
     reason = models.TextField(blank=True)
+    reason_detail = models.TextField(blank=True, default="", db_default="")
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     # When its validation message was last sent (lost-message detection).

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from bots import held_sandboxes, sandbox
 from bots.sandbox import Limits, botprocess, slots
 from bots.sandbox.slots import BotTooLarge
-from bots.wire import STDERR_TAIL, Channel, WireError, short
+from bots.wire import DETAIL_CHARS, STDERR_TAIL, Channel, WireError, short, storable
 from games.protocol import Game
 from games.rng import Rng, derive_seed
 
@@ -26,15 +26,24 @@ FAULT_KINDS = ("timeout", "cpu", "memory", "processes", "output", "protocol", "i
 
 @dataclass
 class Fault:
+    """Why a seat was stopped. ``reason`` says what happened, for everyone to read: never
+    text the bot wrote. ``detail`` is what the bot wrote that shows why (its stderr's last
+    lines for a crash, the line or the action it answered), for its owner only: never part
+    of the public ``to_dict``. Both hold only text a database stores."""
+
     kind: str
     reason: str
     move: int | None = None  # index into the match's move list; None = before the first move
+    detail: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}")
+        self.reason = storable(self.reason)
+        self.detail = storable(self.detail)
 
     def to_dict(self) -> dict:
+        """The public part: kind, reason and move (the replay viewer's move ``move + 1``)."""
         return {"kind": self.kind, "reason": self.reason, "move": self.move}
 
 
@@ -51,7 +60,10 @@ class Player(Protocol):
 
     def start(self, info: dict) -> Fault | None: ...
 
-    def act(self, observation: dict, legal: list, clock: dict) -> ActResult: ...
+    def act(self, observation: dict, legal: list, clock: dict, *, move: int) -> ActResult:
+        """The seat's action for the match's move number ``move`` (1 for the first move,
+        as the replay viewer numbers them), or a fault naming that move."""
+        ...
 
     def end(self, result: dict) -> None: ...
 
@@ -72,13 +84,18 @@ class BuiltinPlayer:
     def start(self, info: dict) -> Fault | None:
         return None
 
-    def act(self, observation: dict, legal: list, clock: dict) -> ActResult:
+    def act(self, observation: dict, legal: list, clock: dict, *, move: int) -> ActResult:
         began = time.perf_counter()
         try:
             action = self.policy(observation, legal, self.rng)
             fault = None
         except Exception as exc:  # a broken policy must not take the match down either
-            action, fault = None, Fault("crashed", f"built-in policy raised {exc!r}")
+            action = None
+            fault = Fault(
+                "crashed",
+                f"built-in policy raised {type(exc).__name__} on move {move}",
+                detail=repr(exc),
+            )
         return ActResult(action, fault, int((time.perf_counter() - began) * 1000), None)
 
     def end(self, result: dict) -> None:
@@ -97,7 +114,6 @@ class ProgramPlayer:
         self.label = label or self.bot_dir.name
         self.box: sandbox.BotProcess | None = None
         self.channel: Channel | None = None
-        self.moves = 0
         self.cpu_used: int | None = None  # CPU ms at the end of the last move
         self.log: str | None = None  # its stderr (bounded), kept when it is closed
         self._ended = False
@@ -113,15 +129,20 @@ class ProgramPlayer:
         kind, reason = error.kind, error.reason
         if kind in ("crashed", "timeout", "output"):
             rc = box.wait(0.3) if kind == "crashed" else box.returncode
+            # A crash's last words (a traceback, say) are its detail: the owner's only.
             tail = channel.stderr_tail(wait=0.2) if kind == "crashed" else ""
             hit = box.limit_hit(channel.stderr_tail(chars=4 * STDERR_TAIL) if tail else "")
             if hit == "memory":
                 return Fault(
-                    "memory", f"exceeded the memory limit of {self.limits.memory_mb} MB {during}"
+                    "memory",
+                    f"exceeded the memory limit of {self.limits.memory_mb} MB {during}",
+                    detail=tail,
                 )
             if hit == "cpu":
                 return Fault(
-                    "cpu", f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}"
+                    "cpu",
+                    f"exceeded the CPU limit of {self.limits.cpu_seconds} s {during}",
+                    detail=tail,
                 )
             if hit == "processes":
                 # A C fork bomb spins on its failing forks instead of dying as Python's does:
@@ -130,20 +151,18 @@ class ProgramPlayer:
                 return Fault(
                     "processes",
                     f"hit the limit of {self.limits.processes} processes/threads {during}{then}",
+                    detail=tail,
                 )
             if kind == "crashed":
                 how = _describe_exit(rc)
-                if how is None:
-                    return Fault("crashed", f"{reason} {during}" + (f": {tail}" if tail else ""))
-                return Fault(
-                    "crashed", f"crashed with {how} {during}" + (f": {tail}" if tail else "")
-                )
+                said = reason if how is None else f"crashed with {how}"
+                return Fault("crashed", f"{said} {during}", detail=tail)
             if kind == "timeout":
                 closed = box.closed_stdio()
                 if closed:
                     return Fault("crashed", f"closed its {closed} {during}")
                 return Fault("timeout", f"timed out {during} after {waited_ms} ms")
-        return Fault(kind, f"{reason} {during}")
+        return Fault(kind, f"{reason} {during}", detail=error.detail)
 
     def prepare(self) -> None:
         """Build this seat's sandbox now and hold its program back until ``start``
@@ -208,15 +227,16 @@ class ProgramPlayer:
             return self._fault(error, "before it was ready", self.limits.start_ms)
         if message.get("type") != "ready":
             return Fault(
-                "protocol", f'answered {short(message)} to "start" instead of {{"type":"ready"}}'
+                "protocol",
+                'answered something other than {"type":"ready"} to "start"',
+                detail=short(message, DETAIL_CHARS),
             )
         self.box.pause()
         return None
 
-    def act(self, observation: dict, legal: list, clock: dict) -> ActResult:
+    def act(self, observation: dict, legal: list, clock: dict, *, move: int) -> ActResult:
         assert self.box is not None and self.channel is not None
-        self.moves += 1
-        during = f"on move {self.moves}"
+        during = f"on move {move}"
         allowed_ms = int(clock.get("move_ms", 0)) + int(clock.get("bank_ms", 0))
         try:
             if self.channel.unsolicited():
@@ -253,7 +273,8 @@ class ProgramPlayer:
             if message.get("type") != "action" or "action" not in message:
                 raise WireError(
                     "protocol",
-                    f'answered {short(message)} instead of {{"type":"action","action":...}}',
+                    'answered something other than {"type":"action","action":...}',
+                    short(message, DETAIL_CHARS),
                 )
             action = message["action"]
         except WireError as error:
@@ -341,8 +362,9 @@ def _built_player(folder: Path | None, upload, limits: Limits | None, label: str
             folder = tmp / "source"
             materialize(upload.files, folder, upload.executables)
         built = build(folder)
-        if not built.ok:
-            raise ValueError(f"{label}: {built.reason}")
+        if not built.ok:  # on the author's machine: the build's output is theirs to read
+            output = f"; its output ends:\n{built.log}" if built.log else ""
+            raise ValueError(f"{label}: {built.reason}{output}")
         files, executables = unzip_tree(
             built.archive, max_entries=MAX_BUILT_ENTRIES, max_unpacked=MAX_BUILT_BYTES
         )

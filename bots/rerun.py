@@ -90,23 +90,12 @@ def read_record(path: str) -> Record:
     return load_record(data)
 
 
-class _Cursor:
-    """How many moves the rerun has played: recorded seats answer from that move."""
-
-    def __init__(self) -> None:
-        self.moves = 0
-
-    def advance(self, count: int) -> None:
-        self.moves = count
-
-
 class RecordedPlayer:
     """A seat that plays what the record says it played, and faults where it faulted."""
 
-    def __init__(self, seat: int, record: Record, cursor: _Cursor):
+    def __init__(self, seat: int, record: Record):
         self.seat = seat
         self.record = record
-        self.cursor = cursor
         self.label = f"{record.labels[seat]} (recorded)"
         self.fault = record.result["seats"][seat].get("fault")
 
@@ -120,20 +109,18 @@ class RecordedPlayer:
             return self._recorded_fault()
         return None
 
-    def act(self, observation: dict, legal: list, clock: dict) -> ActResult:
-        index = self.cursor.moves
-        move = self.record.moves[index] if index < len(self.record.moves) else None
-        actions = (move or {}).get("actions") or {}
+    def act(self, observation: dict, legal: list, clock: dict, *, move: int) -> ActResult:
+        index = move - 1
+        recorded = self.record.moves[index] if index < len(self.record.moves) else None
+        actions = (recorded or {}).get("actions") or {}
         if str(self.seat) not in actions:
             return ActResult(
                 None,
-                Fault(
-                    "protocol", f"the record has no action of seat {self.seat} on move {index + 1}"
-                ),
+                Fault("protocol", f"the record has no action of seat {self.seat} on move {move}"),
                 0,
                 None,
             )
-        if self.seat in (move or {}).get("defaulted", []):
+        if self.seat in (recorded or {}).get("defaulted", []):
             return ActResult(None, self._recorded_fault(), 0, None)
         return ActResult(actions[str(self.seat)], None, 0, None)
 
@@ -252,7 +239,6 @@ def rerun(
     except InvalidOptions as exc:
         raise PlayError(f"the record's match cannot be set up here: {exc}") from None
     bots = dict(bots or {})
-    cursor = _Cursor()
     players: list[Player] = []
     how: list[str] = []
     try:
@@ -265,7 +251,7 @@ def rerun(
             if spec is None and record.labels[seat] in game.policies:
                 spec = record.labels[seat]
             if spec is None:
-                players.append(RecordedPlayer(seat, record, cursor))
+                players.append(RecordedPlayer(seat, record))
                 how.append(f"its recorded moves ({record.labels[seat]})")
                 continue
             players.append(
@@ -274,7 +260,7 @@ def rerun(
             how.append("built-in " + spec if spec in game.policies else spec)
         outcome = play_match(
             game_slug=game.slug, players=players, options=record.options, seed=record.seed,
-            clock=record.clock, on_move=cursor.advance,
+            clock=record.clock,
         )  # fmt: skip
     except UploadRejected as exc:
         raise PlayError(f"bot refused: {exc.reason}") from None

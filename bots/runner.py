@@ -10,6 +10,8 @@ the other seats play on, so their results still mean something. In the final res
 faulted seats rank last and share that rank; the others are re-ranked among themselves by
 their engine rank (ties still share). In a team game a fault of any member puts the whole
 team last (a team shares one result). The engine's own rank stays in ``engine_rank``.
+A fault's ``reason`` and ``move`` are in the result, for everyone; its ``detail`` (what the
+bot wrote) is in ``fault_details``, beside the logs, for the bot's owner only.
 ``play_match`` never raises because of a bot; it raises for a bad game, options or player
 count, and :class:`bots.sandbox.SandboxUnavailable` when a program cannot be run safely.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 from bots.players import BuiltinPlayer, Fault, Player, ProgramPlayer
 from bots.sandbox import Limits
 from bots.sandbox.slots import BotTooLarge
-from bots.wire import short
+from bots.wire import DETAIL_CHARS, short
 from games import registry
 from games.protocol import is_legal
 
@@ -51,6 +53,9 @@ class MatchOutcome:
     # Each seat's stderr (bounded, see bots.wire.BoundedLog); None for a built-in policy.
     # Only the bot's owner may read it: never part of ``result``, which everyone sees.
     logs: list[str | None] = field(default_factory=list)
+    # Each seat's fault detail (``Fault.detail``: what the bot wrote that shows why), ""
+    # for none. Its owner's only, like the logs.
+    fault_details: list[str] = field(default_factory=list)
 
     @property
     def faults(self) -> dict[int, dict]:
@@ -68,6 +73,7 @@ class MatchOutcome:
             "moves": self.moves,
             "record": self.record,
             "logs": list(self.logs),
+            "fault_details": list(self.fault_details),
         }
 
 
@@ -103,7 +109,6 @@ def play_match(
     banks = [clock.bank_ms] * count
     moves: list[dict] = []
 
-    decisions = [0] * count
     # Seats that can be paused. A bot is paused only while another such seat thinks: built-in
     # policies answer in microseconds, so pausing for them would only cost time.
     programs = [seat for seat, p in enumerate(players) if hasattr(p, "pause")]
@@ -146,24 +151,28 @@ def play_match(
                     for other in programs:  # nobody thinks on another program's time
                         if other != seat and other not in faults:
                             players[other].pause()  # type: ignore[attr-defined]
-                    decisions[seat] += 1
                     legal = state.legal_actions(seat)
                     seat_clock = {"move_ms": clock.move_ms, "bank_ms": banks[seat]}
-                    answer = players[seat].act(state.observation(seat), legal, seat_clock)
+                    # Moves are numbered as the replay viewer shows them: the match's
+                    # move list from 1 (a fault's ``move`` is that number less one).
+                    number = len(moves) + 1
+                    answer = players[seat].act(
+                        state.observation(seat), legal, seat_clock, move=number
+                    )
                     wall[str(seat)] = answer.wall_ms
                     cpu[str(seat)] = answer.cpu_ms
                     problem = answer.fault
                     over = answer.wall_ms - clock.move_ms
                     if problem is None and over > banks[seat]:
                         problem = Fault(
-                            "timeout", f"timed out on move {decisions[seat]} after {answer.wall_ms}"
+                            "timeout", f"timed out on move {number} after {answer.wall_ms}"
                             f" ms (move {clock.move_ms} ms + bank {banks[seat]} ms)",
                         )  # fmt: skip
                     if problem is None and not is_legal(answer.action, legal):
                         problem = Fault(
                             "illegal",
-                            f"answered an action not in legal on move {decisions[seat]}: "
-                            f"{short(answer.action)}",
+                            f"answered an action not in legal on move {number}",
+                            detail=short(answer.action, DETAIL_CHARS),
                         )
                     if problem is None:
                         banks[seat] -= max(0, over)
@@ -193,6 +202,7 @@ def play_match(
         game=game.slug, version=game.version, seed=seed, players=[p.label for p in players],
         options=dict(state.options), clock=clock.to_dict(), result=result, moves=moves,
         record=state.to_json(), logs=[] if leave_open else [getattr(p, "log", None) for p in players],
+        fault_details=[faults[seat].detail if seat in faults else "" for seat in range(count)],
     )  # fmt: skip
 
 
@@ -248,10 +258,11 @@ def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) 
 
 def validation_match(
     bot_dir: Path, *, game_slug: str, limits: Limits | None = None, clock: Clock | None = None
-) -> tuple[bool, str]:
+) -> tuple[bool, str, str]:
     """Play the bot against built-in random bots (first seat, then last seat) in the sandbox.
 
-    (True, "") when it finishes both without a fault, else (False, the fault's reason).
+    (True, "", "") when it finishes both without a fault, else (False, the fault's reason,
+    its detail: what the bot wrote, for its owner only).
     Raises SandboxUnavailable when programs cannot be run safely on this machine.
     """
     game = registry.get(game_slug)
@@ -267,5 +278,6 @@ def validation_match(
         )
         problem = outcome.result["seats"][seat]["fault"]
         if problem is not None:
-            return False, f"in a test match as seat {seat}, the bot {problem['reason']}"
-    return True, ""
+            reason = f"in a test match as seat {seat}, the bot {problem['reason']}"
+            return False, reason, outcome.fault_details[seat]
+    return True, "", ""

@@ -19,6 +19,7 @@ from django.utils import timezone
 from bots import build, hooks, queueing, runner, sandbox, validation
 from bots.models import Bot, BotVersion, BuildArtifact
 from bots.selectors import current_version
+from bots.wire import storable
 from games import registry
 
 log = logging.getLogger(__name__)
@@ -187,13 +188,14 @@ def _unpack(files: dict[str, bytes], executables, root: Path, target: Path) -> N
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def build_version(*, version: BotVersion) -> str:
+def build_version(*, version: BotVersion) -> tuple[str, str]:
     """Run the version's build step once, unless its upload's hash was built before; store
-    the built tree. Returns "" when there is a build (or nothing to build), else why the
-    build failed, naming the upload as its owner named it."""
+    the built tree. Returns ("", "") when there is a build (or nothing to build), else why
+    the build failed, naming the upload as its owner named it, and the end of the build's
+    output (its owner's only)."""
     checked = validation.validate_upload(version.filename, bytes(version.upload), kind=version.kind)
     if not checked.needs_build or BuildArtifact.objects.filter(sha256=version.sha256).exists():
-        return ""
+        return "", ""
     with tempfile.TemporaryDirectory(prefix="arena-build-") as work:
         source = Path(work) / "bot"
         validation.materialize(checked.files, source, checked.executables)
@@ -204,7 +206,7 @@ def build_version(*, version: BotVersion) -> str:
         )
         result = build.build(source, limits=limits)
     if not result.ok:
-        return f"{version.filename}: {result.reason}"
+        return f"{version.filename}: {result.reason}", result.log
     try:
         with transaction.atomic():
             BuildArtifact.objects.create(
@@ -213,7 +215,7 @@ def build_version(*, version: BotVersion) -> str:
             )  # fmt: skip
     except IntegrityError:
         pass  # another worker built the same upload first: either build serves
-    return ""
+    return "", ""
 
 
 def set_current_version(*, bot: Bot, number: int) -> BotVersion:
@@ -261,10 +263,10 @@ def validate_version(*, version_id: int) -> BotVersion:
             return _give_up(version=version, status=BotVersion.Status.PENDING)
         return version
     try:
-        failed = build_version(version=version)
+        failed, output = build_version(version=version)
         if failed:  # the bot's own build failed: a verdict, no retry changes it
-            return _record_verdict(version=version, ok=False, reason=failed)
-        ok, reason = runner.validation_match(
+            return _record_verdict(version=version, ok=False, reason=failed, detail=output)
+        ok, reason, detail = runner.validation_match(
             version_dir(version=version),
             game_slug=version.bot.game,
             limits=sandbox.Limits(),
@@ -282,15 +284,19 @@ def validate_version(*, version_id: int) -> BotVersion:
             status=BotVersion.Status.PENDING, reason=error
         )
         raise RuntimeError(f"validation could not run: {exc}") from exc
-    return _record_verdict(version=version, ok=ok, reason=reason)
+    return _record_verdict(version=version, ok=ok, reason=reason, detail=detail)
 
 
-def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion:
-    """Store the verdict. An active version's parent is the bot's current version at that
-    moment; with gating on (and a parent to beat) it must pass its gate to become current."""
+def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str = "") -> BotVersion:
+    """Store the verdict: ``reason`` for everyone, ``detail`` (what the bot wrote) for its
+    owner. An active version's parent is the bot's current version at that moment; with
+    gating on (and a parent to beat) it must pass its gate to become current."""
     if not ok:
         BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
-            status=BotVersion.Status.INVALID, reason=reason, validated_at=timezone.now()
+            status=BotVersion.Status.INVALID,
+            reason=storable(reason),
+            reason_detail=storable(detail),
+            validated_at=timezone.now(),
         )
         version.refresh_from_db()
         return version
@@ -302,7 +308,8 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str) -> BotVersion
             pk=version.pk, status=BotVersion.Status.VALIDATING
         ).update(
             status=BotVersion.Status.ACTIVE,
-            reason=reason,
+            reason=storable(reason),
+            reason_detail=storable(detail),
             validated_at=timezone.now(),
             parent=parent,
             gating=BotVersion.Gating.RUNNING if gated else BotVersion.Gating.NONE,

@@ -11,20 +11,22 @@
 Both directions are non-blocking and bounded by a deadline, so a bot that stops reading or
 writing can never hang the worker. stdout is read in chunks into a buffer (an unbuffered
 ``readline`` reads byte by byte) with a cap on line length and on the whole match's output;
-stderr is drained whenever we wait, so the bot never blocks on it, into a bounded tail (for
-fault reasons) and a bounded log (:class:`BoundedLog`: what the bot's owner may read).
+stderr is drained whenever we wait, so the bot never blocks on it, into a bounded tail (a
+crash's detail) and a bounded log (:class:`BoundedLog`): both are for the bot's owner only.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import time
 from collections import deque
 
 CHUNK = 65536
-STDERR_TAIL = 2000  # characters of stderr kept for the fault reason
+STDERR_TAIL = 2000  # characters of stderr kept for a crash's detail
+DETAIL_CHARS = 200  # of a line or a message the bot wrote, quoted in a fault's detail
 FLOOD_BYTES = 4096  # unasked-for stdout beyond this is an output fault, below a protocol one
 LOG_BYTES = 64 * 1024  # a seat's stderr kept per match, the truncation mark included
 
@@ -96,14 +98,26 @@ def _printable(data: bytes) -> str:
     return data.decode("utf-8", "replace").replace("\x00", "\ufffd")
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """``text`` with what no database stores replaced by U+FFFD: NUL (PostgreSQL refuses it
+    in text and JSON) and lone surrogates (a bot's JSON may escape one: "\\ud800"; they
+    cannot be encoded)."""
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
 class WireError(Exception):
     """The bot broke the protocol. ``kind`` is a Fault kind; ``reason`` reads as a sentence
-    fragment after the bot's name ("timed out ...", "wrote ...")."""
+    fragment after the bot's name ("timed out ...", "wrote ...") and never quotes the bot;
+    ``detail`` is what the bot wrote that shows it (its owner's only), or ""."""
 
-    def __init__(self, kind: str, reason: str):
+    def __init__(self, kind: str, reason: str, detail: str = ""):
         super().__init__(reason)
         self.kind = kind
         self.reason = reason
+        self.detail = detail
 
 
 # One encoder for every message: json.dumps with options builds a new one per call.
@@ -295,11 +309,19 @@ def _decode(line: bytes) -> dict:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
-        raise WireError("protocol", "wrote a line that is not valid UTF-8") from None
+        raise WireError(
+            "protocol", "wrote a line that is not valid UTF-8", repr(line[:DETAIL_CHARS])
+        ) from None
     try:
         message = json.loads(text)
     except ValueError:
-        raise WireError("protocol", f"wrote a line that is not JSON: {text[:80]!r}") from None
+        raise WireError(
+            "protocol", "wrote a line that is not JSON", repr(text[:DETAIL_CHARS])
+        ) from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise WireError("protocol", f'wrote {short(message)}, not an object with a "type"')
+        raise WireError(
+            "protocol",
+            'wrote JSON that is not an object with a "type"',
+            short(message, DETAIL_CHARS),
+        )
     return message

@@ -91,6 +91,7 @@ outcome = play_match(game_slug="toy", players=players, options={"rounds": 3}, se
 done.set()
 sampler.join()
 print(json.dumps({"mode": jail.enforcement_mode(), "seats": outcome.result["seats"],
+                  "details": outcome.fault_details,
                   "moves": [m["actions"] for m in outcome.moves], "peak_tasks": peak,
                   "worker_unchanged": worker_state() == before, "left": tasks()}))
 """
@@ -145,7 +146,8 @@ def test_hostile_bot_unprivileged(name, canary, unprivileged_home):  # noqa: F81
         assert fault is None, fault
     else:
         assert fault is not None and fault["kind"] == kind, fault
-        assert fragment in fault["reason"], fault["reason"]
+        said = f"{fault['reason']}\n{result['details'][0]}"
+        assert fragment in said, said
     assert result["seats"][1]["fault"] is None and result["seats"][2]["fault"] is None
     assert len(result["moves"]) == 9
     # The bot's tasks, plus the two sandbox monitors and the neighbour bot.

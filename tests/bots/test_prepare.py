@@ -96,7 +96,7 @@ def test_a_prepared_seat_starts_and_plays(make_bot):
     assert seat.box is not None and seat.box.held
     time.sleep(1.2)  # longer than the start-up allowance: it must not have been running
     assert seat.start({"game": "toy", "seat": 0, "players": 2}) is None
-    answer = seat.act({"x": 1}, [3, 4], {"move_ms": 1000, "bank_ms": 0})
+    answer = seat.act({"x": 1}, [3, 4], {"move_ms": 1000, "bank_ms": 0}, move=1)
     assert answer.fault is None and answer.action == 3
     seat.close()
 

@@ -28,12 +28,17 @@ def play(bot_dir, *, rounds=4, clock=None, limits=None, others=("random", "heuri
     )  # fmt: skip
 
 
-def assert_faulted(outcome, kind, *fragments):
+def assert_faulted(outcome, kind, *fragments, wrote=()):
+    """Seat 0 faulted with ``kind``: ``fragments`` in its public reason, what it ``wrote``
+    in its detail (its owner's only) and not in the reason."""
     seats = outcome.result["seats"]
     fault = seats[0]["fault"]
     assert fault is not None and fault["kind"] == kind, fault
     for fragment in fragments:
         assert fragment in fault["reason"], fault["reason"]
+    for fragment in wrote:
+        assert fragment in outcome.fault_details[0], outcome.fault_details[0]
+        assert fragment not in fault["reason"], fault["reason"]
     assert seats[0]["rank"] == len(seats)  # faulted seat ranks last
     assert all(s["fault"] is None for s in seats[1:])
     assert len(outcome.moves) == 4 * len(seats)  # the match was played out
@@ -78,8 +83,9 @@ def test_simultaneous_moves_and_outcome_shape(make_bot):
 def test_timeout_on_move_n(make_bot):
     bot = raw_bot(make_bot, on_act="import time\n        if moves == 3: time.sleep(30)")
     fault = assert_faulted(play(bot, clock=Clock(move_ms=200, bank_ms=100)), "timeout")
-    assert "move 3" in fault["reason"] and "after 300 ms" in fault["reason"]
-    assert fault["move"] == 6  # seat 0's third turn in a 3-seat turn order
+    # Seat 0's third turn in a 3-seat turn order: the match's move 7, index 6.
+    assert "on move 7" in fault["reason"] and "after 300 ms" in fault["reason"]
+    assert fault["move"] == 6
 
 
 def test_bank_pays_for_slow_moves(make_bot):
@@ -92,7 +98,7 @@ def test_bank_pays_for_slow_moves(make_bot):
 
 def test_illegal_action(make_bot):
     bot = raw_bot(make_bot, on_act='send({"type": "action", "action": "9"}); continue')
-    fault = assert_faulted(play(bot), "illegal", 'not in legal on move 1: "9"')
+    fault = assert_faulted(play(bot), "illegal", "not in legal on move 1", wrote=['"9"'])
     assert fault["move"] == 0
 
 
@@ -100,22 +106,23 @@ def test_crash_reports_exit_code_and_stderr_tail(make_bot):
     bot = raw_bot(
         make_bot, on_act='if moves == 2: print("oops, no more", file=sys.stderr); sys.exit(3)'
     )
-    assert_faulted(play(bot), "crashed", "exit code 3", "move 2", "oops, no more")
+    # Seat 0's second turn of three seats: the match's move 4.
+    assert_faulted(play(bot), "crashed", "exit code 3", "on move 4", wrote=["oops, no more"])
 
 
-def test_exception_traceback_in_reason(make_bot):
+def test_exception_traceback_in_detail(make_bot):
     bot = raw_bot(make_bot, on_act="if moves == 1: {}['missing']")
-    assert_faulted(play(bot), "crashed", "exit code 1", "KeyError: 'missing'")
+    assert_faulted(play(bot), "crashed", "exit code 1", wrote=["KeyError: 'missing'"])
 
 
 def test_garbage_output(make_bot):
     bot = raw_bot(make_bot, on_act='print("hello there", flush=True); continue')
-    assert_faulted(play(bot), "protocol", "not JSON", "hello there")
+    assert_faulted(play(bot), "protocol", "not JSON", wrote=["hello there"])
 
 
 def test_wrong_message_type(make_bot):
     bot = raw_bot(make_bot, on_act='send({"type": "move", "action": 1}); continue')
-    assert_faulted(play(bot), "protocol", '{"type":"move"')
+    assert_faulted(play(bot), "protocol", "other than", wrote=['{"type":"move"'])
 
 
 def test_too_long_line(make_bot):
@@ -135,19 +142,23 @@ def test_replying_twice(make_bot):
 
 def test_exit_before_ready(make_bot):
     bot = make_bot("import sys\nprint('bye', file=sys.stderr)\nsys.exit(4)\n")
-    fault = assert_faulted(play(bot), "crashed", "exit code 4", "before it was ready", "bye")
+    fault = assert_faulted(
+        play(bot), "crashed", "exit code 4", "before it was ready", wrote=["bye"]
+    )
     assert fault["move"] is None
     assert play(bot).moves[0]["defaulted"] == [0]
 
 
 def test_syntax_error_in_bot_folder(make_bot):
     bot = make_bot("def broken(:\n")
-    assert_faulted(play(bot), "crashed", "SyntaxError")
+    assert_faulted(play(bot), "crashed", "exit code 1", wrote=["SyntaxError"])
 
 
 def test_wrong_answer_to_start(make_bot):
     bot = make_bot('import sys\nfor l in sys.stdin: print(\'{"type": "action"}\', flush=True)\n')
-    assert_faulted(play(bot), "protocol", 'instead of {"type":"ready"}')
+    assert_faulted(
+        play(bot), "protocol", 'other than {"type":"ready"}', wrote=['{"type":"action"}']
+    )
 
 
 def test_rank_with_faults_teams_and_ties():
@@ -177,8 +188,8 @@ def test_team_game_fault_puts_team_last(make_bot):
 
 
 def test_validation_match(make_bot):
-    assert validation_match(EXAMPLES / "zip_bot", game_slug="toy") == (True, "")
-    ok, reason = validation_match(make_bot("import sys\nsys.exit(2)\n"), game_slug="toy")
+    assert validation_match(EXAMPLES / "zip_bot", game_slug="toy") == (True, "", "")
+    ok, reason, _ = validation_match(make_bot("import sys\nsys.exit(2)\n"), game_slug="toy")
     assert not ok and "exit code 2" in reason and "seat 0" in reason
 
 

@@ -88,7 +88,9 @@ def test_both_seats_failing_to_start_are_both_faulted(make_bot):
         ProgramPlayer(make_bot("import sys\nsys.exit(3)\n", name="x"), Limits(), label="x"),
         ProgramPlayer(make_bot("def broken(:\n", name="y"), Limits(), label="y"),
     ]
-    seats = play(players).result["seats"]
+    outcome = play(players)
+    seats = outcome.result["seats"]
     assert seats[0]["fault"]["kind"] == "crashed" and "exit code 3" in seats[0]["fault"]["reason"]
-    assert seats[1]["fault"]["kind"] == "crashed" and "SyntaxError" in seats[1]["fault"]["reason"]
+    assert seats[1]["fault"]["kind"] == "crashed" and "exit code 1" in seats[1]["fault"]["reason"]
+    assert "SyntaxError" in outcome.fault_details[1]  # its traceback: its owner's to read
     assert seats[0]["rank"] == seats[1]["rank"]  # faulted seats share the last rank

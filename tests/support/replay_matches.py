@@ -24,11 +24,11 @@ class IllegalOnMove(BuiltinPlayer):
         super().__init__(game, "random", seed)
         self.n, self.decisions = n, 0
 
-    def act(self, observation, legal, clock):
+    def act(self, observation, legal, clock, *, move):
         self.decisions += 1
         if self.decisions == self.n:
             return ActResult({"not": "an action"}, None, 1, 1)
-        return super().act(observation, legal, clock)
+        return super().act(observation, legal, clock, move=move)
 
 
 def table_size(slug: str) -> int:

@@ -214,3 +214,22 @@ def make_bot_file(tmp_path):
         return str(path)
 
     return make
+
+
+def test_a_faulted_game_is_one_line_and_its_tail_is_printed_once(forced_game, make_bot_file):
+    """Every game crashes alike: the faults list one line per game shown (and the command
+    that plays it again); what the bot wrote on stderr is printed once, after them."""
+    needs_sandbox()
+    crasher = make_bot_file(
+        "import sys\nprint('first words\\nmiddle words\\nlast words', file=sys.stderr)\n"
+        "sys.exit(4)\n"
+    )
+    out, _ = play("toy", crasher, "random", "--games", "4", "--seed", "1", "--fail-on", "none")
+    faults = out[out.index("first faulted games:") :].splitlines()
+    shown = [line for line in faults if line.startswith("  game ")]
+    assert len(shown) == 3
+    for line in shown:
+        assert line.endswith("crashed: crashed with exit code 4 before it was ready"), line
+    for words in ("first words", "middle words", "last words"):
+        assert out.count(words) == 1, out
+    assert "games 1, 2, 3" in out[out.index("first words") - 200 : out.index("first words")]

@@ -48,6 +48,8 @@ class GameResult:
     faults: list[dict | None]
     moves: int
     digest: str  # of every action played: equal digests, equal games
+    # What each faulted seat wrote that shows why (its stderr's end, its answer), "" for none.
+    fault_details: list[str] = field(default_factory=list)
 
 
 @dataclass

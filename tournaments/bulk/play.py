@@ -138,6 +138,7 @@ def play_one(plan: Plan, entrants: list[Entrant], settings: Settings) -> GameRes
         lineup=plan.lineup, ranks=[s["rank"] for s in seats], scores=[s["score"] for s in seats],
         faults=[s["fault"] for s in seats], moves=len(outcome.moves),
         digest=hashlib.sha256(actions.encode()).hexdigest()[:16],
+        fault_details=list(outcome.fault_details),
     )  # fmt: skip
 
 

@@ -170,10 +170,14 @@ def replay_command(settings: Settings, entrants: list[Entrant], game: GameResult
 def fault_lines(
     results: list[GameResult], entrants: list[Entrant], settings: Settings, shown: int = 3
 ) -> tuple[list[str], int]:
-    """Faults per bot and the first few faulted games with the command that plays each again;
-    and how many faults of bots given as files are of the kinds that fail the run."""
+    """Faults per bot and the first few faulted games, a line each with the command that
+    plays it again, then what the bots wrote when they faulted in those games (a crash's
+    stderr tail...), each text once; and how many faults of bots given as files are of
+    the kinds that fail the run."""
     kinds: dict[int, Counter[str]] = defaultdict(Counter)
     examples: list[str] = []
+    # (bot, what it wrote) -> the numbers of the games shown in which it wrote that
+    details: dict[tuple[int, str], list[int]] = {}
     counted = 0
     for game in results:
         for seat, fault in enumerate(game.faults):
@@ -186,9 +190,12 @@ def fault_lines(
             if len(examples) < shown:
                 examples.append(
                     f"  game {game.index + 1}, seat {seat} ({entrants[who].label}): "
-                    f"{fault['kind']}: {fault['reason']}\n"
+                    f"{fault['kind']}: {cli.one_line(fault['reason'])}\n"
                     f"    again: {replay_command(settings, entrants, game)}"
                 )
+                written = game.fault_details[seat] if seat < len(game.fault_details) else ""
+                if written.strip():
+                    details.setdefault((who, written.rstrip("\n")), []).append(game.index + 1)
     if not kinds:
         return ["faults: none"], 0
     lines = ["faults:"]
@@ -197,4 +204,11 @@ def fault_lines(
         lines.append(f"  {entrants[who].label}: {sum(counter.values())} ({detail})")
     lines.append("first faulted games:")
     lines += examples
+    for (who, written), games in details.items():
+        numbers = ", ".join(str(n) for n in games)
+        lines.append(
+            f"--- what {entrants[who].label} wrote when it faulted"
+            f" (game{'s' if len(games) > 1 else ''} {numbers}) ---"
+        )
+        lines.append(written)
     return lines, counted
