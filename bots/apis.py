@@ -60,6 +60,22 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
 
 class VersionSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="bot.name", read_only=True)
+    reason = serializers.CharField(
+        read_only=True,
+        help_text="why it is invalid (or disabled, or waiting for its validation), for "
+        "everyone to read: what happened, never what the bot wrote",
+    )
+    reason_detail = serializers.SerializerMethodField(
+        help_text="what the bot wrote that made it invalid (the end of its stderr in the "
+        "failed test match, or of its build's output); null unless you own the bot"
+    )
+
+    def get_reason_detail(self, version) -> str | None:
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or version.bot.owner_id != user.id:
+            return None
+        return version.reason_detail
 
     class Meta:
         model = BotVersion
@@ -73,6 +89,7 @@ class VersionSerializer(serializers.ModelSerializer):
             "size",
             "status",
             "reason",
+            "reason_detail",
             "created_at",
             "validated_at",
         ]
@@ -246,7 +263,8 @@ class BotVersionsApi(generics.ListAPIView):
         data = UploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = services.upload_version_file(bot=bot, upload=data.validated_data["file"])
-        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        data = VersionSerializer(version, context=self.get_serializer_context()).data
+        return Response(data, status=status.HTTP_201_CREATED)
 
 
 class VersionDetailApi(generics.RetrieveAPIView):

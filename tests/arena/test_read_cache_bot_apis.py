@@ -207,6 +207,7 @@ def test_the_version_list_shows_only_columns_of_the_bot_and_its_versions():
         "size",
         "status",
         "reason",
+        "reason_detail",  # its owner's only: null in every stored (anonymous) answer
         "created_at",
         "validated_at",
     ]

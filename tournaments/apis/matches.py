@@ -176,12 +176,19 @@ class DetailSeatSerializer(SeatSerializer):
     log = serializers.SerializerMethodField(
         help_text="what the bot wrote on stderr in this match; null unless you own the bot"
     )
+    fault_detail = serializers.SerializerMethodField(
+        help_text="what the bot wrote that shows why it faulted (the end of its stderr for "
+        "a crash, the line or action it answered); null unless you own the bot"
+    )
 
     class Meta(SeatSerializer.Meta):
-        fields = SeatSerializer.Meta.fields + ["log"]
+        fields = SeatSerializer.Meta.fields + ["log", "fault_detail"]
 
     def get_log(self, seat) -> str | None:
         return self.context.get("logs", {}).get(seat.seat)
+
+    def get_fault_detail(self, seat) -> str | None:
+        return self.context.get("fault_details", {}).get(seat.seat)
 
 
 class MatchDetailSerializer(MatchSerializer):
@@ -227,6 +234,7 @@ class MatchDetailApi(generics.RetrieveAPIView):
         context = {
             "request": request,
             "logs": selectors.seat_logs(match=match, user=request.user),
+            "fault_details": selectors.seat_fault_details(match=match, user=request.user),
         }
         head = JSONRenderer().render(MatchDetailHeadSerializer(match, context=context).data)
         moves = (match.moves_text or "null").encode()

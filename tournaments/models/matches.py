@@ -99,10 +99,14 @@ class MatchSeat(models.Model):
     version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
     score = models.IntegerField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    # {"kind", "reason", "move"}, as in the match's result: public, so never what the bot wrote.
     fault = models.JSONField(null=True, blank=True)
     # What the bot wrote on stderr in this match (bounded: bots.wire.LOG_BYTES). Its owner's
     # alone: serializers, pages and selectors leave it out unless the reader owns the bot.
     log = models.TextField(blank=True, default="")
+    # What the bot wrote that shows why it faulted (bots.players.Fault.detail: its stderr's
+    # end, the line or action it answered); "" for none. Its owner's alone, like ``log``.
+    fault_detail = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["match", "seat"]

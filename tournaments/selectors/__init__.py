@@ -31,6 +31,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     replay_lookup,
     replay_moves,
     reproduce,
+    seat_fault_details,
     seat_logs,
     spliced_json,
     stored_piece,

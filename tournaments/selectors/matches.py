@@ -81,6 +81,16 @@ def seat_logs(*, match: Match, user) -> dict[int, str]:
     return dict(rows)
 
 
+def seat_fault_details(*, match: Match, user) -> dict[int, str]:
+    """What the bots ``user`` owns wrote that shows why they faulted (``fault_detail``): a
+    bot's owner's alone, like its log."""
+    seats = owned_seats(match=match, user=user)
+    if not seats:
+        return {}
+    rows = MatchSeat.objects.filter(match=match, seat__in=seats)
+    return dict(rows.values_list("seat", "fault_detail"))
+
+
 def reproduce(*, match: Match, user, export_url: str) -> dict:
     """The commands that play ``match`` again locally, as ``user`` can run them.
 

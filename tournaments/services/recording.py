@@ -144,14 +144,16 @@ _TOURNAMENT = Tournament._meta.concrete_fields
 
 
 def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
-    """Every seat's score, rank and fault, and its log ``with_logs``, in one UPDATE (added
-    to ``batch``)."""
+    """Every seat's score, rank, fault and fault detail, and its log ``with_logs``, in one
+    UPDATE (added to ``batch``)."""
+    details = outcome.get("fault_details") or []
     for seat in seats:
         seat_result = outcome["result"]["seats"][seat.seat]
         seat.score = seat_result["score"]
         seat.rank = seat_result["rank"]
         seat.fault = seat_result.get("fault")
-    fields = ["score", "rank", "fault"]
+        seat.fault_detail = (details[seat.seat] if seat.seat < len(details) else "") or ""
+    fields = ["score", "rank", "fault", "fault_detail"]
     if with_logs:
         _set_logs(seats, outcome.get("logs") or [])
         fields.append("log")

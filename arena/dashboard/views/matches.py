@@ -63,8 +63,8 @@ def match_detail(request, pk):
             "viewer": viewer,
             # Lazy: a finished match's text log is cached and stored (frames.text_log).
             "text_log": functools.cache(lambda: frames.text_log(match=match, seat=seat)),
-            # The reader's own bots' logs only (selectors.seat_logs).
-            "logs": sorted(selectors.seat_logs(match=match, user=request.user).items()),
+            # The reader's own bots' logs and fault details only (selectors.seat_logs).
+            "logs": _own_logs(match, request.user),
             "reproduce": selectors.reproduce(
                 match=match,
                 user=request.user,
@@ -72,6 +72,19 @@ def match_detail(request, pk):
             ),
         },
     )
+
+
+def _own_logs(match: Match, user) -> list[tuple[int, str, str]]:
+    """(seat, log, fault detail) of each seat whose bot ``user`` owns; the detail is left
+    out when the log ends with it (a crash's stderr tail), so it shows once."""
+    logs = selectors.seat_logs(match=match, user=user)
+    details = selectors.seat_fault_details(match=match, user=user) if logs else {}
+    out = []
+    for seat, log in sorted(logs.items()):
+        detail = details.get(seat) or ""
+        shown = "" if log.rstrip().endswith(detail.rstrip()) else detail
+        out.append((seat, log, shown))
+    return out
 
 
 class FrameSerializer(serializers.Serializer):
