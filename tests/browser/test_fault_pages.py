@@ -54,9 +54,7 @@ def faulted(transactional_db, django_user_model, settings, tmp_path):
     services.start_tournament(tournament_id=tournament.pk)
     match = services.play_match(match_id=tournament.matches.get().pk)
     assert match.status == "finished"
-    broken = bot_services.upload_version(
-        bot=bots["ada"], filename="v2.py", data=CRASHES.encode()
-    )
+    broken = bot_services.upload_version(bot=bots["ada"], filename="v2.py", data=CRASHES.encode())
     assert bot_services.validate_version(version_id=broken.pk).status == "invalid"
     return {"match": match, "bot": bots["ada"]}
 
