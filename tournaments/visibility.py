@@ -165,9 +165,9 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
     live_deals: list[tuple] = []
     if finished:
         live_deals = list(
-            Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished}).values_list(
-                "pk", "seed", "tournament_id", "ladder_id", "gate_id"
-            )
+            Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
+            .order_by()
+            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id")
         )
     views = {}
     for match in matches:

@@ -22,8 +22,11 @@ from arena.dashboard.frames import frames_from_record
 from bots.cli import PlayError
 from bots.rerun import load_record
 from games import registry
-from tests.support.builders import bot_with_version, play_for_real, started_tournament
+from tests.support.builders import bot_with_version, play_for_real, started_tournament, version
+from tests.support.stored_reads import open_gate
+from tournaments import visibility
 from tournaments.models import Ladder, Match, Tournament
+from tournaments.selectors import public_seats
 from tournaments.services.ladder import schedule_ladders
 
 GAME = "paiute"
@@ -349,3 +352,39 @@ def test_the_new_tournament_form_sets_record_visibility(people):
     )
     assert answer.status_code == 302, answer.content.decode()[:2000]
     assert Tournament.objects.get().record_visibility == "tournament_end"
+
+
+def test_a_version_gate_pair_shares_its_deal_and_other_events_do_not(people):
+    """A gate's two games of a pair share a seed: one finished stays hidden while the other
+    is to play; a game of another event with the same seed keeps nothing hidden."""
+    bot, first_version = bot_with_version(name="g", game=GAME, owner=people["alice"])
+    candidate = version(bot=bot)
+    gate = open_gate(candidate=candidate)
+    engine = registry.get(GAME).version
+
+    def game(status, **event):
+        match = Match.objects.create(
+            game=GAME, engine_version=engine, seed=77, status=status, **event
+        )
+        for seat, seated in enumerate((candidate, first_version)):
+            match.seats.create(seat=seat, version=seated)
+        return match
+
+    played = game(Match.Status.FINISHED, gate=gate)
+    other = game(Match.Status.QUEUED, gate=gate)
+    elsewhere = game(Match.Status.FINISHED)  # no event: nothing shares its deal
+    game(Match.Status.QUEUED)
+
+    def exposures():
+        found = {m.pk: visibility.read_exposure(pk=m.pk)[0] for m in (played, elsewhere)}
+        matches = list(Match.objects.filter(pk__in=found).prefetch_related(public_seats()))
+        views = visibility.match_views(matches=matches, user=None)
+        for pk, exposure in found.items():  # a page's views agree with one match's
+            assert views[pk].full is exposure.public
+        return found
+
+    found = exposures()
+    assert found[played.pk].deal_live and not found[played.pk].public
+    assert not found[elsewhere.pk].deal_live and found[elsewhere.pk].public
+    Match.objects.filter(pk=other.pk).update(status=Match.Status.FINISHED)
+    assert exposures()[played.pk].public

@@ -102,6 +102,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "start_at": {"required": False},
             "seed": {
                 "required": False,
+                "allow_null": True,
                 "help_text": "every match's deal derives from it; hidden (null, as seed_salt) "
                 "from all but the organiser until the tournament has ended with no match left "
                 "to play, and then under record_visibility owners from all but staff",

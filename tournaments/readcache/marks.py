@@ -9,8 +9,8 @@ Only what cannot change without moving them is marked here; anything else is Non
   back to running (``requeue_failed_match``); a running one's match counts change as
   matches are claimed, with no mark of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
-  status. Bot names and version numbers, which both show, never change. How much of it a
-  spectator sees changes once (``tournaments.visibility``): that is in its mark too;
+  status. Bot names and version numbers, which both show, never change. Whether a spectator
+  sees its whole record (``tournaments.visibility``) is in its mark too;
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
