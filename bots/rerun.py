@@ -49,6 +49,11 @@ def load_record(data: object) -> Record:
     """A :class:`Record` from parsed JSON; PlayError saying what is missing otherwise."""
     if not isinstance(data, dict):
         raise PlayError("not a match record: the file holds no JSON object")
+    if data.get("hidden") is True:  # the API's answer while the record is kept from you
+        raise PlayError(
+            "the match's record was hidden from whoever saved this file (its tournament's "
+            "record_visibility): save it again once the record is shown"
+        )
     missing = [key for key in ("game", "seed", "moves", "result") if data.get(key) is None]
     if missing:
         raise PlayError(f"not a finished match record: no {', '.join(missing)}")

@@ -200,6 +200,20 @@ class TournamentForm(forms.Form):
     rated = forms.BooleanField(
         required=False, initial=True, help_text="Unrated matches do not move anyone's Elo"
     )
+    record_visibility = forms.TypedChoiceField(
+        required=False,
+        empty_value=Tournament.RecordVisibility.FINISHED,
+        choices=[
+            (Tournament.RecordVisibility.FINISHED, "to everyone once the game is played"),
+            (Tournament.RecordVisibility.TOURNAMENT_END, "to everyone once the tournament ends"),
+            (Tournament.RecordVisibility.OWNERS, "only to the owners of its bots"),
+        ],
+        initial=Tournament.RecordVisibility.FINISHED,
+        label="Whole records shown",
+        help_text="Who sees every seat's cards and actions in a game, and its seed; a "
+        "game dealt the same cards as one still to play stays hidden, and each owner "
+        "always sees their own bot's seat",
+    )
     start_at = forms.DateTimeField(
         required=False,
         label="Start",

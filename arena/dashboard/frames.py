@@ -149,18 +149,26 @@ STORED_PARTS = (
 )
 
 
-def text_log(*, match: Match, seat: int | None) -> SafeString:
+def text_log(*, match: Match, seat: int | None, full: bool = True) -> SafeString:
     """The text log of ``match`` as ``seat`` saw it: a finished match's from the cache, else
-    from its stored replay (kept in the cache then); an unfinished one's rendered each time."""
+    from its stored replay (kept in the cache then); an unfinished one's rendered each time.
+    Without the ``full`` record its moves show ``seat``'s own actions only (kept apart)."""
     key, lifetime = selectors.match_log_cache(match=match, seat=seat)
+    if not full:
+        key += ":seen"
     html = cache.get(key) if lifetime else None
     if html is None:
-        stored = selectors.stored_piece(match=match, part="log", seat=seat) if lifetime else None
+        stored = None
+        if lifetime and full:
+            stored = selectors.stored_piece(match=match, part="log", seat=seat)
         if stored is not None:
             html = json.loads(stored)
         else:
             events = selectors.replay_events(match=match, seat=seat)
-            html = render_text_log(events=events, moves=selectors.replay_moves(match=match))
+            moves = selectors.replay_moves(match=match)
+            if not full:
+                moves = selectors.seen_moves(moves, set() if seat is None else {seat})
+            html = render_text_log(events=events, moves=moves)
         if lifetime:
             cache.set(key, html, lifetime)
     return mark_safe(html)  # our own template's output, escaped when rendered
@@ -178,11 +186,3 @@ def match_frames(*, match: Match, seat: int | None) -> list[dict]:
         frames = frames_from_record(match.record, seat=seat)
         cache.set(key, frames, selectors.REPLAY_CACHE_SECONDS)
     return frames
-
-
-def seat_count(match: Match) -> int:
-    """How many seats the match has: its result's, else its record's (a running match)."""
-    if match.result and match.result.get("seats"):
-        return len(match.result["seats"])
-    players = (match.record or {}).get("players")
-    return players if isinstance(players, int) else 0

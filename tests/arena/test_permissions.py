@@ -99,6 +99,9 @@ def test_seed_of_a_scheduled_tournament_is_the_organisers_secret(
         listed = client_for(viewer).get("/api/tournaments/").json()["results"]
         assert [t["seed"] for t in listed if t["id"] == pk] == [None]
     assert client_for(alice).get(f"/api/tournaments/{pk}/").json()["seed"] == seed
-    # Once it starts every version is pinned, and the seed is public for replays.
+    # Once it starts every version is pinned, but the seed deals every game still to play:
+    # hidden until none is left (here: cancelled, its queued games with it).
     assert services.start_tournament(tournament_id=pk)
+    assert client_for(bob).get(f"/api/tournaments/{pk}/").json()["seed"] is None
+    assert client_for(alice).post(f"/api/tournaments/{pk}/cancel/").status_code == 200
     assert client_for(bob).get(f"/api/tournaments/{pk}/").json()["seed"] == seed

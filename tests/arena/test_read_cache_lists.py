@@ -22,7 +22,8 @@ from tournaments.readcache import marks
 
 pytestmark = pytest.mark.django_db
 
-versions_migration = importlib.import_module("tournaments.migrations.0011_read_versions")
+# The list's trigger as migration 0017 left it (record_visibility watched too).
+list_trigger_migration = importlib.import_module("tournaments.migrations.0017_record_visibility")
 READS = [
     "/api/tournaments/",
     "/api/tournaments/?game=pairs",
@@ -95,6 +96,12 @@ def test_an_entry_a_rename_and_a_delete_move_the_lists(organiser, tournament):
     moves_every_list(lambda: Tournament.objects.filter(pk=tournament.pk).delete())
 
 
+def test_record_visibility_moves_the_lists(tournament):
+    moves_every_list(
+        lambda: Tournament.objects.filter(pk=tournament.pk).update(record_visibility="owners")
+    )
+
+
 def test_a_result_alone_moves_nothing(tournament):
     """A result moves ``results_version``, which no list shows: stored lists stay."""
     before = marks.tournament_list_mark()
@@ -110,7 +117,7 @@ def test_the_triggers_watch_every_column_the_list_shows():
         except Exception:  # noqa: BLE001 - not a column: bots, challengers, entrants, id
             continue
     shown.discard("id")
-    assert shown <= set(versions_migration.TOURNAMENT_SHOWN)
+    assert shown <= set(list_trigger_migration.TOURNAMENT_SHOWN)
 
 
 BOT_READS = [

@@ -75,6 +75,7 @@ def test_finished_replay_is_computed_once_per_seat(client_for, finished_match):
 
 def test_unfinished_replay_is_not_cached(client_for, finished_match):
     Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.RUNNING)
-    response = client_for(None).get(f"/api/matches/{finished_match.pk}/replay/", {"seat": "0"})
+    owner = finished_match.seats.get(seat=0).version.bot.owner  # seat 0's view is theirs
+    response = client_for(owner).get(f"/api/matches/{finished_match.pk}/replay/", {"seat": "0"})
     assert response.status_code == 200 and response.json()["events"]
     assert cache.get(selectors.replay_cache_key(match=finished_match, seat=0)) is None

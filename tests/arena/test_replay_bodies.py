@@ -125,6 +125,7 @@ def test_a_match_played_again_never_answers_from_its_first_result(
     kind,
 ):
     url = f"/api/matches/{finished_match.pk}/{kind}/"
+    client.force_login(finished_match.seats.get(seat=0).version.bot.owner)  # while it runs
     first = client.get(url, {"seat": 0}).content  # kept in memory and in the cache
     # Its result taken back as a failure, queued again, and played to another end.
     Match.objects.filter(pk=finished_match.pk).update(status=Match.Status.FAILED)
@@ -163,7 +164,11 @@ def test_an_unfinished_match_is_built_each_time(client, finished_match):
     before = client.get(url).json()
     assert before["events"]
     Match.objects.filter(pk=finished_match.pk).update(moves=[{"actions": {"0": 1}}])
-    assert client.get(url).json()["moves"] == [{"actions": {"0": 1}}]
+    # While it runs a spectator sees which seats acted, not what they played.
+    assert client.get(url).json()["moves"] == [{"actions": {"0": None}, "hidden": ["0"]}]
+    client.force_login(finished_match.seats.get(seat=0).version.bot.owner)
+    seat_view = client.get(url, {"seat": 0}).json()["moves"]
+    assert seat_view == [{"actions": {"0": 1}, "hidden": []}]
 
 
 def test_bad_seats_still_answer_4xx_in_the_error_shape(client, finished_match):

@@ -142,6 +142,7 @@ def test_a_match_played_again_gets_a_new_row(client, match):
 
 def test_an_unfinished_match_is_never_stored(client, match):
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    client.force_login(match.seats.get(seat=0).version.bot.owner)  # seat 0's view is theirs
     served_body(client, match, "replay", 0)
     served_body(client, match, "frames", None)
     client.get(f"/matches/{match.pk}/")

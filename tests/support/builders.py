@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from bots import hooks
 from bots.models import Bot, BotVersion
+from bots.players import BuiltinPlayer
+from bots.runner import play_match
 from games import registry
 from tournaments import services
 from tournaments.models import Match, MatchSeat, Tournament
@@ -142,6 +144,27 @@ def play_queued(
         assert record_result(match_id=match.pk, attempt=attempt, outcome=result)
         played += 1
     return played
+
+
+def play_for_real(*, match: Match, finish: bool = True) -> Match:
+    """Claim ``match`` and play it as a worker does, with the game's random policy in every
+    seat, in-process (no sandbox: milliseconds); record its outcome, or with ``finish``
+    false leave it running with its moves and record stored, as a view of a match in
+    progress would read them."""
+    game = registry.get(match.game)
+    attempt = claim_match(match_id=match.pk)
+    players = [
+        BuiltinPlayer(game, "random", match.seed + seat) for seat in range(match.seats.count())
+    ]
+    outcome = play_match(
+        game_slug=match.game, players=players, options=match.options, seed=match.seed
+    ).to_dict()
+    if finish:
+        assert record_result(match_id=match.pk, attempt=attempt, outcome=outcome)
+    else:
+        Match.objects.filter(pk=match.pk).update(moves=outcome["moves"], record=outcome["record"])
+    match.refresh_from_db()
+    return match
 
 
 def play_queued_ladder_matches() -> None:

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from bots.models import Bot
-from tests.support.builders import active_bots, outcome
+from tests.support.builders import active_bots, outcome, play_queued
 from tournaments import services
 from tournaments.models import Entry, Match, Tournament
 from tournaments.services.playing import claim_match, record_result
@@ -223,7 +223,7 @@ def test_a_round_robin_keeps_berger_rounds(api, organiser):
     assert all(sorted(ids) == sorted(b.pk for b in bots) for ids in rounds.values())
 
 
-def test_the_seed_commitment_verifies_after_the_start(api, organiser):
+def test_the_seed_commitment_verifies_once_every_game_is_played(api, organiser):
     bots = active_bots(owner=organiser, count=3)
     body = create(api, bots, seed=123456789)
     assert len(body["seed_commitment"]) == 64
@@ -231,7 +231,11 @@ def test_the_seed_commitment_verifies_after_the_start(api, organiser):
     assert anonymous["seed"] is None and anonymous["seed_salt"] is None
     assert anonymous["seed_commitment"] == body["seed_commitment"]
     services.start_tournament(tournament_id=body["id"])
+    # Running, the seed would deal every game still to play: hidden.
+    assert APIClient().get(f"/api/tournaments/{body['id']}/").json()["seed"] is None
+    assert play_queued(tournament_id=body["id"]) > 0
     revealed = APIClient().get(f"/api/tournaments/{body['id']}/").json()
+    assert revealed["status"] == "finished"
     text = f"{revealed['seed_salt']}:{revealed['seed']}".encode()
     assert hashlib.sha256(text).hexdigest() == body["seed_commitment"]
     tampered = f"{revealed['seed_salt']}:{revealed['seed'] + 1}".encode()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.http import HttpResponse
@@ -18,7 +20,7 @@ from rest_framework.exceptions import NotAuthenticated, PermissionDenied, Valida
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
-from tournaments import readcache, selectors
+from tournaments import readcache, selectors, visibility
 from tournaments.models import Match, MatchSeat
 from tournaments.readcache import marks, replay_answers
 
@@ -71,7 +73,18 @@ def _number(value) -> int | None:
 
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
-    reproduce = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField(
+        help_text="every card of the deal follows from it: null while the record is hidden"
+    )
+    hidden = serializers.SerializerMethodField(
+        help_text="whether the match's hidden information is kept from you (its "
+        "tournament's record_visibility): then seed, record and reproduce are null, moves "
+        "show only your own seats' actions, and replay and frames give only the spectator's "
+        "view and your own seats'"
+    )
+    reproduce = serializers.SerializerMethodField(
+        help_text="the commands that play this match again; null while the record is hidden"
+    )
 
     def to_representation(self, match):
         """A list row written out field by field: the generic ModelSerializer walk costs
@@ -79,6 +92,7 @@ class MatchSerializer(serializers.ModelSerializer):
         two equal). Subclasses with more fields take the generic walk."""
         if type(self) is not MatchSerializer:
             return super().to_representation(match)
+        full = self.view(match).full
         seats = [
             {
                 "seat": int(seat.seat),
@@ -101,7 +115,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "game": str(match.game),
             "engine_version": _number(match.engine_version),
             "options": match.options,
-            "seed": _number(match.seed),
+            "seed": _number(match.seed) if full else None,
             "status": str(match.status),
             "attempts": _number(match.attempts),
             "started_at": _stamp(match.started_at),
@@ -109,14 +123,32 @@ class MatchSerializer(serializers.ModelSerializer):
             "seats": seats,
             "result": match.result,
             "error": str(match.error),
+            "hidden": not full,
             "reproduce": self.get_reproduce(match),
         }
 
-    @extend_schema_field(ReproduceSerializer)
+    def view(self, match) -> visibility.MatchView:
+        """What the reader may see of ``match``: from the context's ``views`` (a page's,
+        read at once), else read now."""
+        found = self.context.get("views", {}).get(match.pk)
+        if found is None:
+            request = self.context.get("request")
+            user = request.user if request is not None else None
+            found = visibility.match_view(match=match, user=user)
+            self.context.setdefault("views", {})[match.pk] = found
+        return found
+
+    def get_seed(self, match) -> int | None:
+        return match.seed if self.view(match).full else None
+
+    def get_hidden(self, match) -> bool:
+        return not self.view(match).full
+
+    @extend_schema_field(ReproduceSerializer(allow_null=True))
     def get_reproduce(self, match) -> dict | None:
         """The commands that play this match again, as the reader can run them."""
         request = self.context.get("request")
-        if request is None:
+        if request is None or not self.view(match).full:
             return None
         return selectors.reproduce(
             match=match,
@@ -144,6 +176,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "seats",
             "result",
             "error",
+            "hidden",
             "reproduce",
         ]
 
@@ -169,7 +202,10 @@ class EventMatchesApi(generics.ListAPIView):
 
     def _page_data(self):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data).data
+        context = self.get_serializer_context()
+        context["views"] = visibility.match_views(matches=list(page), user=self.request.user)
+        rows = self.get_serializer(page, many=True, context=context).data
+        return self.get_paginated_response(rows).data
 
 
 class DetailSeatSerializer(SeatSerializer):
@@ -195,6 +231,15 @@ class MatchDetailSerializer(MatchSerializer):
     """A match record: enough to play it again (``manage.py replay`` reads this JSON)."""
 
     seats = DetailSeatSerializer(many=True, read_only=True)
+    moves = serializers.ListField(
+        child=serializers.DictField(),
+        allow_null=True,
+        help_text="each step's actions by seat, wall and CPU ms, and the seats played by "
+        "default; while the record is hidden, another seat's action is null",
+    )
+    record = serializers.DictField(
+        allow_null=True, help_text="what rebuilds the match; null while it is hidden"
+    )
 
     class Meta(MatchSerializer.Meta):
         fields = MatchSerializer.Meta.fields + ["move_ms", "bank_ms", "moves", "record"]
@@ -209,7 +254,9 @@ class MatchDetailHeadSerializer(MatchDetailSerializer):
 
 
 class MatchDetailApi(generics.RetrieveAPIView):
-    """A match; a seat's ``log`` only for its bot's owner; ``reproduce`` as the reader runs it."""
+    """A match; a seat's ``log`` only for its bot's owner; ``reproduce`` as the reader runs
+    it; ``seed``, ``record`` and the other seats' actions in ``moves`` only when its
+    tournament's ``record_visibility`` lets the reader see them (``hidden``)."""
 
     serializer_class = MatchDetailSerializer
 
@@ -231,14 +278,21 @@ class MatchDetailApi(generics.RetrieveAPIView):
     def _fresh(self) -> HttpResponse:
         request = self.request
         match = self.get_object()
+        view = visibility.match_view(match=match, user=request.user)
         context = {
             "request": request,
             "logs": selectors.seat_logs(match=match, user=request.user),
             "fault_details": selectors.seat_fault_details(match=match, user=request.user),
+            "views": {match.pk: view},
         }
         head = JSONRenderer().render(MatchDetailHeadSerializer(match, context=context).data)
         moves = (match.moves_text or "null").encode()
         record = (match.record_text or "null").encode()
+        if not view.full:
+            if match.moves_text:
+                seen = visibility.seen_moves(json.loads(match.moves_text), view.seats)
+                moves = JSONRenderer().render(seen)
+            record = b"null"
         body = b"".join([head[:-1], b',"moves":', moves, b',"record":', record, b"}"])
         return HttpResponse(body, content_type="application/json")
 
@@ -264,37 +318,68 @@ class SeatLogApi(APIView):
         return HttpResponse(seat_row.log, content_type="text/plain; charset=utf-8")
 
 
+def seat_view(request, match: Match, seat_text: str | None, *, players: int):
+    """The seat a replay read names (None: a spectator) and what the reader may see of the
+    match; a 400 for a seat the match does not have, a 401 or 403 for a seat's view that
+    is not the reader's to see (``tournaments.visibility``)."""
+    seat = None
+    if seat_text is not None:
+        try:
+            seat = selectors.parse_seat(seat_text, players=players)
+        except ValueError as exc:
+            raise ValidationError({"seat": [str(exc)]}) from exc
+    view = visibility.match_view(match=match, user=request.user)
+    if not view.may_take(seat):
+        message = f"seat {seat}'s view of this match is its bot's owner's alone {view.reason}"
+        if not request.user.is_authenticated:
+            raise NotAuthenticated(message)
+        raise PermissionDenied(message)
+    return seat, view
+
+
 class ReplaySerializer(serializers.Serializer):
     match = serializers.IntegerField()
     seat = serializers.IntegerField(allow_null=True, help_text="null: a spectator's view")
     moves = serializers.ListField(
-        child=serializers.DictField(), help_text="actions, wall and CPU ms per seat, defaults"
+        child=serializers.DictField(),
+        help_text="actions, wall and CPU ms per seat, defaults; while the record is hidden "
+        "from you, every action but the viewing seat's is null",
     )
     events = serializers.ListField(child=serializers.DictField(), help_text="as that seat saw them")
 
 
+# A replay's moves differ with the whole record and without it: kept under two kinds.
+REPLAY_KINDS = {"kind": "replay", "seen_kind": "replay:seen"}
+SEAT_REFUSED = {
+    401: OpenApiResponse(description="a seat's view while the record is hidden, signed out"),
+    403: OpenApiResponse(description="a seat's view while the record is hidden from you"),
+}
+
+
 class MatchReplayApi(APIView):
+    """The match's moves and its events as one seat (or a spectator) saw them. A seat's
+    view is its bot's owner's until the match's whole record may be shown to the reader
+    (its tournament's ``record_visibility``); a spectator's is everyone's."""
+
     @extend_schema(
         parameters=[
             SEAT_PARAMETER,
         ],
-        responses=ReplaySerializer,
+        responses={200: ReplaySerializer, **SEAT_REFUSED},
     )
     def get(self, request, pk):
-        seat = request.query_params.get("seat")
-        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind="replay")
+        seat_text = request.query_params.get("seat")
+        body = replay_answers.remembered_body(
+            pk=pk, seat_text=seat_text, user=request.user, **REPLAY_KINDS
+        )
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
-        if seat is not None:
-            players = len(match.result["seats"]) if match.result else 0
-            try:
-                seat = selectors.parse_seat(seat, players=players)
-            except ValueError as exc:
-                raise ValidationError({"seat": [str(exc)]}) from exc
+        seat, view = seat_view(request, match, seat_text, players=selectors.seat_count(match))
 
         def build() -> bytes:
-            return selectors.replay_body(match=match, seat=seat)
+            return selectors.replay_body(match=match, seat=seat, full=view.full)
 
-        body = replay_answers.cached_replay_body(match=match, seat=seat, kind="replay", build=build)
+        kind = replay_answers.answer_kind(view=view, **REPLAY_KINDS)
+        body = replay_answers.cached_replay_body(match=match, seat=seat, kind=kind, build=build)
         return HttpResponse(body, content_type="application/json")

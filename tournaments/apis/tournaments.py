@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import registry
-from tournaments import readcache, selectors, services
+from tournaments import readcache, selectors, services, visibility
 from tournaments.apis.matches import EventMatchesApi
 from tournaments.models import Tournament
 from tournaments.readcache import marks
@@ -53,6 +53,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "move_ms",
             "bank_ms",
             "rated",
+            "record_visibility",
             "seed",
             "seed_salt",
             "seed_commitment",
@@ -101,8 +102,19 @@ class TournamentSerializer(serializers.ModelSerializer):
             "start_at": {"required": False},
             "seed": {
                 "required": False,
-                "help_text": "every match's deal derives from it; hidden from all but the "
-                "organiser until the tournament starts",
+                "allow_null": True,
+                "help_text": "every match's deal derives from it; hidden (null, as seed_salt) "
+                "from all but the organiser until the tournament has ended with no match left "
+                "to play, and then under record_visibility owners from all but staff",
+            },
+            "record_visibility": {
+                "required": False,
+                "help_text": "who sees a finished match's whole record (every seat's hidden "
+                "cards and actions, the record, the seed) beyond what the rules make public; "
+                "never before every game dealt the same cards is finished. finished (the "
+                "default): everyone; tournament_end: everyone once the tournament has ended; "
+                "owners: only the owners of the match's bots, and staff. A seat's owner "
+                "always sees that seat's own view",
             },
             "options": {"required": False},
         }
@@ -113,13 +125,13 @@ class TournamentSerializer(serializers.ModelSerializer):
     def to_representation(self, tournament):
         selectors.entrants(tournament=tournament)  # one read for challengers and entrants
         data = super().to_representation(tournament)
-        # Every deal follows from the seed, and entrants' versions are pinned only
-        # at the start: until then, a seed anyone could read lets an entrant upload
-        # a version that knows every deck. Only the organiser sees it early.
+        # Every deal follows from the seed: before the start it would let an entrant upload
+        # a version that knows every deck, and later it shows every hand of the games
+        # still to play (and under "owners" of every game). Only the organiser sees it early.
         request = self.context.get("request")
-        if tournament.status == Tournament.Status.SCHEDULED and (
-            request is None or request.user.id != tournament.organiser_id
-        ):
+        user = request.user if request is not None else None
+        live = getattr(tournament, "_live_matches", None)  # read for a page at once
+        if not visibility.tournament_seed_shown(tournament=tournament, user=user, live=live):
             data["seed"] = None
             data["seed_salt"] = None
         return data
@@ -204,6 +216,11 @@ class TournamentListCreateApi(generics.ListAPIView):
     def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
         selectors.load_entrants(tournaments=page)  # one query, not one per row
+        # Whether an ended tournament's seed may show: one query for the page's.
+        ended = [t.pk for t in page if t.status in visibility.ENDED]
+        live = visibility.tournament_ids_with_live_matches(ended)
+        for tournament in page:
+            tournament._live_matches = tournament.pk in live
         return page
 
     def list(self, request, *args, **kwargs):

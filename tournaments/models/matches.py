@@ -79,6 +79,13 @@ class Match(models.Model):
                 condition=models.Q(ladder__isnull=False),
                 name="match_ladder_newest",
             ),
+            # The unfinished games dealt a seed (tournaments.visibility: a finished game's
+            # record stays hidden while another game of its deal is still to be played).
+            models.Index(
+                fields=["seed"],
+                condition=models.Q(status__in=["scheduled", "queued", "running"]),
+                name="match_live_seed",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["pool", "rated_seq"], name="unique_rated_seq_per_pool"),

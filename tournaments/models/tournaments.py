@@ -26,6 +26,14 @@ class Tournament(models.Model):
         RATING = "rating"  # by the entrants' current ratings, best first
         ENTRY = "entry"  # in the order the organiser listed the bots
 
+    class RecordVisibility(models.TextChoices):
+        """Who sees a finished match's whole record (every seat's hidden cards and
+        actions, the seed) beyond what the rules make public (tournaments.visibility)."""
+
+        FINISHED = "finished"  # everyone, once the match and its deal's other games end
+        TOURNAMENT_END = "tournament_end"  # everyone, once the tournament ends
+        OWNERS = "owners"  # the owners of the match's bots and staff, once it ends
+
     name = models.CharField(max_length=100)
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournaments"
@@ -44,6 +52,12 @@ class Tournament(models.Model):
     third_place = models.BooleanField(default=False)  # single elimination
     grand_final_reset = models.BooleanField(default=True)  # double elimination
     seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.RATING)
+    record_visibility = models.CharField(
+        max_length=16,
+        choices=RecordVisibility.choices,
+        default=RecordVisibility.FINISHED,
+        db_default=RecordVisibility.FINISHED,
+    )
     seed = models.BigIntegerField()
     # SHA-256 of the salt and the seed, published at creation; both revealed at the start.
     seed_salt = models.CharField(max_length=64, blank=True)

@@ -9,7 +9,8 @@ Only what cannot change without moving them is marked here; anything else is Non
   back to running (``requeue_failed_match``); a running one's match counts change as
   matches are claimed, with no mark of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
-  status. Bot names and version numbers, which both show, never change;
+  status. Bot names and version numbers, which both show, never change. Whether a spectator
+  sees its whole record (``tournaments.visibility``) is in its mark too;
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
@@ -34,6 +35,7 @@ from __future__ import annotations
 from django.db import connection
 
 from bots.models import Bot, BotVersion
+from tournaments import visibility
 from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tournament
 
 
@@ -58,13 +60,15 @@ def finished_tournament_mark(*, pk: int) -> tuple | None:
 
 
 def finished_match_mark(*, pk: int) -> tuple | None:
-    row = _row(
-        f"SELECT status, attempts, finished_at FROM {Match._meta.db_table} WHERE id = %s", [pk]
-    )
-    if row is None or row[0] != Match.Status.FINISHED:
+    """A finished match's mark, with whether its whole record is everyone's yet (its
+    tournament ending, or the last game of its deal finishing, makes it so: the answers
+    a spectator had while it was hidden are not theirs any more): one query."""
+    found = visibility.read_exposure(pk=pk, columns=("attempts", "finished_at"))
+    if found is None or found[0].status != Match.Status.FINISHED:
         return None
-    status, attempts, finished_at = row
-    return ("match", pk, status, attempts, _plain([finished_at or ""])[0])
+    exposure, (attempts, finished_at) = found
+    finished = _plain([finished_at or ""])[0]
+    return ("match", pk, exposure.status, attempts, finished, exposure.public)
 
 
 LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")

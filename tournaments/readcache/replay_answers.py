@@ -2,10 +2,16 @@
 
 A finished match's answer is rendered once and kept as bytes under a key that names
 everything it is made of (``replay_cache_key``: the match, its finishing time, its game and
-the engine's version, the viewer; the endpoint's kind with its layout version). Nothing
-else changes it: its moves, record and stored replay are written once, with its status;
-a re-run or a result taken back takes it out of ``finished`` (it is then not kept) and
-finishes it again at a new time, with more attempts; no bot name shows in it.
+the engine's version, the viewer; the endpoint's kind with its layout version, and whether
+it shows the whole record or only what the viewer's seat saw: ``tournaments.visibility``).
+Nothing else changes it: its moves, record and stored replay are written once, with its
+status; a re-run or a result taken back takes it out of ``finished`` (it is then not kept)
+and finishes it again at a new time, with more attempts; no bot name shows in it.
+
+Who may read which answer is decided on every request, before any kept answer is looked
+up (``remembered_body``), from the match's exposure read in the same query as its head: a
+seat's view kept for its owner is never served to another reader, and an answer built
+while the record was hidden is kept under another key than the whole record's.
 
 Each process also keeps the most recently read answers in its own memory (up to
 ``MEMORY_BYTES``), keyed as in the cache plus the match's attempts: the longest answers are
@@ -22,9 +28,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.core.cache import cache
-from django.db import connection
 
 from games import registry
+from tournaments import visibility
 from tournaments.models import Match
 from tournaments.readcache.process_copies import ProcessCopies
 
@@ -68,28 +74,24 @@ def forget_all() -> None:
 
 @dataclass(frozen=True)
 class FinishedHead:
-    """What names a finished match's stored answers, and its seat count."""
+    """What names a finished match's stored answers, its seat count and its exposure."""
 
     pk: int
     game: str
     finished_at: datetime | None
     attempts: int
     seats: int
+    exposure: visibility.Exposure
 
 
 def finished_head(*, pk: int) -> FinishedHead | None:
-    """A finished match's head in one written-out query (the ORM's building of it cost more
-    than the query); None for another status, no such match, or a result without seats
-    (then the endpoint takes its usual path, which answers those)."""
-    table = Match._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT game, status, finished_at, attempts, result FROM {table} WHERE id = %s", [pk]
-        )
-        row = cursor.fetchone()
-    if row is None or row[1] != Match.Status.FINISHED:
+    """A finished match's head and exposure in one written-out query (the ORM's building of
+    it cost more than the query); None for another status, no such match, or a result
+    without seats (then the endpoint takes its usual path, which answers those)."""
+    found = visibility.read_exposure(pk=pk, columns=("game", "finished_at", "attempts", "result"))
+    if found is None or found[0].status != Match.Status.FINISHED:
         return None
-    game, _, finished_at, attempts, result = row
+    exposure, (game, finished_at, attempts, result) = found
     if isinstance(result, (str, bytes)):  # jsonb and SQLite's JSON come as text
         result = json.loads(result)
     seats = result.get("seats") if isinstance(result, dict) else None
@@ -99,16 +101,25 @@ def finished_head(*, pk: int) -> FinishedHead | None:
         return None
     if finished_at is not None and finished_at.tzinfo is None:  # SQLite keeps UTC, naive
         finished_at = finished_at.replace(tzinfo=UTC)
-    return FinishedHead(pk, game, finished_at, attempts, len(seats))
+    return FinishedHead(pk, game, finished_at, attempts, len(seats), exposure)
 
 
 def _memory_key(key: str, attempts: int) -> str:
     return f"{key}:{attempts}"
 
 
-def remembered_body(*, pk: int, seat_text: str | None, kind: str) -> bytes | None:
+def answer_kind(kind: str, view: visibility.MatchView, *, seen_kind: str | None = None) -> str:
+    """The kind a reader with ``view`` is answered under: ``seen_kind`` (when the answer
+    differs) without the whole record, else ``kind``."""
+    return kind if view.full or seen_kind is None else seen_kind
+
+
+def remembered_body(
+    *, pk: int, seat_text: str | None, kind: str, user, seen_kind: str | None = None
+) -> bytes | None:
     """A finished match's stored answer for ``kind`` as the ``?seat=`` text names the
-    viewer, from this process's memory or the cache; None when the endpoint must take its
+    viewer, from this process's memory or the cache, if ``user`` may see the match as that
+    viewer does (``seen_kind``: see ``answer_kind``); None when the endpoint must take its
     usual path (not finished, a seat it must refuse, nothing stored yet)."""
     head = finished_head(pk=pk)
     if head is None:
@@ -119,8 +130,13 @@ def remembered_body(*, pk: int, seat_text: str | None, kind: str) -> bytes | Non
             seat = parse_seat(seat_text, players=head.seats)
         except ValueError:
             return None
+    view = visibility.view_of(
+        head.exposure, user=user, owned=lambda: visibility.owned_seats(match_id=pk, user=user)
+    )
+    if not view.may_take(seat):
+        return None
     key = f"{replay_key(pk=pk, finished_at=head.finished_at, game=head.game, seat=seat)}"
-    key += f":body:{kind}"
+    key += f":body:{answer_kind(kind, view, seen_kind=seen_kind)}"
     memory_key = _memory_key(key, head.attempts)
     body = memory.get(memory_key)
     if body is None:

@@ -31,6 +31,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     replay_lookup,
     replay_moves,
     reproduce,
+    seat_count,
     seat_fault_details,
     seat_logs,
     spliced_json,
@@ -63,4 +64,10 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     standings,
     time_left,
     tournament_list,
+)
+from tournaments.visibility import (  # noqa: F401
+    match_view,
+    match_views,
+    seen_moves,
+    tournament_seed_shown,
 )

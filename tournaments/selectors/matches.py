@@ -12,6 +12,7 @@ from django.db.models.query import ModelIterable
 from bots.cli import option_text
 from bots.models import BotVersion
 from games import registry
+from tournaments import visibility
 from tournaments.models import (
     Ladder,
     LadderCount,
@@ -250,16 +251,34 @@ def spliced_json(head: dict, tail: list[tuple[str, bytes]]) -> bytes:
     return b"".join(parts)
 
 
-def replay_body(*, match: Match, seat: int | None) -> bytes:
+def replay_body(*, match: Match, seat: int | None, full: bool = True) -> bytes:
     """The replay endpoint's answer: the moves and the events as ``seat`` saw them, from
-    the stored replay of a finished match, else rebuilt from the record."""
+    the stored replay of a finished match, else rebuilt from the record. Without the
+    ``full`` record, the moves show ``seat``'s own actions only (none for a spectator)."""
     head = {"match": match.pk, "seat": seat}
+    if not full:
+        seats = set() if seat is None else {seat}
+        moves = visibility.seen_moves(replay_moves(match=match), seats)
+        events = stored_piece(match=match, part="events", seat=seat)
+        if events is not None:
+            return spliced_json(head, [("moves", replays.render(moves)), ("events", events)])
+        return replays.render(
+            {**head, "moves": moves, "events": replay_events(match=match, seat=seat)}
+        )
     moves = stored_piece(match=match, part="moves", seat=None)
     events = stored_piece(match=match, part="events", seat=seat)
     if moves is not None and events is not None:
         return spliced_json(head, [("moves", moves), ("events", events)])
     data = {**head, "moves": match.moves or [], "events": replay_events(match=match, seat=seat)}
     return replays.render(data)
+
+
+def seat_count(match: Match) -> int:
+    """How many seats the match has: its result's, else its record's (a running match)."""
+    if match.result and match.result.get("seats"):
+        return len(match.result["seats"])
+    players = (match.record or {}).get("players")
+    return players if isinstance(players, int) else 0
 
 
 def replay_moves(*, match: Match) -> list:

@@ -51,6 +51,7 @@ def create_tournament(
     third_place: bool = False,
     grand_final_reset: bool = True,
     seeding: str = Tournament.Seeding.RATING,
+    record_visibility: str = Tournament.RecordVisibility.FINISHED,
 ) -> Tournament:
     """A tournament of any format, checked whole before anything is stored.
 
@@ -72,6 +73,9 @@ def create_tournament(
     errors = _entrant_errors(organiser=organiser, game=game, bot_ids=bot_ids)
     if format not in Tournament.Format.values:
         errors.append(f"unknown format {format!r}; one of: {', '.join(Tournament.Format.values)}")
+    if record_visibility not in Tournament.RecordVisibility.values:
+        known = ", ".join(Tournament.RecordVisibility.values)
+        errors.append(f"unknown record visibility {record_visibility!r}; one of: {known}")
     if not 1 <= games_per_pairing <= 100:
         errors.append("games per pairing must be between 1 and 100")
     elif rotate_seats and games_per_pairing % players:
@@ -139,6 +143,7 @@ def create_tournament(
             third_place=third_place,
             grand_final_reset=grand_final_reset,
             seeding=seeding,
+            record_visibility=record_visibility,
             seed=seed,
             seed_salt=salt,
             seed_commitment=seed_commitment(seed=seed, salt=salt),

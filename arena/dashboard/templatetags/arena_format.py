@@ -36,16 +36,17 @@ def event_text(event: dict) -> str:
 
 @register.filter
 def move_text(move: dict) -> str:
-    """``seat 0: "hit" (3 ms, CPU 2 ms)`` for each seat that acted in one step of the match."""
+    """``seat 0: "hit" (3 ms, CPU 2 ms)`` for each seat that acted in one step of the match
+    (``(hidden)`` for a seat whose action this view may not see)."""
     walls, cpus = move.get("ms") or {}, move.get("cpu_ms") or {}
+    hidden = move.get("hidden") or ()
     parts = []
     for seat, action in (move.get("actions") or {}).items():
         times = [f"{walls[seat]} ms"] if walls.get(seat) is not None else []
         if cpus.get(seat) is not None:
             times.append(f"CPU {cpus[seat]} ms")
-        parts.append(
-            f"seat {seat}: {json.dumps(action)}" + (f" ({', '.join(times)})" if times else "")
-        )
+        shown = "(hidden)" if seat in hidden else json.dumps(action)
+        parts.append(f"seat {seat}: {shown}" + (f" ({', '.join(times)})" if times else ""))
     return " · ".join(parts)
 
 

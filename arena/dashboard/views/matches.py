@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
@@ -18,7 +18,7 @@ from arena.dashboard import frames
 from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_json
 from arena.dashboard.page_cache import cached_page
 from tournaments import selectors
-from tournaments.apis.matches import SEAT_PARAMETER
+from tournaments.apis.matches import SEAT_PARAMETER, SEAT_REFUSED, seat_view
 from tournaments.models import Match
 from tournaments.readcache import marks, replay_answers
 
@@ -30,11 +30,14 @@ def match_detail(request, pk):
     except Match.DoesNotExist:
         raise Http404(f"no match {pk}") from None
     seats = list(match.seats.all())
-    players = max(len(seats), frames.seat_count(match))
+    players = max(len(seats), selectors.seat_count(match))
+    view = selectors.match_view(match=match, user=request.user)
     try:
         seat = selectors.parse_seat(request.GET.get("seat", ""), players=players)
     except ValueError:
         seat = None  # a seat the match does not have: show the spectator's view
+    if not view.may_take(seat):
+        seat = None  # another's seat while the record is hidden: the spectator's view
     viewer = {
         "match": match.pk,
         "seat": seat,
@@ -59,13 +62,17 @@ def match_detail(request, pk):
             "match": match,
             "seats": seats,
             "seat": seat,
-            "seat_choices": [(s.seat, s.version.bot.name) for s in seats],
+            "seat_choices": [(s.seat, s.version.bot.name) for s in seats if view.may_take(s.seat)],
+            "view": view,
             "viewer": viewer,
             # Lazy: a finished match's text log is cached and stored (frames.text_log).
-            "text_log": functools.cache(lambda: frames.text_log(match=match, seat=seat)),
+            "text_log": functools.cache(
+                lambda: frames.text_log(match=match, seat=seat, full=view.full)
+            ),
             # The reader's own bots' logs and fault details only (selectors.seat_logs).
             "logs": _own_logs(match, request.user),
-            "reproduce": selectors.reproduce(
+            "reproduce": view.full
+            and selectors.reproduce(
                 match=match,
                 user=request.user,
                 export_url=request.build_absolute_uri(reverse("api-match", args=[match.pk])),
@@ -106,26 +113,27 @@ class FramesGone(APIException):
 
 
 class MatchFramesApi(APIView):
-    """The table as one seat (or a spectator) saw it after each move, for the replay viewer."""
+    """The table as one seat (or a spectator) saw it after each move, for the replay viewer.
+    A seat's frames are its bot's owner's until the match's whole record may be shown to
+    the reader (its tournament's ``record_visibility``); a spectator's are everyone's."""
 
     @extend_schema(
         parameters=[
             SEAT_PARAMETER,
         ],
-        responses=FramesSerializer,
+        responses={200: FramesSerializer, **SEAT_REFUSED},
     )
     def get(self, request, pk):
-        seat = request.query_params.get("seat")
+        seat_text = request.query_params.get("seat")
+        # Frames hold observations only: the same answer with the whole record or without.
         kind = f"frames:{LAYOUT_VERSION}"
-        body = replay_answers.remembered_body(pk=pk, seat_text=seat, kind=kind)
+        body = replay_answers.remembered_body(
+            pk=pk, seat_text=seat_text, kind=kind, user=request.user
+        )
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
-        if seat is not None:
-            try:
-                seat = selectors.parse_seat(seat, players=frames.seat_count(match))
-            except ValueError as exc:
-                raise ValidationError({"seat": [str(exc)]}) from exc
+        seat, _ = seat_view(request, match, seat_text, players=selectors.seat_count(match))
 
         def build() -> bytes:
             head = {

@@ -34,7 +34,9 @@ def _tournament_page(request, pk, template: str, **extra):
     )  # the standings snapshot comes in the same row
     context = tournament_page.tournament_context(tournament, params=request.GET)
     may_cancel = request.user.id == tournament.organiser_id and tournament_page.is_live(tournament)
-    return render(request, template, {**context, "may_cancel": may_cancel, **extra})
+    seed_shown = selectors.tournament_seed_shown(tournament=tournament, user=request.user)
+    context.update(may_cancel=may_cancel, seed_shown=seed_shown)
+    return render(request, template, {**context, **extra})
 
 
 @cached_page(mark=_tournament_mark)
@@ -85,6 +87,7 @@ TOURNAMENT_SETTINGS = (
     "bank_ms",
     "start_at",
     "rated",
+    "record_visibility",
 )
 
 

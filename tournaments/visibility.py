@@ -1,0 +1,243 @@
+"""Who sees a match's hidden information: each seat's hidden cards and actions, the match's
+record and its seed (every card of the deal follows from the seed).
+
+Everyone sees what the rules make public: the spectator's view (``observation(None)``,
+``events(None)``), which seats acted on each move and their times, the result. Beyond it:
+
+- a seat's own view (what its bot saw, and its own actions) is its bot's owner's, always;
+- the whole record (every seat's view and actions, the record, the seed) waits until the
+  match is finished and no other game dealt the same cards (duplicate play: the seats
+  rotated over one deal) is still to be played, since that game's hands are this one's.
+  Then the tournament's ``record_visibility`` says whose it is: ``finished``, everyone's;
+  ``tournament_end``, everyone's once the tournament has finished or been cancelled;
+  ``owners``, the match's bots' owners'. Staff see it in every case. Ladder and version
+  gate matches follow ``finished``.
+
+The tournament's own seed, from which every match's derives, is shown to its organiser
+(who may have chosen it) and otherwise only once every match's record may be: when the
+tournament has ended with no match left to play, to everyone, or under ``owners`` to staff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+from django.db import connection
+
+from tournaments.models import Match, MatchSeat, Tournament
+
+# A game that may still be played: the matches that keep their deal hidden.
+LIVE = (Match.Status.SCHEDULED, Match.Status.QUEUED, Match.Status.RUNNING)
+ENDED = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+Visibility = Tournament.RecordVisibility
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """What decides how much of a match anyone may see (``read_exposure``)."""
+
+    status: str
+    visibility: str  # the tournament's record_visibility; "finished" outside tournaments
+    event_over: bool  # its tournament has finished or been cancelled (true outside one)
+    deal_live: bool  # another game of its event dealt the same cards is still to play
+
+    @property
+    def settled(self) -> bool:
+        """Finished, with every game of its deal: its whole record may be shown to someone."""
+        return self.status == Match.Status.FINISHED and not self.deal_live
+
+    @property
+    def public(self) -> bool:
+        """Its whole record is everyone's."""
+        if not self.settled:
+            return False
+        if self.visibility == Visibility.FINISHED:
+            return True
+        return self.visibility == Visibility.TOURNAMENT_END and self.event_over
+
+    def reason(self) -> str:
+        """Why the whole record is hidden, as a sentence's end: '... hidden {reason}'."""
+        if self.status != Match.Status.FINISHED:
+            return "while the match is played"
+        if self.deal_live:
+            return "while another game dealt the same cards is played"
+        if self.visibility == Visibility.TOURNAMENT_END and not self.event_over:
+            return "until the tournament ends"
+        return "from all but the owners of its bots"
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """How much of a match one reader may see."""
+
+    full: bool  # the whole record: every seat's view and actions, the record, the seed
+    seats: frozenset[int]  # the seats whose own view the reader may take besides
+    public: bool  # the whole record is everyone's (the same answer for every reader)
+    reason: str  # why the whole record is hidden ("" when it is not)
+
+    def may_take(self, seat: int | None) -> bool:
+        """Whether the reader may see the match as ``seat`` does (None: a spectator)."""
+        return seat is None or self.full or seat in self.seats
+
+
+def view_of(exposure: Exposure, *, user, owned: Callable[[], Collection[int]]) -> MatchView:
+    """What ``user`` may see of a match of ``exposure``; ``owned()`` gives the seats whose
+    bot ``user`` owns, asked for only when the answer depends on them."""
+    if exposure.public:
+        return MatchView(True, frozenset(), True, "")
+    signed_in = user is not None and user.is_authenticated
+    seats = frozenset(owned()) if signed_in else frozenset()
+    full = (
+        exposure.settled
+        and signed_in
+        and (user.is_staff or (exposure.visibility == Visibility.OWNERS and bool(seats)))
+    )
+    return MatchView(full, seats, False, "" if full else exposure.reason())
+
+
+def owned_seats(*, match_id: int, user) -> set[int]:
+    """The seats of a match whose bot ``user`` owns (one query; none when signed out)."""
+    if user is None or not user.is_authenticated:
+        return set()
+    rows = MatchSeat.objects.filter(match_id=match_id, version__bot__owner_id=user.id)
+    return set(rows.values_list("seat", flat=True))
+
+
+def _exposure_sql(columns: Iterable[str]) -> str:
+    matches, tournaments = Match._meta.db_table, Tournament._meta.db_table
+    live = ", ".join(["%s"] * len(LIVE))
+    extra = "".join(f", m.{column}" for column in columns)
+    # Another game of the same event with the same seed and still to play (the index
+    # match_live_seed holds exactly those games, by seed).
+    sibling = (
+        f"SELECT 1 FROM {matches} s WHERE s.seed = m.seed AND s.status IN ({live})"
+        " AND s.id <> m.id AND ("
+        "(m.tournament_id IS NOT NULL AND s.tournament_id = m.tournament_id)"
+        " OR (m.ladder_id IS NOT NULL AND s.ladder_id = m.ladder_id)"
+        " OR (m.gate_id IS NOT NULL AND s.gate_id = m.gate_id))"
+    )
+    return (
+        f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}){extra}"
+        f" FROM {matches} m LEFT JOIN {tournaments} t ON t.id = m.tournament_id WHERE m.id = %s"
+    )
+
+
+def read_exposure(*, pk: int, columns: Iterable[str] = ()) -> tuple[Exposure, tuple] | None:
+    """The exposure of match ``pk`` and its ``columns`` (names of the match table's
+    columns), in one written-out query (the read caches' marks take it on every hit);
+    None when there is no such match."""
+    columns = tuple(columns)
+    with connection.cursor() as cursor:
+        cursor.execute(_exposure_sql(columns), [*LIVE, pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    status, event_status, visibility, deal_live, *rest = row
+    exposure = Exposure(
+        status=status,
+        visibility=visibility or Visibility.FINISHED,
+        event_over=event_status is None or event_status in ENDED,
+        deal_live=bool(deal_live),
+    )
+    return exposure, tuple(rest)
+
+
+def match_view(*, match: Match, user) -> MatchView:
+    """What ``user`` may see of ``match`` (two narrow queries at most)."""
+    exposure, _ = read_exposure(pk=match.pk)
+    return view_of(exposure, user=user, owned=lambda: owned_seats(match_id=match.pk, user=user))
+
+
+def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
+    """What ``user`` may see of each of ``matches`` (their seats prefetched with the bots'
+    owners, as ``selectors.public_seats`` loads them), in two queries for the lot."""
+    if not matches:
+        return {}
+    tournament_ids = {m.tournament_id for m in matches if m.tournament_id is not None}
+    events = {
+        pk: (status, visibility)
+        for pk, status, visibility in Tournament.objects.filter(pk__in=tournament_ids).values_list(
+            "pk", "status", "record_visibility"
+        )
+    }
+    finished = [m for m in matches if m.status == Match.Status.FINISHED]
+    live_deals: list[tuple] = []
+    if finished:
+        live_deals = list(
+            Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
+            .order_by()
+            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id")
+        )
+    views = {}
+    for match in matches:
+        status, visibility = events.get(match.tournament_id, (None, Visibility.FINISHED))
+        exposure = Exposure(
+            status=match.status,
+            visibility=visibility,
+            event_over=status is None or status in ENDED,
+            deal_live=any(_same_deal(match, sibling) for sibling in live_deals),
+        )
+        views[match.pk] = view_of(
+            exposure, user=user, owned=lambda match=match: _owned_in(match, user)
+        )
+    return views
+
+
+def _same_deal(match: Match, sibling: tuple) -> bool:
+    """Whether ``sibling`` (pk, seed and event ids of a live game) shares ``match``'s deal."""
+    pk, seed, tournament_id, ladder_id, gate_id = sibling
+    if pk == match.pk or seed != match.seed:
+        return False
+    return (
+        (match.tournament_id is not None and tournament_id == match.tournament_id)
+        or (match.ladder_id is not None and ladder_id == match.ladder_id)
+        or (match.gate_id is not None and gate_id == match.gate_id)
+    )
+
+
+def _owned_in(match: Match, user) -> set[int]:
+    return {s.seat for s in match.seats.all() if s.version.bot.owner_id == user.id}
+
+
+def seen_moves(moves: list | None, seats: Collection[int]) -> list:
+    """``moves`` as a reader who may see only ``seats``' own actions sees them: every other
+    acting seat's action is null and that seat is listed in ``hidden`` (which seats acted,
+    their times and the seats played by default after a fault are public)."""
+    shown = []
+    for move in moves or []:
+        if not isinstance(move, dict):
+            continue
+        actions = move.get("actions") or {}
+        hidden = [seat for seat in actions if not _is_seat(seat, seats)]
+        shown.append({**move, "actions": {**actions, **dict.fromkeys(hidden)}, "hidden": hidden})
+    return shown
+
+
+def _is_seat(key: str, seats: Collection[int]) -> bool:
+    return key.isdigit() and int(key) in seats
+
+
+def tournament_seed_shown(*, tournament: Tournament, user, live: bool | None = None) -> bool:
+    """Whether ``user`` may see the tournament's seed and salt (see the module); ``live``:
+    whether a match of it is still to play, when known (else read, for an ended one)."""
+    if user is not None and user.is_authenticated and user.id == tournament.organiser_id:
+        return True
+    if tournament.status not in ENDED:
+        return False
+    if tournament.record_visibility == Visibility.OWNERS and not (
+        user is not None and user.is_authenticated and user.is_staff
+    ):
+        return False
+    if live is None:
+        live = tournament_ids_with_live_matches([tournament.pk]) != set()
+    return not live
+
+
+def tournament_ids_with_live_matches(ids: Iterable[int]) -> set[int]:
+    """Those of the tournaments ``ids`` with a match still to play (one query)."""
+    ids = list(ids)
+    if not ids:
+        return set()
+    rows = Match.objects.filter(tournament_id__in=ids, status__in=LIVE)
+    return set(rows.values_list("tournament_id", flat=True).distinct())
