@@ -250,8 +250,20 @@ def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[di
     ]
 
 
-def tournament_context(tournament: Tournament, *, params=None) -> dict:
-    """Everything the live part of the tournament page shows."""
+def withdrawn_rows(tournament: Tournament, *, user=None) -> list[dict]:
+    """The entries withdrawn at the start, each with what everyone is told and, for the
+    bots of ``user``, the fault itself."""
+    reasons = selectors.withdrawal_reasons(tournament=tournament, user=user)
+    return [
+        {**row, "reason": reasons.get(row["bot_id"])}
+        for row in selectors.entrants(tournament=tournament)
+        if row["withdrawn"]
+    ]
+
+
+def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
+    """Everything the live part of the tournament page shows (``user``: the reader, who
+    alone reads why their own bots were withdrawn)."""
     overview = selectors.overview(tournament=tournament)
     progress = selectors.progress(tournament=tournament)
     expected = selectors.expected_games(
@@ -286,6 +298,7 @@ def tournament_context(tournament: Tournament, *, params=None) -> dict:
     return {
         "tournament": tournament,
         "overview": overview,
+        "withdrawn": withdrawn_rows(tournament, user=user),
         "progress": progress,
         "bar": progress_bar(progress, expected),
         "time_left": time_left_text(seconds),

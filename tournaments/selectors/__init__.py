@@ -62,4 +62,5 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     standings,
     time_left,
     tournament_list,
+    withdrawal_reasons,
 )
