@@ -214,3 +214,12 @@ def make_bot_file(tmp_path):
         return str(path)
 
     return make
+
+
+def test_the_report_names_every_option_it_played(forced_game):
+    """The defaults of the options not given too, as a single match's summary does."""
+    games = force(1, 1, 0, seed=5)
+    out, _ = play("forced", "one", "zero", "--games", str(games), "--seed", "5")
+    assert 'options {"rounds": 1, "simultaneous": false}' in out.splitlines()[0]
+    out, _ = play("forced", "one", "zero", "--games", str(games), "--seed", "5", "--json")
+    assert json.loads(out)["options"] == {"rounds": 1, "simultaneous": False}
