@@ -5,6 +5,7 @@ that could not start says why to everyone."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from html import escape
 
 import pytest
@@ -99,3 +100,28 @@ def test_a_tournament_that_could_not_start_says_why(people, stored_version, clie
     assert body["status"] == "cancelled"
     assert body["cancel_reason"].startswith("cancelled at the start: 1 of 2 entrants")
     assert "my-secret-table" not in str(body)
+
+
+def test_a_tournament_waiting_for_validations_says_so(people, stored_version, settings):
+    settings.ARENA_OPTIONS_VALIDATION_WAIT_SECONDS = 600
+    bots = []
+    for owner, name in [("alice", "shy"), ("bob", "b1"), ("bob", "b2")]:
+        bots.append(Bot.objects.create(owner=people[owner], name=name, game="pairs"))
+        stored_version(bots[-1])
+    tournament = services.create_tournament(
+        organiser=people["organiser"], name="waiting", game="pairs",
+        bot_ids=[b.pk for b in bots], options={"continuous": True},
+    )  # fmt: skip
+    decide(bots[1], "passed")
+    assert services.start_due_tournaments() == []
+    html = page_client(None).get(f"/tournaments/{tournament.pk}/").content.decode()
+    until = (tournament.start_at + timedelta(seconds=600)).strftime("%H:%M")
+    assert (
+        "Round 1 waits for 2 entrants to play a validation match under this event's "
+        f"options, until {until} UTC at the latest." in html
+    )
+    decide(bots[0], "passed")
+    decide(bots[2], "passed")
+    assert services.start_due_tournaments() == [tournament.pk]
+    html = page_client(None).get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "Round 1 waits" not in html

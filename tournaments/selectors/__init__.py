@@ -53,6 +53,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
 from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
     entrants,
+    entrants_being_validated,
     expected_games,
     game_points,
     load_entrants,

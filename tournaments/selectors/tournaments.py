@@ -6,6 +6,8 @@ from collections import defaultdict
 
 from django.db.models import QuerySet
 
+from bots.models import OptionsValidation
+from bots.selectors import current_version
 from tournaments.format_inputs import results_of, seed_rows, seeded_entries, tournament_event
 from tournaments.formats.overview import describe
 from tournaments.models import (
@@ -81,6 +83,18 @@ def withdrawal_reasons(*, tournament: Tournament, user) -> dict[int, str]:
             "bot_id", "withdrawal_reason"
         )
     )
+
+
+def entrants_being_validated(*, tournament: Tournament, key: str) -> int:
+    """How many of a scheduled tournament's entrants wait for a validation match of their
+    current version under its configuration (``key``: ``admission.configuration_key``)."""
+    entries = tournament.entries.select_related("bot")
+    versions = [v.pk for e in entries if (v := current_version(bot=e.bot)) is not None]
+    return OptionsValidation.objects.filter(
+        version__in=versions,
+        key=key,
+        status__in=[OptionsValidation.Status.PENDING, OptionsValidation.Status.VALIDATING],
+    ).count()
 
 
 def load_entrants(*, tournaments: list[Tournament]) -> None:
