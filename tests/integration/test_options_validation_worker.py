@@ -2,18 +2,26 @@
 validation (default options) and is entered in a continuous tournament. Before round 1 it
 plays one validation match under those options, fails it, and is withdrawn: it plays no
 game of the event and forfeits nothing, its owner reads why and nobody else does, and the
-bots that cope with the option play the event out. A second such event asks nothing again."""
+bots that cope with the option play the event out. A second such event asks nothing again.
+The reaper sends these validations again as it does a version's own."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
+from bots import services as bot_services
 from bots.models import OptionsValidation
+from bots.queueing import VALIDATE_OPTIONS, VALIDATIONS, held_first_args
+from tests.support import builders
 from tests.support.raw_bot import option_shy_source
 from tests.support.servers import wait_for
 from tests.support.user_journey import RAW_BOT, SDK_BOT, register, upload, version_status
+from tests.support.workers import purge_broker
 from tournaments.models import Entry, MatchSeat, Tournament
 
 pytestmark = [pytest.mark.integration]
@@ -77,3 +85,38 @@ def test_a_bot_that_fails_under_the_events_options_is_withdrawn_before_round_1(
     assert tournament.status == "finished"
     assert OptionsValidation.objects.count() == 3
     assert Entry.objects.get(tournament=tournament, bot_id=shy_bot).withdrawn
+
+
+def test_the_reaper_resends_lost_options_validations_and_frees_abandoned_ones(
+    transactional_db, settings
+):
+    """As for a version's own validation (test_queues.py): a pending one whose message the
+    broker lost is sent again, once; one validating past ARENA_STALE_VALIDATION_SECONDS
+    since its delivery goes back to pending and is sent again."""
+    purge_broker()
+    settings.ARENA_LOST_MESSAGE_SECONDS = 30
+    settings.ARENA_STALE_VALIDATION_SECONDS = 600
+    _, version = builders.bot_with_version(name="reaped", announce=False)
+    now = timezone.now()
+
+    def held() -> set:
+        ours = set(OptionsValidation.objects.values_list("pk", flat=True))
+        args = held_first_args(task_name=VALIDATE_OPTIONS, queue=VALIDATIONS, delivered_within=600)
+        return args & ours
+
+    lost = OptionsValidation.objects.create(
+        version=version, key="pairs:3", players=3, queued_at=now - timedelta(minutes=1)
+    )
+    assert bot_services.requeue_stuck_validations() == 1
+    assert held() == {lost.pk}
+    OptionsValidation.objects.filter(pk=lost.pk).update(queued_at=now - timedelta(minutes=1))
+    assert bot_services.requeue_stuck_validations() == 0  # the broker holds it
+    abandoned = OptionsValidation.objects.create(
+        version=version, key="pairs:4", players=4, status="validating",
+        queued_at=now - timedelta(minutes=11),
+    )  # fmt: skip
+    assert bot_services.requeue_stuck_validations() == 1
+    abandoned.refresh_from_db()
+    assert abandoned.status == "pending"
+    assert held() == {lost.pk, abandoned.pk}
+    purge_broker()
