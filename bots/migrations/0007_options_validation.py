@@ -5,30 +5,59 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bots', '0006_read_indexes'),
+        ("bots", "0006_read_indexes"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='OptionsValidation',
+            name="OptionsValidation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=200)),
-                ('players', models.PositiveSmallIntegerField()),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('validating', 'Validating'), ('passed', 'Passed'), ('failed', 'Failed'), ('unrun', 'Unrun')], db_index=True, default='pending', max_length=12)),
-                ('reason', models.TextField(blank=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('queued_at', models.DateTimeField(blank=True, null=True)),
-                ('validated_at', models.DateTimeField(blank=True, null=True)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='options_validations', to='bots.botversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=200)),
+                ("players", models.PositiveSmallIntegerField()),
+                ("options", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("validating", "Validating"),
+                            ("passed", "Passed"),
+                            ("failed", "Failed"),
+                            ("unrun", "Unrun"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=12,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("queued_at", models.DateTimeField(blank=True, null=True)),
+                ("validated_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="options_validations",
+                        to="bots.botversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version', 'key'],
-                'constraints': [models.UniqueConstraint(fields=('version', 'key'), name='unique_options_validation')],
+                "ordering": ["version", "key"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("version", "key"), name="unique_options_validation"
+                    )
+                ],
             },
         ),
     ]

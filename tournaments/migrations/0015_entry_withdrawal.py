@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('tournaments', '0014_bot_list_api_version'),
+        ("tournaments", "0014_bot_list_api_version"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='entry',
-            name='withdrawal_reason',
-            field=models.TextField(blank=True, db_default='', default=''),
+            model_name="entry",
+            name="withdrawal_reason",
+            field=models.TextField(blank=True, db_default="", default=""),
         ),
         migrations.AddField(
-            model_name='entry',
-            name='withdrawn',
+            model_name="entry",
+            name="withdrawn",
             field=models.BooleanField(db_default=False, default=False),
         ),
         migrations.AddField(
-            model_name='tournament',
-            name='cancel_reason',
-            field=models.CharField(blank=True, db_default='', default='', max_length=500),
+            model_name="tournament",
+            name="cancel_reason",
+            field=models.CharField(blank=True, db_default="", default="", max_length=500),
         ),
     ]
