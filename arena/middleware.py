@@ -12,7 +12,7 @@ its 403. This middleware runs first and answers from the headers alone:
   would see an empty body and answer with a misleading "No file was submitted";
 - a ``Content-Length`` that is not a number: 400.
 
-API paths get the one JSON error shape, dashboard paths a short readable page.
+API paths get the one JSON error shape, dashboard paths a short page in the site's layout.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from html import escape
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.template import TemplateDoesNotExist
+from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
 from arena.errors import json_error
@@ -99,16 +101,27 @@ def _refuse(
     if request.path_info.startswith("/api/"):
         response = json_error(status, detail, code=code)
     else:
-        page = (
-            f"<!doctype html><meta charset=utf-8><title>{status}</title>"
-            f"<h1>The request was refused</h1><p>{escape(detail)}</p>"
-            '<p><a href="/">Back to Arena</a></p>'
-        )
-        response = HttpResponse(page, status=status)
+        response = HttpResponse(_refusal_page(request, status, detail), status=status)
     if discard:
         # Django runs these closers when the server has finished sending the response.
         response._resource_closers.append(lambda: _discard_body(request, discard))
     return response
+
+
+def _refusal_page(request: HttpRequest, status: int, detail: str) -> str:
+    """The site's page saying why (the dashboard's ``arena/refused.html``, found by name:
+    this module stands without the dashboard), else a bare one. Nothing before this
+    middleware has read the session, so the page is drawn for a visitor."""
+    try:
+        return render_to_string(
+            "arena/refused.html", {"status": status, "detail": detail}, request=request
+        )
+    except TemplateDoesNotExist:
+        return (
+            f"<!doctype html><meta charset=utf-8><title>{status}</title>"
+            f"<h1>The request was refused</h1><p>{escape(detail)}</p>"
+            '<p><a href="/">Back to Arena</a></p>'
+        )
 
 
 def _discard_body(request: HttpRequest, length: int) -> None:

@@ -286,6 +286,7 @@ CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.play_match": {"queue": "matches"},
     "bots.tasks.validate_bot_version": {"queue": "validations"},
+    "bots.tasks.validate_options": {"queue": "validations"},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 _REAPER_SECONDS = float(os.environ.get("ARENA_REAPER_SECONDS", "15"))
@@ -338,6 +339,13 @@ ARENA_PREPARE_AHEAD = env_bool("ARENA_PREPARE_AHEAD", True)
 ARENA_LOST_MESSAGE_SECONDS = int(os.environ.get("ARENA_LOST_MESSAGE_SECONDS", "30"))
 # A version validating this long is taken as abandoned by a dead worker.
 ARENA_STALE_VALIDATION_SECONDS = int(os.environ.get("ARENA_STALE_VALIDATION_SECONDS", "600"))
+# A tournament seating versions at a player count or under options their own validation
+# did not play waits this long past its start time for their validation matches under
+# those (tournaments/services/admission.py); then it starts, and whoever is still being
+# validated plays unvalidated.
+ARENA_OPTIONS_VALIDATION_WAIT_SECONDS = int(
+    os.environ.get("ARENA_OPTIONS_VALIDATION_WAIT_SECONDS", "600")
+)
 ARENA_TRUSTED_BOTS_ONLY = env_bool("ARENA_TRUSTED_BOTS_ONLY", False)
 # The languages bots may be written in (docs/languages.md): python, c, cpp, javascript,
 # java. The sandbox reads the same variable; an unknown name stops the start here.

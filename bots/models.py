@@ -129,3 +129,47 @@ class BuildArtifact(models.Model):
 
     def __str__(self) -> str:
         return f"build of {self.sha256[:12]}"
+
+
+class OptionsValidation(models.Model):
+    """A validation match of one version under a configuration it has not been validated
+    under: a player count and options an event will play it at (a tournament's, a
+    ladder's). A version's own validation plays its game's fewest players under the
+    default options; an event asks for one of these for anything else, once per version
+    and configuration, and a version that fails it is kept out of that event."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALIDATING = "validating"
+        PASSED = "passed"
+        FAILED = "failed"
+        # The match could not be played (the host's failure, every attempt): no verdict,
+        # so nothing holds the version out; a later event asks again.
+        UNRUN = "unrun"
+
+    version = models.ForeignKey(
+        BotVersion, on_delete=models.CASCADE, related_name="options_validations"
+    )
+    # The configuration as the rating pools name it (tournaments.ratings.pools.pool_key):
+    # the game, the player count and the options that differ from their defaults.
+    key = models.CharField(max_length=200)
+    players = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    # The fault, for the version's owner only: it may quote the bot's stderr.
+    reason = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["version", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "key"], name="unique_options_validation")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} under {self.key}"

@@ -28,6 +28,7 @@ MAINTENANCE = "maintenance"
 
 PLAY_MATCH = "tournaments.tasks.play_match"
 VALIDATE_BOT_VERSION = "bots.tasks.validate_bot_version"
+VALIDATE_OPTIONS = "bots.tasks.validate_options"
 
 
 def publish(task_name: str, *, args: Sequence) -> bool:

@@ -257,24 +257,29 @@ def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) 
 
 
 def validation_match(
-    bot_dir: Path, *, game_slug: str, limits: Limits | None = None, clock: Clock | None = None
+    bot_dir: Path,
+    *,
+    game_slug: str,
+    limits: Limits | None = None,
+    clock: Clock | None = None,
+    players: int | None = None,
+    options: dict | None = None,
 ) -> tuple[bool, str, str]:
-    """Play the bot against built-in random bots (first seat, then last seat) in the sandbox.
+    """Play the bot against built-in random bots (first seat, then last seat) in the sandbox,
+    ``players`` seats (default: the game's fewest) under ``options`` (default: none set).
 
     (True, "", "") when it finishes both without a fault, else (False, the fault's reason,
     its detail: what the bot wrote, for its owner only).
     Raises SandboxUnavailable when programs cannot be run safely on this machine.
     """
     game = registry.get(game_slug)
-    count = game.min_players
+    count = players or game.min_players
     policy = "random" if "random" in game.policies else sorted(game.policies)[0]
     for n, seat in enumerate(sorted({0, count - 1})):
-        players: list[Player] = [
-            BuiltinPlayer(game, policy, 1000 + n * 10 + i) for i in range(count)
-        ]
-        players[seat] = ProgramPlayer(Path(bot_dir), limits or Limits(), label="candidate")
+        seats: list[Player] = [BuiltinPlayer(game, policy, 1000 + n * 10 + i) for i in range(count)]
+        seats[seat] = ProgramPlayer(Path(bot_dir), limits or Limits(), label="candidate")
         outcome = play_match(
-            game_slug=game_slug, players=players, options={}, seed=n + 1, clock=clock
+            game_slug=game_slug, players=seats, options=options or {}, seed=n + 1, clock=clock
         )
         problem = outcome.result["seats"][seat]["fault"]
         if problem is not None:

@@ -17,7 +17,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from bots import build, hooks, queueing, runner, sandbox, validation
-from bots.models import Bot, BotVersion, BuildArtifact
+from bots.models import Bot, BotVersion, BuildArtifact, OptionsValidation
 from bots.selectors import current_version
 from bots.wire import storable
 from games import registry
@@ -325,6 +325,80 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
     return version
 
 
+def request_options_validation(
+    *, version: BotVersion, key: str, players: int, options: dict
+) -> OptionsValidation:
+    """The version's validation under ``players`` seats and ``options`` (the configuration
+    ``key`` names), asked for once: a new one is queued on the validations queue once the
+    transaction commits; one asked for before is returned as it stands."""
+    validation_row, created = OptionsValidation.objects.get_or_create(
+        version=version,
+        key=key,
+        defaults={"players": players, "options": options, "queued_at": timezone.now()},
+    )
+    if created:
+        queueing.publish_after_commit(queueing.VALIDATE_OPTIONS, args=[validation_row.pk])
+    return validation_row
+
+
+def validate_options(*, validation_id: int) -> OptionsValidation:
+    """Play a version's validation match under another configuration: passed, or failed
+    with the fault as its reason (for the owner only: it may quote the bot's stderr).
+
+    A match that cannot run (this worker or the sandbox failed) goes back to pending for
+    the reaper, as ``validate_version``'s does, up to ARENA_MAX_VALIDATION_ATTEMPTS
+    claims; then it is ``unrun``, which holds nothing against the version.
+    """
+    max_attempts = settings.ARENA_MAX_VALIDATION_ATTEMPTS
+    Status = OptionsValidation.Status
+    claimed = OptionsValidation.objects.filter(
+        pk=validation_id, status=Status.PENDING, attempts__lt=max_attempts
+    ).update(status=Status.VALIDATING, attempts=F("attempts") + 1, queued_at=timezone.now())
+    row = OptionsValidation.objects.select_related("version__bot").get(pk=validation_id)
+    if not claimed:
+        if row.status == Status.PENDING:  # past the cap
+            return _options_verdict(
+                row=row, status=Status.UNRUN, reason=row.reason, over=Status.PENDING
+            )
+        return row
+    version = row.version
+    try:
+        ok, reason, detail = runner.validation_match(
+            version_dir(version=version),
+            game_slug=version.bot.game,
+            limits=sandbox.Limits(),
+            clock=_validation_clock(),
+            players=row.players,
+            options=row.options,
+        )
+    except Exception as exc:  # this worker, the sandbox or the stored upload failed
+        log.exception("validation of %s under %s could not run", version, row.key)
+        error = str(exc) or type(exc).__name__
+        if row.attempts >= max_attempts:
+            return _options_verdict(row=row, status=Status.UNRUN, reason=error)
+        OptionsValidation.objects.filter(pk=row.pk, status=Status.VALIDATING).update(
+            status=Status.PENDING, reason=error
+        )
+        raise RuntimeError(f"validation could not run: {exc}") from exc
+    # The row is the owner's alone: what the bot wrote goes beside what happened.
+    reason = f"{reason}\n{detail}" if detail else reason
+    return _options_verdict(row=row, status=Status.PASSED if ok else Status.FAILED, reason=reason)
+
+
+def _options_verdict(
+    *,
+    row: OptionsValidation,
+    status: str,
+    reason: str,
+    over: str = OptionsValidation.Status.VALIDATING,
+) -> OptionsValidation:
+    OptionsValidation.objects.filter(pk=row.pk, status=over).update(
+        status=status, reason=storable(reason), validated_at=timezone.now()
+    )
+    row.refresh_from_db()
+    return row
+
+
 def update_gating(
     *,
     bot: Bot,
@@ -383,39 +457,45 @@ def _validation_clock() -> runner.Clock:
 
 
 def requeue_stuck_validations() -> int:
-    """The validation reaper; returns how many validation messages it sent.
+    """The validation reaper; returns how many validation messages it sent, for versions
+    and for validations under other options alike.
 
-    A version ``validating`` for longer than ARENA_STALE_VALIDATION_SECONDS (counted from
+    A validation ``validating`` for longer than ARENA_STALE_VALIDATION_SECONDS (counted from
     its delivery, which stamps ``queued_at``) lost its worker: it goes back to pending and
-    is sent again. A pending version is sent again only when the broker no longer holds
-    its message (see ``tournaments.services.playing._resend_lost_match_messages``), so a
-    backlog is never re-sent; ``validate_version`` caps the attempts, so no version comes
-    back forever.
+    is sent again. A pending one is sent again only when the broker no longer holds its
+    message (see ``tournaments.services.playing._resend_lost_match_messages``), so a
+    backlog is never re-sent; the services cap the attempts, so none comes back forever.
     """
+    return _requeue(
+        BotVersion.objects.all(), BotVersion.Status, queueing.VALIDATE_BOT_VERSION
+    ) + _requeue(
+        OptionsValidation.objects.all(), OptionsValidation.Status, queueing.VALIDATE_OPTIONS
+    )
+
+
+def _requeue(rows, Status, task_name: str) -> int:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.ARENA_STALE_VALIDATION_SECONDS)
     count = 0
-    abandoned = BotVersion.objects.filter(
+    abandoned = rows.filter(
         Q(queued_at__lt=stale) | Q(queued_at__isnull=True, created_at__lt=stale),
-        status=BotVersion.Status.VALIDATING,
+        status=Status.VALIDATING,
     )
-    for version_id in abandoned.values_list("pk", flat=True):
+    for row_id in abandoned.values_list("pk", flat=True):
         with transaction.atomic():
-            if abandoned.filter(pk=version_id).update(
-                status=BotVersion.Status.PENDING, queued_at=now
-            ):
-                _queue_validation(version_id)
+            if abandoned.filter(pk=row_id).update(status=Status.PENDING, queued_at=now):
+                queueing.publish_after_commit(task_name, args=[row_id])
                 count += 1
     sent_before = now - timedelta(seconds=settings.ARENA_LOST_MESSAGE_SECONDS)
-    waiting = BotVersion.objects.filter(
+    waiting = rows.filter(
         Q(queued_at__lt=sent_before) | Q(queued_at__isnull=True, created_at__lt=sent_before),
-        status=BotVersion.Status.PENDING,
+        status=Status.PENDING,
     )
     candidates = list(waiting.values_list("pk", flat=True))
     if not candidates:
         return count
     held = queueing.held_first_args(
-        task_name=queueing.VALIDATE_BOT_VERSION,
+        task_name=task_name,
         queue=queueing.VALIDATIONS,
         delivered_within=settings.ARENA_STALE_VALIDATION_SECONDS,
     )
@@ -426,9 +506,7 @@ def requeue_stuck_validations() -> int:
             ).values_list("pk", flat=True)
         )
         held = set()
-    return count + queueing.resend_missing(
-        waiting, candidates, held, task_name=queueing.VALIDATE_BOT_VERSION, now=now
-    )
+    return count + queueing.resend_missing(waiting, candidates, held, task_name=task_name, now=now)
 
 
 def disable_bot(*, bot: Bot, reason: str) -> int:

@@ -23,6 +23,19 @@ def validate_bot_version(version_id: int) -> None:
     services.validate_version(version_id=version_id)
 
 
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=8,
+    retry_jitter=True,
+    max_retries=200,
+)
+def validate_options(validation_id: int) -> None:
+    services.validate_options(validation_id=validation_id)
+
+
 @shared_task
 def requeue_stuck_validations() -> None:
     services.requeue_stuck_validations()

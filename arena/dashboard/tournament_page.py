@@ -7,13 +7,17 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import timedelta
 from types import SimpleNamespace
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from arena.pagination import KeysetPagination
 from tournaments import selectors
 from tournaments.models import Ladder, Match, MatchSeat, Tournament
+from tournaments.services import admission
 
 MATCHES_PER_PAGE = 50
 # Beyond this many entrants a crosstable is too wide to read: the standings stay.
@@ -250,8 +254,35 @@ def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[di
     ]
 
 
-def tournament_context(tournament: Tournament, *, params=None) -> dict:
-    """Everything the live part of the tournament page shows."""
+def withdrawn_rows(tournament: Tournament, *, user=None) -> list[dict]:
+    """The entries withdrawn at the start, each with what everyone is told and, for the
+    bots of ``user``, the fault itself."""
+    reasons = selectors.withdrawal_reasons(tournament=tournament, user=user)
+    return [
+        {**row, "reason": reasons.get(row["bot_id"])}
+        for row in selectors.entrants(tournament=tournament)
+        if row["withdrawn"]
+    ]
+
+
+def validation_wait(tournament: Tournament) -> dict | None:
+    """A scheduled tournament past its start time that waits for its entrants' validation
+    under its options: how many, and until when at most; else None."""
+    if tournament.status != Tournament.Status.SCHEDULED or tournament.start_at > timezone.now():
+        return None
+    key = admission.configuration_key(
+        game=tournament.game, players=tournament.players_per_match, options=tournament.options
+    )
+    waiting = selectors.entrants_being_validated(tournament=tournament, key=key)
+    if not waiting:
+        return None
+    bound = timedelta(seconds=settings.ARENA_OPTIONS_VALIDATION_WAIT_SECONDS)
+    return {"entrants": waiting, "until": tournament.start_at + bound}
+
+
+def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
+    """Everything the live part of the tournament page shows (``user``: the reader, who
+    alone reads why their own bots were withdrawn)."""
     overview = selectors.overview(tournament=tournament)
     progress = selectors.progress(tournament=tournament)
     expected = selectors.expected_games(
@@ -286,6 +317,8 @@ def tournament_context(tournament: Tournament, *, params=None) -> dict:
     return {
         "tournament": tournament,
         "overview": overview,
+        "withdrawn": withdrawn_rows(tournament, user=user),
+        "validation_wait": validation_wait(tournament),
         "progress": progress,
         "bar": progress_bar(progress, expected),
         "time_left": time_left_text(seconds),

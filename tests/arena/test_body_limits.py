@@ -55,6 +55,13 @@ def test_dashboard_refusals_are_a_readable_page(db):
     assert b"uploads are limited to 1048576 bytes" in response.content
 
 
+def test_a_dashboard_refusal_is_drawn_in_the_sites_layout(db):
+    page = declared("/login/", str(GENERAL_CAP + 1)).content.decode()
+    assert '<header class="site">' in page and "/static/arena/arena.css" in page
+    assert "<title>413: the request was refused · Arena</title>" in page
+    assert f"this address accepts at most {GENERAL_CAP}." in page
+
+
 @pytest.mark.parametrize("path, json", [("/api/bots/1/versions/", True), ("/signup/", False)])
 def test_a_body_without_a_length_is_a_411(db, path, json):
     response = declared(path, "", HTTP_TRANSFER_ENCODING="chunked")

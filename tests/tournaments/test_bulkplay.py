@@ -233,3 +233,12 @@ def test_a_faulted_game_is_one_line_and_its_tail_is_printed_once(forced_game, ma
     for words in ("first words", "middle words", "last words"):
         assert out.count(words) == 1, out
     assert "games 1, 2, 3" in out[out.index("first words") - 200 : out.index("first words")]
+
+
+def test_the_report_names_every_option_it_played(forced_game):
+    """The defaults of the options not given too, as a single match's summary does."""
+    games = force(1, 1, 0, seed=5)
+    out, _ = play("forced", "one", "zero", "--games", str(games), "--seed", "5")
+    assert 'options {"rounds": 1, "simultaneous": false}' in out.splitlines()[0]
+    out, _ = play("forced", "one", "zero", "--games", str(games), "--seed", "5", "--json")
+    assert json.loads(out)["options"] == {"rounds": 1, "simultaneous": False}

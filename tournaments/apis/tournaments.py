@@ -99,7 +99,10 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "help_text": "SHA-256 of seed_salt, a colon and the seed in decimal; published "
                 "at creation, checkable once the seed and salt are revealed at the start"
             },
-            "start_at": {"required": False},
+            "start_at": {
+                "required": False,
+                "help_text": "when the tournament starts (default: now, the time of creation)",
+            },
             "seed": {
                 "required": False,
                 "allow_null": True,
@@ -155,15 +158,37 @@ class TournamentDetailSerializer(TournamentSerializer):
         "and loser go next"
     )
     progress = serializers.SerializerMethodField()
+    cancel_reason = serializers.CharField(
+        read_only=True,
+        help_text="why the tournament cancelled itself at its start (too few entrants could "
+        "play); empty otherwise",
+    )
 
     class Meta(TournamentSerializer.Meta):
         fields = TournamentSerializer.Meta.fields + [
+            "cancel_reason",
             "standings",
             "tiebreaks",
             "round_tables",
             "bracket",
             "progress",
         ]
+
+    def to_representation(self, tournament):
+        data = super().to_representation(tournament)
+        # A withdrawn entrant's fault may quote its stderr: its owner alone reads it.
+        request = self.context.get("request")
+        reasons = selectors.withdrawal_reasons(
+            tournament=tournament, user=getattr(request, "user", None)
+        )
+        if reasons:
+            data["entrants"] = [
+                {**row, "withdrawal_reason": reasons[row["bot_id"]]}
+                if row["bot_id"] in reasons
+                else row
+                for row in data["entrants"]
+            ]
+        return data
 
     def _overview(self, tournament) -> dict:
         cached = getattr(tournament, "_overview", None)

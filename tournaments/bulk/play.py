@@ -262,6 +262,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO | None) -> int:
         for player in keep:
             player.close()
     lines, figures = report(results, groups, labels)
+    played = game.resolve_options(options)  # every option, defaults included
     faults, counted = fault_lines(results, entrants, settings)
     if getattr(args, "json", False):
         out.write(
@@ -271,7 +272,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO | None) -> int:
                     "version": game.version,
                     "seed": seed,
                     "mode": mode,
-                    "options": options,
+                    "options": played,
                     "clock": settings.clock.to_dict(),
                     "bots": list(args.bots),
                     "labels": labels,
@@ -285,7 +286,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO | None) -> int:
         )
     else:
         header = (
-            f"{game.slug} v{game.version}  seed {seed}  options {json.dumps(options)}  "
+            f"{game.slug} v{game.version}  seed {seed}  options {json.dumps(played)}  "
             f"{len(plans)} games ({mode})"
         )
         out.write("\n".join([header, *lines, *faults]) + "\n")

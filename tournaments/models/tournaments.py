@@ -73,6 +73,8 @@ class Tournament(models.Model):
     # seeding at the start, each result recorded, failed or taken back): the standings
     # snapshot of another version is stale.
     results_version = models.PositiveBigIntegerField(default=0, db_default=0)
+    # Why a tournament cancelled itself (too few entrants left at the start); public.
+    cancel_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["-start_at", "-id"]
@@ -99,6 +101,9 @@ class Tournament(models.Model):
 class Entry(models.Model):
     """A bot entered in a tournament; its version is pinned when the tournament starts."""
 
+    # What everyone is told of a withdrawn entry.
+    WITHDRAWN_TEXT = "withdrawn: failed validation under this event's options"
+
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="entries")
     version = models.ForeignKey(
@@ -111,6 +116,11 @@ class Entry(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     points = models.FloatField(null=True, blank=True)
     tiebreaks = models.JSONField(null=True, blank=True)
+    # Taken out before round 1: its version failed a validation match under the event's
+    # options (tournaments/services/admission.py). Everyone may know that much; the fault
+    # itself (``withdrawal_reason``, which may quote the bot's stderr) is its owner's.
+    withdrawn = models.BooleanField(default=False, db_default=False)
+    withdrawal_reason = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["id"]

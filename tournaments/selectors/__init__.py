@@ -55,6 +55,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
 from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
     entrants,
+    entrants_being_validated,
     expected_games,
     game_points,
     load_entrants,
@@ -64,6 +65,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     standings,
     time_left,
     tournament_list,
+    withdrawal_reasons,
 )
 from tournaments.visibility import (  # noqa: F401
     match_view,

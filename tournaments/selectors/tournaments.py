@@ -6,6 +6,8 @@ from collections import defaultdict
 
 from django.db.models import QuerySet
 
+from bots.models import OptionsValidation
+from bots.selectors import current_version
 from tournaments.format_inputs import results_of, seed_rows, seeded_entries, tournament_event
 from tournaments.formats.overview import describe
 from tournaments.models import (
@@ -43,39 +45,67 @@ def entrants(*, tournament: Tournament) -> list[dict]:
     whether a challenger; one query, kept on the instance for the rest of the request."""
     cached = getattr(tournament, "_entrants", None)
     if cached is None:
-        rows = tournament.entries.values_list(
-            "bot_id", "bot__name", "version__number", "seed_number", "challenger"
-        )
-        cached = tournament._entrants = [
-            {
-                "bot_id": bot_id,
-                "bot": name,
-                "version": number,
-                "seed_number": seed_number,
-                "challenger": challenger,
-            }
-            for bot_id, name, number, seed_number, challenger in rows
-        ]
+        rows = tournament.entries.values_list(*ENTRANT_FIELDS)
+        cached = tournament._entrants = [_entrant(*row) for row in rows]
     return cached
+
+
+# What an entrant row shows: no withdrawal reason, which is for the bot's owner alone
+# (``withdrawal_reasons``).
+ENTRANT_FIELDS = (
+    "bot_id",
+    "bot__name",
+    "version__number",
+    "seed_number",
+    "challenger",
+    "withdrawn",
+)
+
+
+def _entrant(bot_id, name, number, seed_number, challenger, withdrawn) -> dict:
+    return {
+        "bot_id": bot_id,
+        "bot": name,
+        "version": number,
+        "seed_number": seed_number,
+        "challenger": challenger,
+        "withdrawn": Entry.WITHDRAWN_TEXT if withdrawn else None,
+    }
+
+
+def withdrawal_reasons(*, tournament: Tournament, user) -> dict[int, str]:
+    """Why each of ``user``'s bots was withdrawn from the tournament, by bot id: the fault
+    of its validation match under the event's options, which may quote its stderr."""
+    if not getattr(user, "is_authenticated", False):
+        return {}
+    return dict(
+        tournament.entries.filter(withdrawn=True, bot__owner_id=user.pk).values_list(
+            "bot_id", "withdrawal_reason"
+        )
+    )
+
+
+def entrants_being_validated(*, tournament: Tournament, key: str) -> int:
+    """How many of a scheduled tournament's entrants wait for a validation match of their
+    current version under its configuration (``key``: ``admission.configuration_key``)."""
+    entries = tournament.entries.select_related("bot")
+    versions = [v.pk for e in entries if (v := current_version(bot=e.bot)) is not None]
+    return OptionsValidation.objects.filter(
+        version__in=versions,
+        key=key,
+        status__in=[OptionsValidation.Status.PENDING, OptionsValidation.Status.VALIDATING],
+    ).count()
 
 
 def load_entrants(*, tournaments: list[Tournament]) -> None:
     """``entrants`` of every one of ``tournaments`` in one query (a list page's rows),
     kept on each instance as ``entrants`` keeps them."""
     rows = Entry.objects.filter(tournament__in=[t.pk for t in tournaments]).values_list(
-        "tournament_id", "bot_id", "bot__name", "version__number", "seed_number", "challenger"
+        "tournament_id", *ENTRANT_FIELDS
     )
     by_tournament: dict[int, list[dict]] = {t.pk: [] for t in tournaments}
-    for tournament_id, bot_id, name, number, seed_number, challenger in rows.order_by("id"):
-        by_tournament[tournament_id].append(
-            {
-                "bot_id": bot_id,
-                "bot": name,
-                "version": number,
-                "seed_number": seed_number,
-                "challenger": challenger,
-            }
-        )
+    for tournament_id, *row in rows.order_by("id"):
+        by_tournament[tournament_id].append(_entrant(*row))
     for tournament in tournaments:
         tournament._entrants = by_tournament[tournament.pk]
 

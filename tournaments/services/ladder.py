@@ -26,6 +26,7 @@ from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_
 from tournaments.models import Ladder, LadderCount, Match, MatchSeat, Rating, RatingFit
 from tournaments.ratings import pools
 from tournaments.ratings.match import Z95
+from tournaments.services import admission
 from tournaments.services.queueing import queue_match_after_commit
 
 LIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
@@ -114,12 +115,19 @@ def schedule_ladder(*, ladder_id: int, now: datetime | None = None) -> int:
 
 
 def ladder_candidates(*, ladder: Ladder) -> dict[int, Candidate]:
-    """The current version of every bot of the ladder's game, with its rating so far."""
+    """The current version of every bot of the ladder's game that may play the ladder's
+    configuration, with its rating so far."""
     versions = [
         v
         for bot in Bot.objects.filter(game=ladder.game)
         if (v := current_version(bot=bot)) is not None
     ]
+    # A ladder of another configuration than the one versions are validated under admits a
+    # version once it passed a validation match under it (asked for here).
+    validations = admission.validations_for(
+        game=ladder.game, players=ladder.players, options=ladder.options, versions=versions
+    )
+    versions = [v for v in versions if admission.admitted(v.pk, validations)]
     ids = [v.pk for v in versions]
     ratings = {r.version_id: r for r in Rating.objects.filter(pool=ladder.key, version__in=ids)}
     # The fitted interval says when a rating has settled; a version not fitted yet has none.

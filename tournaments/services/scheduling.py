@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import Bot
+from bots.models import Bot, OptionsValidation
 from bots.selectors import current_version
 from games import registry
 from games.protocol import InvalidOptions
@@ -21,6 +21,7 @@ from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
 from tournaments.ratings import pools
 from tournaments.read_models import reset_totals
+from tournaments.services import admission
 from tournaments.services.advancing import advance_tournament
 
 MAX_MATCHES = 5000
@@ -152,6 +153,7 @@ def create_tournament(
         Entry.objects.bulk_create(
             [Entry(tournament=tournament, bot_id=b, challenger=b in challengers) for b in bot_ids]
         )
+        entry_validations(tournament=tournament)  # under way before the start, if need be
     return tournament
 
 
@@ -211,17 +213,44 @@ def planned_games(format: str, event: Event) -> int:
 
 
 def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
+    """Start every scheduled tournament whose time has come, unless it still waits for
+    validation matches of its entrants under its options (``admission``: a bounded wait)."""
     now = now or timezone.now()
     due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now)
-    return [t.pk for t in due if start_tournament(tournament_id=t.pk)]
+    started = []
+    for tournament in due:
+        validations = entry_validations(tournament=tournament)
+        if admission.still_waiting(validations, start_at=tournament.start_at, now=now):
+            continue
+        if start_tournament(tournament_id=tournament.pk):
+            started.append(tournament.pk)
+    return started
+
+
+def entry_validations(*, tournament: Tournament) -> dict:
+    """The validation of each entrant's current version under the tournament's player
+    count and options, by version id, asked for where there is none yet."""
+    versions = [
+        v
+        for entry in tournament.entries.select_related("bot")
+        if (v := current_version(bot=entry.bot)) is not None
+    ]
+    return admission.validations_for(
+        game=tournament.game,
+        players=tournament.players_per_match,
+        options=tournament.options,
+        versions=versions,
+    )
 
 
 @transaction.atomic
 def start_tournament(*, tournament_id: int) -> bool:
     """Claim a scheduled tournament (conditional UPDATE), pin versions, seed, queue round one.
 
-    Returns False when someone else already started it. A tournament left with
-    too few playable entrants for its format is cancelled.
+    Returns False when someone else already started it. An entry whose version failed its
+    validation under the tournament's options is withdrawn (``start_due_tournaments``
+    waits for those validations first; one not ended by now does not hold the entry out).
+    A tournament left with too few playable entrants for its format is cancelled, saying so.
     """
     claimed = Tournament.objects.filter(
         pk=tournament_id, status=Tournament.Status.SCHEDULED
@@ -229,10 +258,25 @@ def start_tournament(*, tournament_id: int) -> bool:
     if not claimed:
         return False
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    playable = []
-    for entry in tournament.entries.select_related("bot"):
+    entries = list(tournament.entries.select_related("bot"))
+    for entry in entries:
         entry.version = current_version(bot=entry.bot)
-        if entry.version is not None:
+    key = admission.configuration_key(
+        game=tournament.game, players=tournament.players_per_match, options=tournament.options
+    )
+    failed = dict(
+        OptionsValidation.objects.filter(
+            key=key,
+            version__in=[e.version_id for e in entries if e.version_id],
+            status=OptionsValidation.Status.FAILED,
+        ).values_list("version_id", "reason")
+    )
+    playable = []
+    for entry in entries:
+        if entry.version_id in failed:
+            entry.withdrawn = True
+            entry.withdrawal_reason = failed[entry.version_id]
+        elif entry.version is not None:
             playable.append(entry)
     if tournament.seeding == Tournament.Seeding.RATING:
         pool = pools.pool_key(tournament.game, tournament.players_per_match, tournament.options)
@@ -241,17 +285,31 @@ def start_tournament(*, tournament_id: int) -> bool:
         playable.sort(key=lambda e: (e.version_id not in elo, -elo.get(e.version_id, 0), e.pk))
     for number, entry in enumerate(playable):
         entry.seed_number = number
-    Entry.objects.bulk_update(playable, ["version", "seed_number"])
+    Entry.objects.bulk_update(entries, ["version", "seed_number", "withdrawn", "withdrawal_reason"])
     reset_totals(tournament_id=tournament_id)  # the standings start from the seeding
     try:
         formats.next_matches(tournament.format, tournament_event(tournament, playable), [])
-    except ValueError:
+    except ValueError as exc:
         Tournament.objects.filter(pk=tournament_id).update(
-            status=Tournament.Status.CANCELLED, finished_at=timezone.now()
+            status=Tournament.Status.CANCELLED,
+            finished_at=timezone.now(),
+            cancel_reason=_too_few(entries, playable, exc),
         )
         return True
     advance_tournament(tournament_id=tournament_id)
     return True
+
+
+def _too_few(entries: list[Entry], playable: list[Entry], problem: ValueError) -> str:
+    """Why a tournament could not start with the entrants it had left, for everyone."""
+    withdrawn = sum(1 for e in entries if e.withdrawn)
+    absent = sum(1 for e in entries if not e.withdrawn and e.version is None)
+    left = [f"{len(playable)} of {len(entries)} entrants could play"]
+    if withdrawn:
+        left.append(f"{withdrawn} failed validation under this event's options")
+    if absent:
+        left.append(f"{absent} had no active version")
+    return f"cancelled at the start: {'; '.join(left)} ({problem})"[:500]
 
 
 def ratings_of(*, pool: str, version_ids: list[int]) -> dict[int, float]:

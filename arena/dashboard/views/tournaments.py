@@ -32,7 +32,7 @@ def _tournament_page(request, pk, template: str, **extra):
     tournament = get_object_or_404(
         Tournament.objects.select_related("organiser", "snapshot"), pk=pk
     )  # the standings snapshot comes in the same row
-    context = tournament_page.tournament_context(tournament, params=request.GET)
+    context = tournament_page.tournament_context(tournament, params=request.GET, user=request.user)
     may_cancel = request.user.id == tournament.organiser_id and tournament_page.is_live(tournament)
     seed_shown = selectors.tournament_seed_shown(tournament=tournament, user=request.user)
     context.update(may_cancel=may_cancel, seed_shown=seed_shown)
