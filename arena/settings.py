@@ -171,6 +171,9 @@ AXES_CLIENT_IP_CALLABLE = "arena.throttling.login_address"
 AXES_USERNAME_CALLABLE = "arena.throttling.login_username"
 AXES_RESET_ON_SUCCESS = True  # a log-in that succeeds at an address forgets its failures there
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Failures are kept (and listed in the admin) only while they count; successful log-ins
+# are not recorded at all.
+AXES_DISABLE_ACCESS_LOG = True
 # Each view answers a lock in its own shape (the API's JSON error, the page's form) before
 # the password is checked, so axes' middleware, which would answer the failure that
 # reaches the limit with its own page, is not installed.
@@ -216,6 +219,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "arena.schema.ArenaAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
+    # DRF's three, the form's refusing a JSON document sent as a form (arena.parsers).
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "arena.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # A view's throttle_scope picks its rate; the count is per user when logged
     # in, else per address (arena.throttling, shared with the dashboard forms).
     "DEFAULT_THROTTLE_CLASSES": ["arena.throttling.ScopedThrottle"],

@@ -66,11 +66,19 @@ def count_request(key: str, duration: float) -> int:
     timeout = max(1, math.ceil(duration))
     for _ in range(3):
         try:
-            return cache.incr(key)
+            place = cache.incr(key)
         except ValueError:  # no window open (or it closed just now): open one
-            if cache.add(key, 1, timeout):
-                cache.set(f"{key}:start", time.time(), timeout)
-                return 1
+            if not cache.add(key, 1, timeout):
+                continue  # another request opened it first: count in it
+            place = 1
+        else:
+            if place != 1:
+                return place
+            # Django's Redis incr checks the key exists, then increments: a window that
+            # closed in between was opened again by the increment, without an expiry.
+            cache.touch(key, timeout)
+        cache.set(f"{key}:start", time.time(), timeout)
+        return place
     raise RuntimeError(f"the cache keeps losing {key!r}")  # only a cache evicting at once
 
 
