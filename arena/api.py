@@ -136,6 +136,7 @@ class TokenApi(ObtainAuthToken):
     password is checked where the account is locked or slowed down (arena.throttling)."""
 
     throttle_classes = [LoginThrottle]
+    parser_classes = APIView.parser_classes  # the project's, as every other endpoint
 
     def check_throttles(self, request):
         for throttle in self.get_throttles():
