@@ -7,12 +7,13 @@ from django.contrib.auth import get_user_model, password_validation
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import NotFound
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import NotFound, Throttled
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from arena.throttling import SignUpThrottle
+from arena.throttling import LoginThrottle, SignUpThrottle, forget_failures
 from games import registry
 
 
@@ -128,3 +129,24 @@ class RegisterApi(APIView):
         return Response(
             {"username": user.username, "token": token.key}, status=status.HTTP_201_CREATED
         )
+
+
+class TokenApi(ObtainAuthToken):
+    """An account's API token for its username and password. Refused (429) before the
+    password is checked where the account is locked or slowed down (arena.throttling)."""
+
+    throttle_classes = [LoginThrottle]
+    parser_classes = APIView.parser_classes  # the project's, as every other endpoint
+
+    def check_throttles(self, request):
+        for throttle in self.get_throttles():
+            if not throttle.allow_request(request, self):
+                raise Throttled(wait=throttle.wait(), detail=throttle.refusal.text)
+
+    def post(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = serializer.validated_data["user"]
+        forget_failures(request, user.get_username())
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})

@@ -9,7 +9,9 @@ class ArenaConfig(AppConfig):
 
     def ready(self) -> None:
         # Register the deploy checks and the failed-log-in counter.
-        from arena import checks, throttling  # noqa: F401
+        from arena import checks, parsers, throttling  # noqa: F401
+
+        parsers.read_left_out_booleans_as_json_does()
 
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             logging.getLogger("arena").warning(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -83,6 +84,7 @@ INSTALLED_APPS = [
     "tournaments",
     "arena",
     "arena.dashboard",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -154,6 +156,32 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Log-ins (arena.throttling): no password is checked for an account at an address where it
+# failed ARENA_LOGIN_FAILURE_LIMIT times within ARENA_LOGIN_LOCK_MINUTES of the last failure
+# (django-axes, which keeps the failures in the database and lists them in the admin). The
+# views refuse before the password is checked; the backend refuses whatever else asks.
+AUTHENTICATION_BACKENDS = [
+    "arena.throttling.LoginLockBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = int(os.environ.get("ARENA_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("ARENA_LOGIN_LOCK_MINUTES", "60")))
+AXES_CLIENT_IP_CALLABLE = "arena.throttling.login_address"
+AXES_USERNAME_CALLABLE = "arena.throttling.login_username"
+AXES_RESET_ON_SUCCESS = True  # a log-in that succeeds at an address forgets its failures there
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# Failures are kept (and listed in the admin) only while they count; successful log-ins
+# are not recorded at all.
+AXES_DISABLE_ACCESS_LOG = True
+# Each view answers a lock in its own shape (the API's JSON error, the page's form) before
+# the password is checked, so axes' middleware, which would answer the failure that
+# reaches the limit with its own page, is not installed.
+SILENCED_SYSTEM_CHECKS.append("axes.W002")
+# An account that failed ARENA_LOGIN_USERNAME_RATE times from anywhere is slowed down, not
+# locked: from the addresses where it failed, one password check every this many seconds.
+ARENA_LOGIN_SLOW_SECONDS = float(os.environ.get("ARENA_LOGIN_SLOW_SECONDS", "10"))
+
 # Throttle counters live in this cache, so every web process must share it:
 # Redis in production (CACHE_URL=redis://host:6379/1). The embedded default is
 # one runserver process, for which process memory is exact, free and needs no
@@ -191,6 +219,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "arena.schema.ArenaAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "arena.errors.api_exception_handler",
+    # DRF's three, the form's refusing a JSON document sent as a form (arena.parsers).
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "arena.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # A view's throttle_scope picks its rate; the count is per user when logged
     # in, else per address (arena.throttling, shared with the dashboard forms).
     "DEFAULT_THROTTLE_CLASSES": ["arena.throttling.ScopedThrottle"],
@@ -200,7 +234,9 @@ REST_FRAMEWORK = {
         "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
         "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
         "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
-        # Failed log-ins, after which even the right password is refused for a while.
+        # Failed log-ins from an address (any accounts), after which even the right password
+        # is refused there for a while; and for an account from anywhere, after which it is
+        # slowed down (ARENA_LOGIN_SLOW_SECONDS) where it failed.
         "login_address": os.environ.get("ARENA_LOGIN_ADDRESS_RATE", "30/hour"),
         "login_username": os.environ.get("ARENA_LOGIN_USERNAME_RATE", "10/hour"),
     },

@@ -1,10 +1,23 @@
-"""Rate limits shared by the API and the dashboard forms.
+"""Rate limits shared by the API and the dashboard forms, and the log-in locks.
 
-One machinery for both: DRF's sliding-window ``SimpleRateThrottle``, counting
-in the default cache (Redis in production, so every web process shares one
-count). The API lists these classes as ``throttle_classes``; a dashboard view
-asks :func:`refusal` before it does anything. A scope means the same counter on
-both sides: uploads through the form and through the API spend one budget.
+One machinery for both: a count per scope and client in the default cache (Redis in
+production, so every web process shares one count). Each request takes its place in the
+count with one atomic increment, so a burst of concurrent requests cannot pass a limit
+between a read and a write; a client's window opens with its first request and lasts the
+rate's period. The API lists these classes as ``throttle_classes``; a dashboard view asks
+:func:`refusal` before it does anything. A scope means the same counter on both sides:
+uploads through the form and through the API spend one budget.
+
+Log-ins (the token API, the dashboard and the admin) are refused before any password is
+checked, so a refused guess tells nothing, right or wrong (:func:`login_refusal`):
+
+- an account is locked at one address after ``AXES_FAILURE_LIMIT`` failures for it from
+  there (django-axes keeps those in the database and the admin lists them); the same
+  account from an address where it has not failed is not locked;
+- an address that failed for many accounts is refused for any (``login_address``);
+- an account that failed many times from anywhere (``login_username``) is slowed down,
+  not locked: from the addresses where it failed, one password check every
+  ``ARENA_LOGIN_SLOW_SECONDS`` between them all.
 
 Rates come from ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (environment
 variables, see the README). The client address follows one rule everywhere,
@@ -14,18 +27,65 @@ variables, see the README). The client address follows one rule everywhere,
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
+import time
+from dataclasses import dataclass
+from datetime import timedelta
 
+from axes.backends import AxesStandaloneBackend
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt
+from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
+from django.core.cache import cache
+from django.db.models import Max
 from django.dispatch import receiver
+from django.utils import timezone
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 
 def client_address(request) -> str:
     """REMOTE_ADDR, or with ``ARENA_TRUSTED_PROXIES`` = N > 0 the N-th X-Forwarded-For
-    entry from the right (the address the outermost trusted proxy saw)."""
-    return BaseThrottle().get_ident(request)
+    entry from the right (the address the outermost trusted proxy saw); REMOTE_ADDR when
+    that entry is no IP address; "" when neither is."""
+    for candidate in (BaseThrottle().get_ident(request), request.META.get("REMOTE_ADDR")):
+        try:
+            return str(ipaddress.ip_address((candidate or "").strip()))
+        except ValueError:
+            continue
+    return ""
+
+
+def count_request(key: str, duration: float) -> int:
+    """This request's place in the window counted under ``key``: one atomic increment
+    (Redis INCR; a lock in process memory). The first request opens the window, which
+    closes ``duration`` seconds later; its start is kept beside it for :func:`window_end`."""
+    timeout = max(1, math.ceil(duration))
+    for _ in range(3):
+        try:
+            place = cache.incr(key)
+        except ValueError:  # no window open (or it closed just now): open one
+            if not cache.add(key, 1, timeout):
+                continue  # another request opened it first: count in it
+            place = 1
+        else:
+            if place != 1:
+                return place
+            # Django's Redis incr checks the key exists, then increments: a window that
+            # closed in between was opened again by the increment, without an expiry.
+            cache.touch(key, timeout)
+        cache.set(f"{key}:start", time.time(), timeout)
+        return place
+    raise RuntimeError(f"the cache keeps losing {key!r}")  # only a cache evicting at once
+
+
+def window_end(key: str, duration: float) -> float:
+    """When the window counted under ``key`` closes (now if it has)."""
+    now = time.time()
+    return cache.get(f"{key}:start", now) + duration
 
 
 class ArenaThrottle(SimpleRateThrottle):
@@ -43,11 +103,15 @@ class ArenaThrottle(SimpleRateThrottle):
     def get_ident(self, request) -> str:
         return client_address(request)
 
+    def allow_request(self, request, view) -> bool:
+        self.key = None if self.rate is None else self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        return count_request(self.key, self.duration) <= self.num_requests
+
     def wait(self) -> float | None:
-        """Seconds until the oldest entry that keeps the count at the limit leaves the window."""
-        if self.num_requests is None or len(self.history) < self.num_requests:
-            return None
-        return max(0.0, self.history[self.num_requests - 1] + self.duration - self.now)
+        """Seconds until the client's window closes and its count starts again."""
+        return max(0.0, window_end(self.key, self.duration) - time.time())
 
     def get_cache_key(self, request, view) -> str | None:
         user = getattr(request, "user", None)
@@ -64,7 +128,7 @@ class ArenaThrottle(SimpleRateThrottle):
 class ScopedThrottle(ArenaThrottle):
     """The API's default throttle (settings): the view's ``throttle_scope`` picks the rate,
     per user when logged in, else per address; views without a scope are not limited.
-    DRF's ScopedRateThrottle with arena's rates and address rule, and the same keys."""
+    DRF's ScopedRateThrottle with arena's rates, address rule and atomic counts."""
 
     def __init__(self):
         pass  # the scope, hence the rate, is known only with the view
@@ -99,81 +163,6 @@ class TournamentThrottle(ArenaThrottle):
     refusal_text = "Too many new tournaments"
 
 
-def submitted_username(request) -> str:
-    data = getattr(request, "data", None)  # a DRF request
-    if data is None:
-        data = request.POST
-    value = data.get("username", "") if hasattr(data, "get") else ""
-    return value if isinstance(value, str) else ""
-
-
-class LoginFailureThrottle(ArenaThrottle):
-    """Failed log-ins in the window. ``allow_request`` only looks, before any password is
-    checked (so a refused guess tells nothing, right or wrong); :func:`record_failed_login`
-    counts, from Django's ``user_login_failed`` signal."""
-
-    refusal_text = "Too many failed log-ins"
-
-    def ident_for(self, request, username: str) -> str | None:
-        raise NotImplementedError
-
-    def key_for(self, request, username: str) -> str | None:
-        ident = self.ident_for(request, username)
-        return None if ident is None else self.cache_format % {"scope": self.scope, "ident": ident}
-
-    def get_cache_key(self, request, view) -> str | None:
-        return self.key_for(request, submitted_username(request))
-
-    def _load(self, key: str) -> None:
-        self.key = key
-        self.now = self.timer()
-        self.history = [t for t in self.cache.get(key, []) if t > self.now - self.duration]
-
-    def allow_request(self, request, view) -> bool:
-        key = None if self.rate is None else self.get_cache_key(request, view)
-        if key is None:
-            return True
-        self._load(key)
-        return len(self.history) < self.num_requests
-
-    def record_failure(self, request, username: str) -> None:
-        key = None if self.rate is None else self.key_for(request, username)
-        if key is not None:
-            self._load(key)
-            self.throttle_success()  # appends now to the history and stores it
-
-
-class LoginAddressThrottle(LoginFailureThrottle):
-    scope = "login_address"
-
-    def ident_for(self, request, username: str) -> str | None:
-        return client_address(request)
-
-
-class LoginUsernameThrottle(LoginFailureThrottle):
-    """Per account, from any address. Usernames are hashed: any length, any characters."""
-
-    scope = "login_username"
-
-    def ident_for(self, request, username: str) -> str | None:
-        if not username:
-            return None
-        return hashlib.sha256(username.casefold().encode()).hexdigest()[:32]
-
-
-LOGIN_THROTTLES = (LoginAddressThrottle, LoginUsernameThrottle)
-
-
-@receiver(user_login_failed, dispatch_uid="arena.throttling.record_failed_login")
-def record_failed_login(sender, credentials: dict, request=None, **kwargs) -> None:
-    """Every failed password check made for a request (dashboard, token API, admin)."""
-    if request is None:
-        return  # authenticate() called outside a request: nobody to slow down
-    username = credentials.get("username")
-    for throttle_class in LOGIN_THROTTLES:
-        throttle_class().record_failure(request, username if isinstance(username, str) else "")
-
-
 def refusal(request, *throttle_classes: type[ArenaThrottle]) -> str | None:
     """For a dashboard view: None when every throttle lets the request through (and counts
     it), else a sentence saying which limit was reached and when to try again."""
@@ -189,3 +178,165 @@ def describe_wait(seconds: float | None) -> str:
     if seconds < 120:
         return "1 second" if seconds == 1 else f"{seconds} seconds"
     return f"{math.ceil(seconds / 60)} minutes"
+
+
+# Log-ins.
+
+# Django's longest username: a longer one names no account, and it would not fit axes' column.
+USERNAME_LENGTH = 150
+
+
+def normal_username(value) -> str:
+    """A submitted username as the log-in forms and the token API pass it on (stripped),
+    cut to what any account can have; NUL, which no account has, dropped."""
+    if not isinstance(value, str):
+        return ""
+    return value.replace("\x00", "").strip()[:USERNAME_LENGTH]
+
+
+def submitted_username(request) -> str:
+    data = getattr(request, "data", None)  # a DRF request
+    if data is None:
+        data = request.POST
+    return normal_username(data.get("username", "") if hasattr(data, "get") else "")
+
+
+def login_address(request) -> str | None:
+    """The address axes locks with (``AXES_CLIENT_IP_CALLABLE``)."""
+    return client_address(request) or None
+
+
+def login_username(request, credentials: dict | None) -> str:
+    """The username axes records and locks with (``AXES_USERNAME_CALLABLE``)."""
+    if credentials:
+        return normal_username(credentials.get("username"))
+    return submitted_username(request)
+
+
+class LoginLockBackend(AxesStandaloneBackend):
+    """First of ``AUTHENTICATION_BACKENDS``: no password is accepted for an account at an
+    address where it is locked, whichever view asks. A check without a request (a
+    script, a shell) has no address to lock and goes on to the next backend."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+@dataclass(frozen=True)
+class FailedLogins:
+    """Failed log-ins per address or per account in a window, in the cache: counted by
+    :func:`record_failed_login`, looked at by :func:`login_refusal`."""
+
+    scope: str
+
+    def limit(self) -> tuple[int, float] | tuple[None, None]:
+        return ScopedThrottle().parse_rate(api_settings.DEFAULT_THROTTLE_RATES.get(self.scope))
+
+    def key(self, ident: str) -> str:
+        return SimpleRateThrottle.cache_format % {"scope": self.scope, "ident": ident}
+
+    def record(self, ident: str) -> None:
+        _, duration = self.limit()
+        if duration is not None and ident:
+            count_request(self.key(ident), duration)
+
+    def reached(self, ident: str) -> float | None:
+        """Seconds until the count starts again when it is at the limit, else None."""
+        count, duration = self.limit()
+        if count is None or not ident or (cache.get(self.key(ident)) or 0) < count:
+            return None
+        return max(1.0, window_end(self.key(ident), duration) - time.time())
+
+
+FAILURES_BY_ADDRESS = FailedLogins("login_address")
+FAILURES_BY_USERNAME = FailedLogins("login_username")
+
+
+def username_ident(username: str) -> str:
+    """Usernames are hashed into keys: any length, any characters."""
+    return hashlib.sha256(username.casefold().encode()).hexdigest()[:32] if username else ""
+
+
+@dataclass(frozen=True)
+class LoginRefusal:
+    text: str  # a sentence, without the time to wait
+    wait: float  # seconds
+
+
+def lock_lifts_in(request, username: str) -> float:
+    """Seconds until the account's lock at this address lifts: its last failure there
+    leaves the window (axes' ``AXES_COOLOFF_TIME``)."""
+    cool_off = get_cool_off(request) or timedelta(0)
+    last = AccessAttempt.objects.filter(
+        username=username, ip_address=request.axes_ip_address
+    ).aggregate(last=Max("attempt_time"))["last"]
+    if last is None:
+        return 1.0
+    return max(1.0, (last + cool_off - timezone.now()).total_seconds())
+
+
+def login_refusal(request, username: str) -> LoginRefusal | None:
+    """Whether a log-in as ``username`` from this request's address is refused before its
+    password is checked, and why; None lets the password be checked."""
+    credentials = {"username": username}
+    failures_here = AxesProxyHandler.get_failures(request, credentials)
+    if failures_here >= settings.AXES_FAILURE_LIMIT:
+        return LoginRefusal(
+            "Too many failed log-ins for this account from your address.",
+            lock_lifts_in(request, username),
+        )
+    address = client_address(request)
+    if (wait := FAILURES_BY_ADDRESS.reached(address)) is not None:
+        return LoginRefusal("Too many failed log-ins from your address.", wait)
+    if failures_here and FAILURES_BY_USERNAME.reached(username_ident(username)) is not None:
+        # The account is being guessed from several addresses, this one among them: one
+        # password check at a time between them all. Addresses where it never failed (its
+        # owner's, most likely) are not slowed down.
+        pause = settings.ARENA_LOGIN_SLOW_SECONDS
+        slot = f"login_slow_{username_ident(username)}"
+        if pause > 0 and not cache.add(slot, time.time() + pause, math.ceil(pause)):
+            wait = (cache.get(slot) or time.time()) - time.time()
+            return LoginRefusal(
+                "Many log-ins for this account have failed, some from your address, so from "
+                "there it is checked only every few seconds.",
+                max(1.0, wait),
+            )
+    return None
+
+
+def login_refusal_text(refusal: LoginRefusal) -> str:
+    """The sentence a log-in page shows."""
+    return f"{refusal.text[:-1]}; try again in {describe_wait(refusal.wait)}."
+
+
+def forget_failures(request, username: str) -> None:
+    """After a log-in that succeeded: its account's failures at its address are forgotten.
+    (Views that call ``login()`` have axes do this, ``AXES_RESET_ON_SUCCESS``.)"""
+    AxesProxyHandler.update_request(request)
+    AxesProxyHandler.get_implementation().reset_user_attempts(request, {"username": username})
+
+
+class LoginThrottle(BaseThrottle):
+    """The token API's check before the password (see :func:`login_refusal`); the view
+    answers ``refusal.text`` in the one error shape, with ``Retry-After``."""
+
+    refusal: LoginRefusal | None = None
+
+    def allow_request(self, request, view) -> bool:
+        self.refusal = login_refusal(request, submitted_username(request))
+        return self.refusal is None
+
+    def wait(self) -> float | None:
+        return None if self.refusal is None else self.refusal.wait
+
+
+@receiver(user_login_failed, dispatch_uid="arena.throttling.record_failed_login")
+def record_failed_login(sender, credentials: dict, request=None, **kwargs) -> None:
+    """Every failed password check made for a request (dashboard, token API, admin) counts
+    for its address and its account; axes counts the pair itself (its own receiver)."""
+    if request is None:
+        return  # authenticate() called outside a request: nobody to slow down
+    FAILURES_BY_ADDRESS.record(client_address(request))
+    FAILURES_BY_USERNAME.record(username_ident(normal_username(credentials.get("username"))))

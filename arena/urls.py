@@ -1,12 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import ObtainAuthToken
 
 from arena import api
 from arena.dashboard.forms import ThrottledAdminLoginForm
 from arena.dashboard.views.matches import MatchFramesApi
-from arena.throttling import LOGIN_THROTTLES
 from bots import apis as bot_apis
 from tournaments import apis
 
@@ -20,11 +18,7 @@ api_patterns = [
     _api("games/", api.GameListApi, "api-games"),
     _api("games/<str:slug>/", api.GameDetailApi, "api-game"),
     _api("auth/register/", api.RegisterApi, "api-register"),
-    path(
-        "auth/token/",
-        ObtainAuthToken.as_view(throttle_classes=LOGIN_THROTTLES),
-        name="api-token",
-    ),
+    _api("auth/token/", api.TokenApi, "api-token"),
     # The bots' reads are stored for anonymous readers by the layer that holds the cache.
     _api("bots/", apis.BotListCreateApi, "api-bots"),
     _api("bots/<int:pk>/", apis.BotDetailApi, "api-bot"),

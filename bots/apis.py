@@ -13,7 +13,6 @@ from rest_framework import generics, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from bots import selectors, services
@@ -246,7 +245,7 @@ class BotVersionsApi(generics.ListAPIView):
     throttle_scope = "uploads"
 
     def get_throttles(self):
-        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+        return super().get_throttles() if self.request.method == "POST" else []
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation: no bot to look up

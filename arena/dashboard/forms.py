@@ -301,13 +301,16 @@ class TournamentForm(forms.Form):
 
 
 class ThrottledLoginMixin:
-    """Refuse a log-in before the password is checked once its account or address has
-    failed too often (see arena.throttling)."""
+    """Refuse a log-in before the password is checked where its account is locked or
+    slowed down, or its address refused (see arena.throttling.login_refusal)."""
 
     def clean(self):
-        message = throttling.refusal(self.request, *throttling.LOGIN_THROTTLES)
-        if message:
-            raise forms.ValidationError(message, code="throttled")
+        username = self.cleaned_data.get("username")
+        if username is not None:
+            refused = throttling.login_refusal(self.request, throttling.normal_username(username))
+            if refused is not None:
+                message = throttling.login_refusal_text(refused)
+                raise forms.ValidationError(message, code="throttled")
         return super().clean()
 
 

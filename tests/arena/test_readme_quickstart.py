@@ -62,6 +62,7 @@ def test_the_readme_upload_commands_run_as_written(transactional_db, tmp_path: P
     assert answer["status"] == "pending" and answer["filename"] == "mybot.py", answer
     version = BotVersion.objects.select_related("bot__owner").get(pk=answer["id"])
     assert version.bot.name == "mybot" and version.bot.owner.username == "ada"
+    assert version.bot.accepts_entries  # the documented default
     assert version.bot.pk != other.pk
     assert bytes(version.upload).decode() == bot_source + "\n"
 

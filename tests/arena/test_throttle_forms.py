@@ -1,5 +1,6 @@
 """Item 12: the dashboard's forms, tournament creation and password guessing are throttled,
-with one count shared by the API and the forms; a refusal stores nothing."""
+with one count shared by the API and the forms; a refusal stores nothing. (Log-in locks
+per account and address: test_login_lock.py.)"""
 
 from __future__ import annotations
 
@@ -114,21 +115,6 @@ def token(client, username, password, address):
     )
 
 
-def test_password_guessing_on_one_account_is_refused_from_any_address(alice, rates):
-    rates(login_username="5/hour", login_address="100/hour")
-    api = APIClient()
-    for n in range(5):
-        assert token(api, "alice", f"guess {n}", f"203.0.113.{n}").status_code == 400
-    # The sixth try is refused before the password is looked at: right or wrong alike.
-    for password in ("guess 6", "correct horse 1"):
-        refused = token(api, "alice", password, "203.0.113.99")
-        assert refused.status_code == 429, refused.content
-        assert "token" not in refused.json() and int(refused["Retry-After"]) > 0
-    # Other accounts are not affected.
-    get_user_model().objects.create_user(username="bob", password="correct horse 2")
-    assert token(api, "bob", "correct horse 2", "203.0.113.1").status_code == 200
-
-
 def test_password_guessing_from_one_address_is_refused_for_any_account(alice, rates):
     rates(login_username="100/hour", login_address="5/hour")
     api = APIClient()
@@ -136,30 +122,3 @@ def test_password_guessing_from_one_address_is_refused_for_any_account(alice, ra
         assert token(api, f"someone{n}", "a guess", "198.51.100.5").status_code == 400
     assert token(api, "alice", "correct horse 1", "198.51.100.5").status_code == 429
     assert token(api, "alice", "correct horse 1", "198.51.100.6").status_code == 200
-
-
-def test_dashboard_log_in_counts_with_the_api_and_says_why(alice, client, rates):
-    rates(login_username="4/hour", login_address="100/hour")
-    api = APIClient()
-    for n in range(2):
-        assert token(api, "alice", f"guess {n}", "192.0.2.1").status_code == 400
-    for n in range(2):
-        page = client.post("/login/", {"username": "alice", "password": f"web guess {n}"})
-        assert page.status_code == 200 and "correct username and password" in page.content.decode()
-    page = client.post("/login/", {"username": "alice", "password": "correct horse 1"})
-    assert page.status_code == 429
-    assert "Too many failed log-ins; try again in" in page.content.decode()
-    assert "_auth_user_id" not in client.session
-    assert token(api, "alice", "correct horse 1", "192.0.2.2").status_code == 429
-
-
-def test_admin_log_in_is_throttled_too(alice, client, rates):
-    rates(login_username="2/hour", login_address="100/hour")
-    alice.is_staff = alice.is_superuser = True
-    alice.save()
-    for n in range(2):
-        page = client.post("/admin/login/", {"username": "alice", "password": f"guess {n}"})
-        assert "correct username and password" in page.content.decode()
-    page = client.post("/admin/login/", {"username": "alice", "password": "correct horse 1"})
-    assert "Too many failed log-ins; try again in" in page.content.decode()
-    assert "_auth_user_id" not in client.session

@@ -36,7 +36,7 @@ def two_servers(transactional_db, tmp_path):
         "CACHE_URL": redis_url(),
         "CACHE_KEY_PREFIX": f"test-{uuid.uuid4().hex}",  # a fresh count for this test only
         "ARENA_REGISTER_RATE": "4/hour",
-        "ARENA_LOGIN_USERNAME_RATE": "3/hour",
+        "ARENA_LOGIN_FAILURE_LIMIT": "3",
     }
     servers = []
     try:

@@ -52,7 +52,8 @@ def signup(request):
         return refused
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        # The account was just made: no password to check (the lock backend checks none).
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("home")
     return render(request, "arena/form.html", {"form": form, **context})
 
