@@ -174,6 +174,7 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Failures are kept (and listed in the admin) only while they count; successful log-ins
 # are not recorded at all.
 AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # its start-up banner in every process, web and worker alike
 # Each view answers a lock in its own shape (the API's JSON error, the page's form) before
 # the password is checked, so axes' middleware, which would answer the failure that
 # reaches the limit with its own page, is not installed.
