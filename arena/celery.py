@@ -37,6 +37,15 @@ def keep_database_connections(**_kwargs) -> None:
     _keep_connections = True
 
 
+@worker_init.connect
+def end_orphaned_sandboxes(**_kwargs) -> None:
+    """At start, end what a worker killed while starting a sandbox left of it (its first
+    process, asleep or running with nothing above it: bots/sandbox/orphans.py)."""
+    from bots.sandbox import sweep_orphans
+
+    sweep_orphans()
+
+
 @task_prerun.connect
 @task_postrun.connect
 def close_old_connections(sender=None, **_kwargs) -> None:

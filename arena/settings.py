@@ -322,6 +322,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _REAPER_SECONDS,
         "options": {"expires": _REAPER_SECONDS},
     },
+    "end-orphaned-sandboxes": {
+        "task": "bots.tasks.end_orphaned_sandboxes",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
 }
 
 # Arena itself.

@@ -3,7 +3,7 @@
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from bots import services
+from bots import sandbox, services
 
 # As for matches (tournaments/tasks.py): a database error retries with a jittered
 # backoff instead of dropping the message; the validation reaper covers the rest.
@@ -26,3 +26,9 @@ def validate_bot_version(version_id: int) -> None:
 @shared_task
 def requeue_stuck_validations() -> None:
     services.requeue_stuck_validations()
+
+
+@shared_task
+def end_orphaned_sandboxes() -> None:
+    """On whichever machine runs it: what workers killed while starting a sandbox left."""
+    sandbox.sweep_orphans()

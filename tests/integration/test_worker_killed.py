@@ -13,6 +13,7 @@ from django.db import connection
 
 from bots import services as bot_services
 from bots.sandbox import slots
+from tests.bots.test_worker_death import orphaned_sandbox  # noqa: F401 (a fixture)
 from tests.support.servers import wait_for
 from tests.support.workers import start_worker, stop_worker
 from tournaments import services
@@ -91,3 +92,19 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
         stop_worker(first)
         if second is not None:
             stop_worker(second)
+
+
+def test_a_worker_ends_at_start_up_what_a_killed_worker_left_of_a_sandbox(
+    orphaned_sandbox,  # noqa: F811
+    tmp_path,
+):
+    """A worker killed while bwrap started a sandbox left its first process asleep; the next
+    worker's start-up ends it (and says so)."""
+    worker = start_worker(tmp_path, "next")
+    try:
+        assert wait_for(
+            lambda: not os.path.exists(f"/proc/{orphaned_sandbox}"), 10, "the orphan to end"
+        )
+        assert "of sandboxes whose worker process died" in worker.log_path.read_text()
+    finally:
+        stop_worker(worker)
