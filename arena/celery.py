@@ -63,7 +63,12 @@ def announce_sandbox(**_kwargs) -> None:
     """Say at start which containment is in force, so an operator never has to guess."""
     from django.conf import settings
 
-    from bots.sandbox import describe_enforcement, enforcement_mode, sandbox_available
+    from bots.sandbox import (
+        describe_enforcement,
+        describe_memory,
+        enforcement_mode,
+        sandbox_available,
+    )
 
     log = logging.getLogger("arena.worker")
     if sandbox_available():
@@ -72,6 +77,8 @@ def announce_sandbox(**_kwargs) -> None:
             logging.WARNING if "NOT BOUNDED" in mode else logging.INFO, "sandbox mode: %s", mode
         )
     log.info("sandbox: %s", describe_enforcement())
+    memory = describe_memory()
+    log.log(logging.INFO if "per bot tree" in memory else logging.WARNING, "memory: %s", memory)
     if not sandbox_available():
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             log.warning("!!! NO SANDBOX: ARENA_TRUSTED_BOTS_ONLY is on; bots run unconfined !!!")

@@ -150,6 +150,22 @@ def enforcement_mode() -> str:
     return f"{who}, rlimits only, PROCESSES NOT BOUNDED (Linux < 5.14)"
 
 
+def describe_memory() -> str:
+    """Which bound a bot's memory lives under, for the worker's start-up line."""
+    kind, _where = cgroups.backend()
+    mib = Limits().memory_mb
+    if kind != "none":
+        return f"{kind} per bot tree, {mib} MiB"
+    if os.environ.get("ARENA_NO_CGROUPS") == "1":
+        why = "ARENA_NO_CGROUPS=1"
+    else:
+        why = f"no delegated cgroup v2 ({cgroups.v2_unavailable_reason()})"
+    return (
+        f"per-process rlimit, {mib} MiB each; {why}: a bot's tree of {Limits().processes} "
+        "processes may use that many times it, bounded together only by the worker's container"
+    )
+
+
 def _enforcement_parts() -> list[str]:
     kind, _where = cgroups.backend()
     limits = Limits()

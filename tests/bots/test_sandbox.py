@@ -257,6 +257,20 @@ def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_ot
     assert "/tmp 16 MB and 2048 files" in said  # the probe's bounded /tmp worked
     launch = "fork with a Python preexec" if steps else f"the C launcher ({home}/state/launcher/"
     assert launch in said
+    # Which memory bound is in force, and why not the whole tree's.
+    assert "memory: per-process rlimit, 256 MiB each; no delegated cgroup v2 (" in said, said
+
+
+def test_a_root_worker_says_its_cgroup_bounds_each_bots_whole_tree():
+    if cgroups.backend()[0] != "cgroup v1":
+        pytest.skip("the development machines' cgroup v1")
+    env = {**os.environ, "SECRET_KEY": "root-test", "DJANGO_SETTINGS_MODULE": "arena.settings"}
+    run = subprocess.run(
+        [sys.executable, "-c", ANNOUNCE], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "memory: cgroup v1 per bot tree, 256 MiB" in run.stdout + run.stderr
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):
