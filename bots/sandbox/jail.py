@@ -160,9 +160,10 @@ def describe_memory() -> str:
         why = "ARENA_NO_CGROUPS=1"
     else:
         why = f"no delegated cgroup v2 ({cgroups.v2_unavailable_reason()})"
+    processes = Limits().processes
     return (
-        f"per-process rlimit, {mib} MiB each; {why}: a bot's tree of {Limits().processes} "
-        "processes may use that many times it, bounded together only by the worker's container"
+        f"per-process rlimit, {mib} MiB each; {why}; a bot's {processes} processes may use "
+        f"{processes} times that, the worker's container bounding all bots together"
     )
 
 

@@ -125,3 +125,15 @@ def test_a_group_systemd_did_not_delegate_is_left_alone_until_marked(test_group,
     out = run_in(test_group, "none", private_namespace=False, tmp_path=tmp_path)
     assert out["base"] == str(test_group), out["reason"]
     assert out["own"] == f"0::/{test_group.name}/arena-worker"
+
+
+def test_the_compose_files_bot_running_containers_have_a_memory_limit():
+    """Where Docker keeps the cgroup tree read-only, the container's limit is what bounds
+    the bots of a worker together (no swap beyond it)."""
+    import yaml
+
+    services = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]
+    for name in ("worker", "service"):
+        limit = services[name]["mem_limit"]
+        assert limit.startswith("${ARENA_") and limit.endswith("g}"), limit
+        assert services[name]["memswap_limit"] == limit
