@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from bots import sandbox
 from bots import services as bot_services
 from bots.sandbox import slots
 from tests.bots.test_worker_death import orphaned_sandbox  # noqa: F401 (a fixture)
@@ -34,6 +35,19 @@ run(act)
 
 # Short enough that the test does not wait minutes for the reaper.
 FAST_REAPER = {"ARENA_STALE_MATCH_SECONDS": "4", "ARENA_REAPER_SECONDS": "1"}
+
+
+def bot_programs() -> list[int]:
+    """Processes of sandbox uids that are not bubblewrap's own code."""
+    bwrap = os.path.realpath(sandbox.bwrap_path() or "/usr/bin/bwrap")
+    found = []
+    for pid in slots.all_slot_processes():
+        try:
+            if os.readlink(f"/proc/{pid}/exe") != bwrap:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 @pytest.fixture
@@ -72,10 +86,15 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
         wait_for(mid_match, 60, "the match to be running with its bots", first)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down.
-        assert wait_for(lambda: not slots.all_slot_processes(), 10, "the orphaned bots to die")
+        # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down. The
+        # sandboxes it built ahead for its next match never start their program: they wait,
+        # bubblewrap's own code, for the next worker's start-up to end them.
+        assert wait_for(lambda: not bot_programs(), 10, "the orphaned bots to die")
 
         second = start_worker(tmp_path, "second", **FAST_REAPER)
+        assert wait_for(
+            lambda: not slots.all_slot_processes(), 10, "the start-up to end held sandboxes"
+        )
 
         def finished():
             match.refresh_from_db()
