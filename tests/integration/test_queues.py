@@ -223,6 +223,7 @@ def test_a_bare_worker_serves_every_queue(transactional_db, tmp_path):
         log = worker.log_path.read_text()
         for queue in ("matches", "validations", "maintenance"):
             assert f"exchange={queue}(direct) key={queue}" in log  # the worker's banner
+        assert "arena.worker: memory: " in log  # which memory bound is in force
     finally:
         stop_worker(worker)
     purge_broker()
