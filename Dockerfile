@@ -1,7 +1,8 @@
 # One image for web, worker and beat. Bots run under bubblewrap inside it, as the
 # unprivileged user below: processes bounded per user namespace (Linux >= 5.14),
-# memory per process and by the container. Settings the worker container needs:
-# docker-compose.yml and docs/bots.md, "Running the worker in Docker".
+# memory per process and by the container (per bot tree where the container's cgroup is
+# delegated and writable; the worker's start-up line says which). Settings the worker
+# container needs: docker-compose.yml and docs/bots.md, "Running the worker in Docker".
 FROM python:3.11-slim-bookworm
 # The bots' languages (docs/languages.md): Python, C, C++, JavaScript, Java. The JDK's
 # post-install needs the man folder that slim images leave out.

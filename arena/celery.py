@@ -37,6 +37,15 @@ def keep_database_connections(**_kwargs) -> None:
     _keep_connections = True
 
 
+@worker_init.connect
+def end_orphaned_sandboxes(**_kwargs) -> None:
+    """At start, end what a worker killed while starting a sandbox left of it (its first
+    process, asleep or running with nothing above it: bots/sandbox/orphans.py)."""
+    from bots.sandbox import sweep_orphans
+
+    sweep_orphans()
+
+
 @task_prerun.connect
 @task_postrun.connect
 def close_old_connections(sender=None, **_kwargs) -> None:
@@ -54,7 +63,12 @@ def announce_sandbox(**_kwargs) -> None:
     """Say at start which containment is in force, so an operator never has to guess."""
     from django.conf import settings
 
-    from bots.sandbox import describe_enforcement, enforcement_mode, sandbox_available
+    from bots.sandbox import (
+        describe_enforcement,
+        describe_memory,
+        enforcement_mode,
+        sandbox_available,
+    )
 
     log = logging.getLogger("arena.worker")
     if sandbox_available():
@@ -63,6 +77,8 @@ def announce_sandbox(**_kwargs) -> None:
             logging.WARNING if "NOT BOUNDED" in mode else logging.INFO, "sandbox mode: %s", mode
         )
     log.info("sandbox: %s", describe_enforcement())
+    memory = describe_memory()
+    log.log(logging.INFO if "per bot tree" in memory else logging.WARNING, "memory: %s", memory)
     if not sandbox_available():
         if settings.ARENA_TRUSTED_BOTS_ONLY:
             log.warning("!!! NO SANDBOX: ARENA_TRUSTED_BOTS_ONLY is on; bots run unconfined !!!")

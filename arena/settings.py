@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from kombu import Exchange, Queue
 
 from bots.sandbox import languages
 
@@ -318,13 +319,25 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Three queues, so the reaper, tournament starts and validations never wait behind a
 # backlog of matches: "matches", "validations" and "maintenance" (everything else).
-# Names are repeated in bots/queueing.py.
+# Names are repeated in bots/queueing.py. Declared, so that a worker started without -Q
+# consumes all three; -Q names the ones a worker takes (the production shape). Each has the
+# exchange and routing key of its own name, as Celery makes for a queue it was not given
+# (a Queue without them would share the default queue's, and get its messages too).
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name)
+    for name in ("matches", "validations", "maintenance")
+]
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.play_match": {"queue": "matches"},
     "bots.tasks.validate_bot_version": {"queue": "validations"},
     "bots.tasks.validate_options": {"queue": "validations"},
 }
+# Every ARENA_QUEUE_CHECK_SECONDS a maintenance worker asks every worker which queues it
+# consumes; "matches" or "validations" without a consumer for ARENA_UNSERVED_QUEUE_SECONDS
+# is logged as a warning, with how many messages wait there.
+ARENA_QUEUE_CHECK_SECONDS = float(os.environ.get("ARENA_QUEUE_CHECK_SECONDS", "30"))
+ARENA_UNSERVED_QUEUE_SECONDS = float(os.environ.get("ARENA_UNSERVED_QUEUE_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 _REAPER_SECONDS = float(os.environ.get("ARENA_REAPER_SECONDS", "15"))
 # Each periodic message expires after one period: a worker that was away finds one
@@ -357,6 +370,16 @@ CELERY_BEAT_SCHEDULE = {
     },
     "requeue-stuck-validations": {
         "task": "bots.tasks.requeue_stuck_validations",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
+    "check-queue-consumers": {
+        "task": "bots.tasks.check_queue_consumers",
+        "schedule": ARENA_QUEUE_CHECK_SECONDS,
+        "options": {"expires": ARENA_QUEUE_CHECK_SECONDS},
+    },
+    "end-orphaned-sandboxes": {
+        "task": "bots.tasks.end_orphaned_sandboxes",
         "schedule": _REAPER_SECONDS,
         "options": {"expires": _REAPER_SECONDS},
     },

@@ -16,7 +16,8 @@ that the next match cannot use are closed while its bots start, and any older th
 match it plays. Call everything here from the thread that plays the matches: bwrap dies
 with the thread that started it, so a spare is taken only by the thread that built it, and
 closed once that thread has ended (tasks run eagerly, a thread per request). A process that
-dies leaves nothing: the sandboxes die with it and the sweepers remove their staging
+dies leaves nothing running: its sandboxes' monitors die with it, their programs never
+start, and the sweepers end what is left (bots/sandbox/orphans.py) and remove their staging
 folders and cgroups.
 
 The same wait takes the last match's teardown off the worker's path (``retire``,

@@ -1,4 +1,5 @@
-"""Sending tasks by name after a commit, and asking the broker which messages it still holds.
+"""Sending tasks by name after a commit, asking the broker which messages it still holds,
+and reporting a queue no worker consumes.
 
 Services publish through here instead of importing ``tasks`` modules (which import the
 services back): tasks are addressed by name, and the queue each one travels on comes from
@@ -16,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -25,6 +28,8 @@ log = logging.getLogger(__name__)
 MATCHES = "matches"
 VALIDATIONS = "validations"
 MAINTENANCE = "maintenance"
+# The queues whose work would wait in silence without a worker (maintenance runs the check).
+WATCHED = (MATCHES, VALIDATIONS)
 
 PLAY_MATCH = "tournaments.tasks.play_match"
 VALIDATE_BOT_VERSION = "bots.tasks.validate_bot_version"
@@ -127,3 +132,51 @@ def _task_args(payloads: Iterable[dict], task_name: str) -> Iterable[list]:
             yield json.loads(body)[0]
         except (ValueError, IndexError, TypeError):
             continue
+
+
+def consumed_queues(timeout: float = 1.0) -> set[str] | None:
+    """The queues some worker consumes, asked of every worker (Celery's broadcast control);
+    None when no worker answered, not even the one asking (its pool or transport cannot
+    tell), since that says nothing about the queues."""
+    replies = current_app.control.inspect(timeout=timeout).active_queues()
+    if not replies:
+        return None
+    return {queue["name"] for queues in replies.values() for queue in queues or ()}
+
+
+def waiting(queue: str) -> int:
+    """How many messages wait in ``queue`` (delivered ones not counted)."""
+    with current_app.connection_for_read() as connection:
+        return connection.default_channel.queue_declare(queue=queue).message_count
+
+
+def report_unserved_queues(*, now: float) -> dict[str, int]:
+    """Log a warning for each watched queue no worker has consumed for
+    ``ARENA_UNSERVED_QUEUE_SECONDS``, with its backlog; {queue: messages waiting} of those.
+
+    The first time a queue was seen without a consumer is kept in the cache, so the check
+    needs no worker to remember it (with the default per-process cache, each pool process
+    counts from its own first look)."""
+    consumed = consumed_queues()
+    if consumed is None:
+        log.info("no worker answered the question of which queues it consumes; not checked")
+        return {}
+    unserved = {}
+    for queue in WATCHED:
+        key = f"arena:unserved-since:{queue}"
+        if queue in consumed:
+            cache.delete(key)
+            continue
+        cache.add(key, now, timeout=None)
+        since = cache.get(key, now)
+        if now - since < settings.ARENA_UNSERVED_QUEUE_SECONDS:
+            continue
+        count = waiting(queue)
+        unserved[queue] = count
+        log.warning(
+            "no worker consumes the '%s' queue (for %d s); %d %s there. Start one: "
+            "`celery -A arena worker` serves every queue, `-Q %s` this one alone",
+            queue, now - since, count, "message waits" if count == 1 else "messages wait",
+            queue,
+        )  # fmt: skip
+    return unserved

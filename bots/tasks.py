@@ -1,9 +1,11 @@
 """Thin Celery tasks: ids in, one service call."""
 
+import time
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from bots import services
+from bots import queueing, sandbox, services
 
 # As for matches (tournaments/tasks.py): a database error retries with a jittered
 # backoff instead of dropping the message; the validation reaper covers the rest.
@@ -39,3 +41,14 @@ def validate_options(validation_id: int) -> None:
 @shared_task
 def requeue_stuck_validations() -> None:
     services.requeue_stuck_validations()
+
+
+@shared_task
+def end_orphaned_sandboxes() -> None:
+    """On whichever machine runs it: what workers killed while starting a sandbox left."""
+    sandbox.sweep_orphans()
+
+
+@shared_task
+def check_queue_consumers() -> None:
+    queueing.report_unserved_queues(now=time.time())

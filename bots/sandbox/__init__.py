@@ -6,6 +6,8 @@
 - ``limits``: the bounds a bot lives under (``Limits``) and their defaults;
 - ``botprocess``: the launched program (pause/resume, CPU time, limit verdicts, kill-all);
 - ``slots``: an unprivileged uid per concurrent sandbox, and staging a bot's files;
+- ``orphans``: ending what a worker that died while starting a sandbox left of it
+  (``sweep_orphans``);
 - ``cgroups``: one sandbox's control group (its memory, pids, freezer and CPU files), which
   backend is in force, creating a group per sandbox, sweeping those of dead workers;
 - ``seccomp``: the system-call filter.
@@ -14,12 +16,13 @@ The names below are what the rest of the project uses (``from bots import sandbo
 ``from bots.sandbox import Limits``).
 """
 
-from bots.sandbox import cgroups, seccomp, slots
+from bots.sandbox import cgroups, orphans, seccomp, slots
 from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.jail import (
     SandboxUnavailable,
     bot_python,
     describe_enforcement,
+    describe_memory,
     enforcement_mode,
     launch,
     prepare,
@@ -28,6 +31,7 @@ from bots.sandbox.jail import (
     wait_gone,
 )
 from bots.sandbox.limits import Limits
+from bots.sandbox.orphans import sweep as sweep_orphans
 from bots.sandbox.slots import BotTooLarge, SlotsExhausted
 from bots.sandbox.spawn import SANDBOX_UID, bwrap_path
 
@@ -42,12 +46,15 @@ __all__ = [
     "bwrap_path",
     "cgroups",
     "describe_enforcement",
+    "describe_memory",
     "enforcement_mode",
     "launch",
+    "orphans",
     "prepare",
     "sandbox_available",
     "seccomp",
     "slots",
+    "sweep_orphans",
     "trusted_only",
     "wait_gone",
 ]

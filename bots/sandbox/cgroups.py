@@ -2,8 +2,10 @@
 
 Two backends, chosen once per process by :func:`backend`:
 
-- cgroup v2, when the operator delegates a subtree (``ARENA_CGROUP_V2=/sys/fs/cgroup/...``,
-  a directory we may write whose ``cgroup.subtree_control`` enables ``memory`` and ``pids``);
+- cgroup v2, in a subtree delegated to the worker: ``ARENA_CGROUP_V2=/sys/fs/cgroup/...``,
+  a directory we may write whose ``cgroup.subtree_control`` enables ``memory`` and ``pids``,
+  or else the worker's own group when it is delegated (a container's private cgroup
+  namespace, systemd's ``Delegate=yes``) and writable (:func:`delegated_v2`);
 - cgroup v1, when the v1 ``memory``, ``pids``, ``freezer`` and ``cpuacct`` hierarchies are
   mounted and writable (a root worker in a container, as on the development machines).
   With ``ARENA_CGROUP_HYBRID=1``, where the machine also mounts the unified (v2) hierarchy
@@ -405,15 +407,145 @@ def _unified_base(own: str) -> Path | None:
     return base if usable else None
 
 
+# What a bot's cgroup v2 group needs enabled by its parent.
+V2_CONTROLLERS = ("memory", "pids")
+# The leaf a delegated group's own processes move into (see delegated_v2).
+WORKER_LEAF = "arena-worker"
+_V2_REASON = "not looked for"
+
+
+def v2_unavailable_reason() -> str:
+    """Why no delegated cgroup v2 subtree is used (after :func:`delegated_v2` said None)."""
+    return _V2_REASON
+
+
 def _v2_base() -> Path | None:
     configured = os.environ.get("ARENA_CGROUP_V2")
     if not configured:
-        return None
+        return delegated_v2()
     base = Path(configured)
-    enabled = _read(base / "cgroup.subtree_control").split()
-    if "memory" in enabled and "pids" in enabled and os.access(base, os.W_OK):
+    if _enabled(base) and os.access(base, os.W_OK):
         return base
+    _no_v2(f"ARENA_CGROUP_V2={configured} is not a writable group enabling memory and pids")
     return None
+
+
+def _no_v2(reason: str) -> None:
+    global _V2_REASON
+    _V2_REASON = reason
+
+
+def _enabled(group: Path) -> bool:
+    return set(V2_CONTROLLERS) <= set(_read(group / "cgroup.subtree_control").split())
+
+
+def _own_v2_group() -> tuple[str, Path] | None:
+    """(this process's cgroup v2 path, the folder of that group), from /proc/self/cgroup and
+    the cgroup2 mount whose root holds it; None (reason kept) when there is none."""
+    own = next(
+        (line[3:] for line in _read(Path("/proc/self/cgroup")).splitlines()
+         if line.startswith("0::")),
+        None,
+    )  # fmt: skip
+    if own is None:
+        _no_v2("this process is in no cgroup v2 hierarchy")
+        return None
+    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+        fields = line.split()
+        try:
+            fstype = fields[fields.index("-") + 1]
+        except (ValueError, IndexError):
+            continue
+        root, mountpoint = fields[3], fields[4]
+        if fstype != "cgroup2" or not (root == "/" or own == root or own.startswith(root + "/")):
+            continue
+        below = own[len(root) :] if root != "/" else own
+        return own, Path(mountpoint) / below.lstrip("/")
+    _no_v2(f"the cgroup v2 hierarchy holding this process's group ({own}) is not mounted here")
+    return None
+
+
+def _delegated(own: str, group: Path) -> bool:
+    """Given to us to manage: the root of a cgroup namespace of our own (a container's), or
+    a group systemd delegated (Delegate=yes: it marks the group with an extended attribute)."""
+    if own == "/":
+        return True
+    for name in ("trusted.delegate", "user.delegate"):
+        try:
+            if os.getxattr(group, name) == b"1":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def delegated_v2() -> Path | None:
+    """This process's own cgroup v2 group, when it is delegated to us and writable and its
+    parent offers the memory and pids controllers: prepared so that each bot can have a
+    group of its own below it (the group it returns), bounding the bot's whole tree. None
+    otherwise, the reason kept for :func:`v2_unavailable_reason`.
+
+    cgroup v2 enables a controller for a group's children only while the group itself holds
+    no process, so the preparation moves every process of the group (the worker, and in a
+    container its init) into a leaf, WORKER_LEAF, then enables the controllers. A process
+    found in that leaf (a pool process, a later command) uses its parent."""
+    found = _own_v2_group()
+    if found is None:
+        return None
+    own, group = found
+    if group.name == WORKER_LEAF and _enabled(group.parent):
+        return group.parent
+    offered = _read(group / "cgroup.controllers").split()
+    missing = [c for c in V2_CONTROLLERS if c not in offered]
+    if missing:
+        names = " and ".join(missing)
+        _no_v2(
+            f"{names} not available in cgroup v2 here ({group}/cgroup.controllers: "
+            f"{' '.join(offered) or 'none'}; cgroup v1 may hold them)"
+        )
+        return None
+    if not (group / "cgroup.type").exists():
+        _no_v2("this process is in the root group of the cgroup v2 hierarchy: nothing delegated")
+        return None
+    if not _delegated(own, group):
+        _no_v2(
+            f"its cgroup v2 group {group} is not delegated (not the root of a cgroup namespace "
+            "of its own, no systemd Delegate=)"
+        )
+        return None
+    files = (group, group / "cgroup.procs", group / "cgroup.subtree_control")
+    if not all(os.access(path, os.W_OK) for path in files):
+        _no_v2(
+            f"its cgroup v2 group {group} is not writable by uid {os.geteuid()} (Docker, for "
+            "one, mounts a container's cgroup tree read-only)"
+        )
+        return None
+    if _enabled(group) and not _read(group / "cgroup.procs").split():
+        return group  # prepared already (by an earlier worker process, or the operator)
+    try:
+        _move_into_leaf(group)
+        _write(group / "cgroup.subtree_control", " ".join(f"+{c}" for c in V2_CONTROLLERS))
+    except OSError as exc:
+        _no_v2(f"its cgroup v2 group {group} could not be prepared: {exc}")
+        return None
+    return group
+
+
+def _move_into_leaf(group: Path) -> None:
+    """Move every process of ``group`` into its WORKER_LEAF (processes forked meanwhile are
+    caught by the next round)."""
+    leaf = group / WORKER_LEAF
+    leaf.mkdir(exist_ok=True)
+    for _ in range(20):
+        pids = _read(group / "cgroup.procs").split()
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                _write(leaf / "cgroup.procs", pid)
+            except ProcessLookupError:
+                pass  # exited meanwhile
+    raise OSError(f"processes kept appearing in {group}")
 
 
 _BACKEND: tuple[str, object] | None = None

@@ -15,7 +15,8 @@ What a sandboxed bot gets (see docs/bots.md, "Limits"):
   CPU accounting for all its threads and children;
 - stdin/stdout/stderr as its only descriptors. The whole tree dies when the sandbox is
   closed, and when the worker dies (PR_SET_PDEATHSIG on bwrap, --die-with-parent on the bot,
-  and pid 1 of the namespace taking every other process with it).
+  and pid 1 of the namespace taking every other process with it); what a worker killed
+  while bwrap was still setting the sandbox up leaves is ended by bots/sandbox/orphans.py.
 
 Without bubblewrap, untrusted programs are refused (:class:`SandboxUnavailable`) unless the
 operator sets ``ARENA_TRUSTED_BOTS_ONLY=1``; then bots run as plain subprocesses with
@@ -34,7 +35,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bots.sandbox import botprocess, cgroups, launcher, seccomp, slots
+from bots.sandbox import botprocess, cgroups, launcher, orphans, seccomp, slots
 from bots.sandbox.botprocess import BotProcess
 from bots.sandbox.limits import Limits
 from bots.sandbox.spawn import (
@@ -42,6 +43,7 @@ from bots.sandbox.spawn import (
     attach_held,
     bwrap_argv,
     bwrap_path,
+    gate_pipe,
     preexec,
     rlimits,
     scratch_mountpoint,
@@ -146,6 +148,23 @@ def enforcement_mode() -> str:
     if nproc_per_userns():
         return f"{who}, rlimits in each sandbox's user namespace"
     return f"{who}, rlimits only, PROCESSES NOT BOUNDED (Linux < 5.14)"
+
+
+def describe_memory() -> str:
+    """Which bound a bot's memory lives under, for the worker's start-up line."""
+    kind, _where = cgroups.backend()
+    mib = Limits().memory_mb
+    if kind != "none":
+        return f"{kind} per bot tree, {mib} MiB"
+    if os.environ.get("ARENA_NO_CGROUPS") == "1":
+        why = "ARENA_NO_CGROUPS=1"
+    else:
+        why = f"no delegated cgroup v2 ({cgroups.v2_unavailable_reason()})"
+    processes = Limits().processes
+    return (
+        f"per-process rlimit, {mib} MiB each; {why}; a bot's {processes} processes may use "
+        f"{processes} times that, the worker's container bounding all bots together"
+    )
 
 
 def _enforcement_parts() -> list[str]:
@@ -279,7 +298,7 @@ def _launch(
         # the bot runs before the release.
         per_userns_nproc = sandboxed and slot.uid is None and nproc_per_userns()
         gated = sandboxed and (hold or (group is not None and _GATED) or per_userns_nproc)
-        gate = os.pipe() if gated else None
+        gate = gate_pipe() if gated else None
         bot_only = gated and group is not None and group.bot_only  # see attach_held
         info = os.pipe() if (per_userns_nproc or bot_only) else None
         scratch_dir = scratch_mountpoint() if (sandboxed and _SCRATCH_BOUNDED) else None
@@ -293,7 +312,9 @@ def _launch(
                              scratch=scratch_dir,
                              info_fd=info and info[1])  # fmt: skip
             cmd += program
-            env: dict[str, str] = {}
+            # bwrap's own environment, never the bot's (--clearenv): which worker process
+            # launched it, should that process die before the sandbox is under way.
+            env: dict[str, str] = {orphans.OWNER: orphans.owner_token()}
         else:
             cmd = program
             sdk = str(_staged_sdk())
@@ -307,6 +328,8 @@ def _launch(
         # The same steps, either in a preexec after a fork of this process, or in the C
         # launcher after a vfork (bots/sandbox/launcher.py): then they run after its exec,
         # and its report pipe tells when they are done, or why they failed.
+        if slots.dead_owner_seen():  # a worker process died here since the last look
+            orphans.sweep()
         program_launcher = launcher.path()
         report = os.pipe() if program_launcher else None
         if report:

@@ -89,6 +89,41 @@ def acquire() -> Slot:
     raise SlotsExhausted(f"all {SLOT_COUNT} sandbox uids are busy")
 
 
+def reclaim_unheld() -> int:
+    """Kill the processes of every sandbox uid whose slot no sandbox holds: a dead worker
+    left them (bots/sandbox/orphans.py); how many processes there were. Each slot is locked
+    meanwhile, so no launch takes it before they are gone."""
+    if not can_switch_uid():
+        return 0
+    by_uid: dict[int, int] = {}
+    for pid in all_slot_processes():
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        by_uid[uid] = by_uid.get(uid, 0) + 1
+    if not by_uid:
+        return 0
+    lock_dir = private_dir(private_dir(STATE_DIR, 0o711) / "slots", 0o700)
+    ended = 0
+    for uid, count in sorted(by_uid.items()):
+        fd = os.open(
+            lock_dir / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue  # a live sandbox's
+        try:
+            if uid_processes(uid) and kill_uid(uid):
+                os.ftruncate(fd, 0)
+                ended += count
+        finally:
+            os.close(fd)
+    return ended
+
+
 def held(uid: int) -> bool:
     """Whether a sandbox (of any worker process on the machine) holds the slot of ``uid``."""
     try:
@@ -224,9 +259,21 @@ def stage(src: Path) -> Path:
     return dest
 
 
+_DEAD_OWNER_SEEN = False
+
+
+def dead_owner_seen() -> bool:
+    """Whether a sweep removed a staged folder of a process that died since the last call:
+    a worker process died without closing its sandboxes (bots/sandbox/orphans.py)."""
+    global _DEAD_OWNER_SEEN
+    seen, _DEAD_OWNER_SEEN = _DEAD_OWNER_SEEN, False
+    return seen
+
+
 def sweep_stages(base: Path | None = None) -> list[Path]:
     """Remove staged folders nobody holds any more; the ones removed. Cheap enough to run at
     every staging: a listing, then an open and a failing flock per other live sandbox."""
+    global _DEAD_OWNER_SEEN
     base = base or STATE_DIR / "stage"
     removed = []
     try:
@@ -251,6 +298,7 @@ def sweep_stages(base: Path | None = None) -> list[Path]:
             ):
                 _remove_tree(Path(path))
                 removed.append(Path(path))
+                _DEAD_OWNER_SEEN = True
         except (BlockingIOError, FileNotFoundError):
             pass  # in use, or already gone
         finally:

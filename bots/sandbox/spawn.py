@@ -4,7 +4,7 @@
 - :func:`preexec`: what the child does between fork and exec (cgroup, rlimits, OOM score,
   the bounded /tmp, its uid, death with the worker);
 - :func:`attach_and_release`: moving a gated sandbox into its cgroup, and giving it its
-  process limit, before its program may start.
+  process limit, before its program may start (:func:`gate_pipe`: the pipe it waits on).
 
 Which of these are in force, and the launch itself, are decided in bots/sandbox/jail.py.
 """
@@ -257,9 +257,50 @@ def release(proc: subprocess.Popen, gate: int) -> None:
         os.close(gate)
 
 
+def gate_pipe() -> tuple[int, int]:
+    """The pipe a gated sandbox's program waits on, bwrap's ``--block-fd``: (bwrap's end,
+    the worker's end, which :func:`release` writes one byte to).
+
+    bwrap's end is opened read-write, so its read never sees end-of-file: should the worker
+    die before the release, the program never starts. The sandbox's first process arms its
+    own death signal only after that read, so a program let go by end-of-file would run
+    with nothing above it; held, it sleeps as bwrap's own code until a sweep ends it
+    (bots/sandbox/orphans.py). A write still fails (EPIPE) once bwrap is gone altogether."""
+    read_end, write_end = os.pipe()
+    try:
+        both = os.open(f"/proc/self/fd/{read_end}", os.O_RDWR | os.O_CLOEXEC)
+    except BaseException:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    return both, write_end
+
+
+def children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
 def abort(proc: subprocess.Popen) -> None:
-    """Kill and reap a launch that went wrong, and close its pipes."""
-    proc.kill()  # bwrap exits, and with it anything it cloned (--die-with-parent)
+    """Kill and reap a launch that went wrong, and close its pipes.
+
+    bwrap's monitor is stopped first, so that it clones nothing more, and the sandbox it
+    cloned is killed before it: that process arms its own death signal only at the end of
+    its set-up, and would outlive a monitor killed earlier."""
+    try:
+        os.kill(proc.pid, signal.SIGSTOP)  # our child, not reaped yet: the pid is still its
+    except ProcessLookupError:
+        pass
+    for pid in children(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.kill()
     proc.wait()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         stream.close()
@@ -286,9 +327,8 @@ def attach_held(
     uid *in a user namespace*, so inside the sandbox it counts the bot's own processes and
     threads, even when every sandbox and the worker share one uid. (Set on bwrap itself, it
     would also count the worker's processes, since a user namespace's creator's limit
-    applies to the whole uid outside.) Should the worker die before the release, bwrap
-    reads EOF and goes on, but its monitor is killed by PR_SET_PDEATHSIG and the sandbox
-    with it (--die-with-parent), long before the program gets past interpreter start-up.
+    applies to the whole uid outside.) Should the worker die before the release, its
+    monitor dies with it (PR_SET_PDEATHSIG) and the program never starts (see :func:`gate_pipe`).
 
     ``gate`` stays open (the caller releases it, see :func:`release`) unless this fails:
     then bwrap is killed and the gate closed."""

@@ -25,6 +25,7 @@ from bots.sandbox import (
     jail,
     languages,
     launcher,
+    orphans,
     seccomp,
     slots,
 )
@@ -169,7 +170,8 @@ def test_seccomp_refuses_each_listed_syscall(tmp_path):
 
 def test_one_unprivileged_uid_per_sandbox_and_the_group_holds_everything(tmp_path):
     """Concurrent sandboxes run as different non-root uids of the slot range, seen from the
-    host; the bwrap monitor has an empty environment; the cgroup holds every process."""
+    host; the bwrap monitor has none of the worker's environment; the cgroup holds every
+    process."""
     folder = tmp_path / "sleeper"
     folder.mkdir()
     (folder / "main.py").write_text("import sys\nprint('up', flush=True)\nsys.stdin.readline()\n")
@@ -189,8 +191,14 @@ def test_one_unprivileged_uid_per_sandbox_and_the_group_holds_everything(tmp_pat
                 with open(f"/proc/{pid}/status") as handle:
                     ids = [line.split()[1:] for line in handle if line.startswith(("Uid", "Gid"))]
                 assert ids == [[str(uid)] * 4] * 2
+            # bwrap itself runs with nothing of the worker's environment, only the name of
+            # the worker process that launched it (bots/sandbox/orphans.py); the bot not even
+            # with that.
             with open(f"/proc/{box.pid}/environ", "rb") as handle:
-                assert handle.read() == b""  # bwrap itself runs with no environment
+                assert handle.read() == f"{orphans.OWNER}={orphans.owner_token()}\0".encode()
+            for pid in pids:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    assert (pid == box.pid) == (orphans.OWNER.encode() in handle.read())
             if box.group is not None:
                 assert sorted(box.group.procs()) == sorted(pids)
     finally:
@@ -249,6 +257,20 @@ def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_ot
     assert "/tmp 16 MB and 2048 files" in said  # the probe's bounded /tmp worked
     launch = "fork with a Python preexec" if steps else f"the C launcher ({home}/state/launcher/"
     assert launch in said
+    # Which memory bound is in force, and why not the whole tree's.
+    assert "memory: per-process rlimit, 256 MiB each; no delegated cgroup v2 (" in said, said
+
+
+def test_a_root_worker_says_its_cgroup_bounds_each_bots_whole_tree():
+    if cgroups.backend()[0] != "cgroup v1":
+        pytest.skip("the development machines' cgroup v1")
+    env = {**os.environ, "SECRET_KEY": "root-test", "DJANGO_SETTINGS_MODULE": "arena.settings"}
+    run = subprocess.run(
+        [sys.executable, "-c", ANNOUNCE], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "memory: cgroup v1 per bot tree, 256 MiB" in run.stdout + run.stderr
 
 
 def test_refuses_without_bubblewrap(monkeypatch, tmp_path):

@@ -184,3 +184,85 @@ def test_the_validation_reaper_resends_only_lost_messages_and_times_validating_f
     assert busy.status == BotVersion.Status.PENDING
     assert held() == {lost.pk, busy.pk}
     purge_broker()
+
+
+def test_a_bare_worker_serves_every_queue(transactional_db, tmp_path):
+    """`celery -A arena worker` with no -Q, the first command anyone types: it validates,
+    plays matches and runs the maintenance tasks."""
+    needs_redis_and_postgres()
+    purge_broker()
+    owner = get_user_model().objects.create_user("bare-worker")
+    bot_ids = active_bots(owner, ["bare-a", "bare-b"])
+    late = bot_services.create_bot(owner=owner, name="bare-late", game="pairs")
+    version = bot_services.upload_version(bot=late, filename="quick.py", data=QUICK_BOT)
+    tournament = services.create_tournament(
+        organiser=owner, name="bare", game="pairs", bot_ids=bot_ids, games_per_pairing=2,
+        seed=5,
+    )  # fmt: skip
+    services.start_tournament(tournament_id=tournament.pk)
+    worker = start_worker(tmp_path, "bare", queues=None)
+    try:
+
+        def played():
+            statuses = set(tournament.matches.values_list("status", flat=True))
+            return statuses == {Match.Status.FINISHED}
+
+        wait_for(played, 90, "the bare worker to play every match", worker)
+
+        def validated():
+            version.refresh_from_db()
+            return version.status == BotVersion.Status.ACTIVE
+
+        wait_for(validated, 60, "the bare worker to validate", worker)
+        wait_for(  # and the maintenance queue's tasks
+            lambda: "start_due_tournaments[" in worker.log_path.read_text(),
+            30,
+            "a maintenance task to run",
+            worker,
+        )
+        log = worker.log_path.read_text()
+        for queue in ("matches", "validations", "maintenance"):
+            assert f"exchange={queue}(direct) key={queue}" in log  # the worker's banner
+        assert "arena.worker: memory: " in log  # which memory bound is in force
+    finally:
+        stop_worker(worker)
+    purge_broker()
+
+
+def test_a_queue_no_worker_consumes_is_reported_with_its_backlog(transactional_db, tmp_path):
+    """Only a maintenance worker runs: matches and validations would wait in silence. Its
+    periodic check names each queue nobody consumes, and how many messages wait there."""
+    needs_redis_and_postgres()
+    purge_broker()
+    owner = get_user_model().objects.create_user("unserved-queues")
+    bot_ids = active_bots(owner, ["u-a", "u-b", "u-c"])
+    tournament = services.create_tournament(
+        organiser=owner, name="unserved", game="pairs", bot_ids=bot_ids, games_per_pairing=2,
+        seed=7,
+    )  # fmt: skip
+    services.start_tournament(tournament_id=tournament.pk)  # 6 match messages
+    late = bot_services.create_bot(owner=owner, name="u-late", game="pairs")
+    # Four validation messages: the three bots' (validated here, their messages still sent)
+    # and this one's.
+    bot_services.upload_version(bot=late, filename="quick.py", data=QUICK_BOT)
+    check = {"ARENA_QUEUE_CHECK_SECONDS": "1", "ARENA_UNSERVED_QUEUE_SECONDS": "2"}
+    worker = start_worker(tmp_path, "maintenance-only", queues="maintenance", **check)
+    try:
+
+        def reported() -> bool:
+            log = worker.log_path.read_text()
+            return (
+                "no worker consumes the 'matches' queue" in log
+                and "no worker consumes the 'validations' queue" in log
+            )
+
+        wait_for(reported, 60, "the warnings about matches and validations", worker)
+        lines = worker.log_path.read_text().splitlines()
+        matches = next(line for line in lines if "the 'matches' queue" in line)
+        validations = next(line for line in lines if "the 'validations' queue" in line)
+        assert "WARNING" in matches and "6 messages wait" in matches, matches
+        assert "WARNING" in validations and "4 messages wait" in validations, validations
+        assert "the 'maintenance' queue" not in worker.log_path.read_text()
+    finally:
+        stop_worker(worker)
+    purge_broker()

@@ -11,8 +11,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from bots import sandbox
 from bots import services as bot_services
 from bots.sandbox import slots
+from tests.bots.test_worker_death import orphaned_sandbox  # noqa: F401 (a fixture)
 from tests.support.servers import wait_for
 from tests.support.workers import start_worker, stop_worker
 from tournaments import services
@@ -33,6 +35,19 @@ run(act)
 
 # Short enough that the test does not wait minutes for the reaper.
 FAST_REAPER = {"ARENA_STALE_MATCH_SECONDS": "4", "ARENA_REAPER_SECONDS": "1"}
+
+
+def bot_programs() -> list[int]:
+    """Processes of sandbox uids that are not bubblewrap's own code."""
+    bwrap = os.path.realpath(sandbox.bwrap_path() or "/usr/bin/bwrap")
+    found = []
+    for pid in slots.all_slot_processes():
+        try:
+            if os.readlink(f"/proc/{pid}/exe") != bwrap:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 @pytest.fixture
@@ -71,10 +86,15 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
         wait_for(mid_match, 60, "the match to be running with its bots", first)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down.
-        assert wait_for(lambda: not slots.all_slot_processes(), 10, "the orphaned bots to die")
+        # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down. The
+        # sandboxes it built ahead for its next match never start their program: they wait,
+        # bubblewrap's own code, for the next worker's start-up to end them.
+        assert wait_for(lambda: not bot_programs(), 10, "the orphaned bots to die")
 
         second = start_worker(tmp_path, "second", **FAST_REAPER)
+        assert wait_for(
+            lambda: not slots.all_slot_processes(), 10, "the start-up to end held sandboxes"
+        )
 
         def finished():
             match.refresh_from_db()
@@ -91,3 +111,19 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
         stop_worker(first)
         if second is not None:
             stop_worker(second)
+
+
+def test_a_worker_ends_at_start_up_what_a_killed_worker_left_of_a_sandbox(
+    orphaned_sandbox,  # noqa: F811
+    tmp_path,
+):
+    """A worker killed while bwrap started a sandbox left its first process asleep; the next
+    worker's start-up ends it (and says so)."""
+    worker = start_worker(tmp_path, "next")
+    try:
+        assert wait_for(
+            lambda: not os.path.exists(f"/proc/{orphaned_sandbox}"), 10, "the orphan to end"
+        )
+        assert "of sandboxes whose worker process died" in worker.log_path.read_text()
+    finally:
+        stop_worker(worker)
