@@ -37,8 +37,8 @@ class OpponentSerializer(serializers.Serializer):
     answer = serializers.CharField()
 
 
-class ChallengeSerializer(serializers.Serializer):
-    """What ``selectors.challenge_answer`` gives (documented for the schema)."""
+class ChallengeSummarySerializer(serializers.Serializer):
+    """A challenge's row in a list (``selectors.challenge_summary``)."""
 
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Challenge.Status.choices)
@@ -49,26 +49,35 @@ class ChallengeSerializer(serializers.Serializer):
     version_number = serializers.IntegerField()
     opponents = OpponentSerializer(many=True)
     game = serializers.CharField()
-    players = serializers.IntegerField()
-    options = serializers.DictField()
     games = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    matches = serializers.ListField(child=serializers.IntegerField())
-    played = serializers.IntegerField()
-    total = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
     elo_diff = serializers.FloatField(allow_null=True)
     elo_margin = serializers.FloatField(allow_null=True, help_text="null: unbounded")
     los = serializers.FloatField(allow_null=True, help_text="percent, as play --games")
+    again_of = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class ChallengeListSerializer(serializers.Serializer):
+    results = ChallengeSummarySerializer(many=True)
+
+
+class ChallengeSerializer(ChallengeSummarySerializer):
+    """What ``selectors.challenge_answer`` gives (documented for the schema)."""
+
+    players = serializers.IntegerField()
+    options = serializers.DictField()
+    seed = serializers.IntegerField()
+    matches = serializers.ListField(child=serializers.IntegerField())
+    played = serializers.IntegerField()
+    total = serializers.IntegerField()
     pentanomial = serializers.ListField(child=serializers.IntegerField())
     figures = serializers.ListField(child=serializers.DictField())
     lines = serializers.ListField(child=serializers.CharField())
     table = serializers.ListField(child=serializers.DictField())
-    again_of = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
 
@@ -90,7 +99,7 @@ class ChallengeListCreateApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=ChallengeSerializer(many=True))
+    @extend_schema(responses=ChallengeListSerializer)
     def get(self, request):
         inbox = request.query_params.get("inbox") in ("1", "true")
         rows = selectors.challenges_of_user(user=request.user, inbox=inbox)
