@@ -51,8 +51,14 @@ log = logging.getLogger(__name__)
 FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
 LIVE_MATCH = (Match.Status.QUEUED, Match.Status.RUNNING)
 OPEN = (Challenge.Status.PENDING, Challenge.Status.RUNNING)
-# Statuses whose games count against the daily quota (a refused request played nothing).
-COUNTED = (Challenge.Status.PENDING, Challenge.Status.RUNNING, Challenge.Status.FINISHED)
+# Statuses whose games count against the daily quota (a declined or expired request played
+# nothing; a cancelled one may have, so cancelling frees nothing).
+COUNTED = (
+    Challenge.Status.PENDING,
+    Challenge.Status.RUNNING,
+    Challenge.Status.FINISHED,
+    Challenge.Status.CANCELLED,
+)
 DAY = timedelta(days=1)
 FEED_LOCK = 0x43484C47  # the advisory lock of feed_challenges ("CHLG")
 
