@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
-from django.test import override_settings
+from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from tests.support.builders import active_bots, bot_with_version, started_tournament, user
@@ -63,6 +63,10 @@ def test_a_challenge_on_a_worker_scores_as_play_scores_the_same_games(
     result = client_of(alice).get(f"/api/challenges/{pk}/").json()
     assert result["played"] == result["total"] == 8
     assert all(m.moves for m in Match.objects.filter(challenge_id=pk))
+    # A challenge's match has its page and replay like any other.
+    first = result["matches"][0]
+    assert Client().get(f"/matches/{first}/").status_code == 200
+    assert APIClient().get(f"/api/matches/{first}/replay/").status_code == 200
 
     # The same bots, games and seed, played locally by play --games.
     (tmp_path / "cautious.py").write_bytes(CAUTIOUS_BOT)
