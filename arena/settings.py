@@ -224,6 +224,7 @@ SPECTACULAR_SETTINGS = {
         "VersionStatusEnum": "bots.models.BotVersion.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
+        "ChallengeStatusEnum": "tournaments.models.Challenge.Status",
     },
 }
 

@@ -99,7 +99,7 @@ class ChallengeListCreateApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=ChallengeListSerializer)
+    @extend_schema(operation_id="challenges_list", responses=ChallengeListSerializer)
     def get(self, request):
         inbox = request.query_params.get("inbox") in ("1", "true")
         rows = selectors.challenges_of_user(user=request.user, inbox=inbox)
