@@ -10,7 +10,15 @@ from django.test import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tests.support.builders import active_bots, bot_with_version, outcome, started_tournament, user
+from bots.models import OptionsValidation
+from tests.support.builders import (
+    active_bots,
+    bot_with_version,
+    fail_every_attempt,
+    outcome,
+    started_tournament,
+    user,
+)
 from tournaments.bulk.plan import schedule
 from tournaments.models import (
     Challenge,
@@ -19,6 +27,7 @@ from tournaments.models import (
     Rating,
     RatingChange,
     RatingLedger,
+    RatingPair,
 )
 from tournaments.services.challenges import check_challenges, feed_challenges
 from tournaments.services.playing import claim_match
@@ -46,10 +55,10 @@ def challenge(client, bot, opponents, games=4, **extra):
     return client.post("/api/challenges/", body, format="json")
 
 
-def play_queued_challenge_games(*, first_wins: bool = True) -> int:
-    """Claim and record every queued challenge game as a worker does (seat 0 wins, or the
-    challenger when ``first_wins`` is false... the lower seat always); the slots refill as
-    results are recorded, so this plays the whole challenge."""
+def play_queued_challenge_games() -> int:
+    """Claim and record every queued challenge game as a worker does, the seats ranked in
+    order (seat 0 wins); the slots refill as results are recorded, so this plays every
+    challenge to its end."""
     played = 0
     while True:
         match = Match.objects.filter(challenge__isnull=False, status="queued").first()
@@ -57,7 +66,9 @@ def play_queued_challenge_games(*, first_wins: bool = True) -> int:
             return played
         attempt = claim_match(match_id=match.pk)
         assert record_result(
-            match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=[1, 2])
+            match_id=match.pk,
+            attempt=attempt,
+            outcome=outcome(match=match, ranks=list(range(1, match.seats.count() + 1))),
         )
         played += 1
 
@@ -94,7 +105,7 @@ def test_challenges_are_unrated(two_authors):
     play_queued_challenge_games()
     assert Challenge.objects.get(pk=body["id"]).status == "finished"
     assert not Rating.objects.exists() and not RatingChange.objects.exists()
-    assert not RatingLedger.objects.exists()
+    assert not RatingLedger.objects.exists() and not RatingPair.objects.exists()
     assert set(Match.objects.filter(challenge_id=body["id"]).values_list("pool", "rated_seq")) == {
         ("", None)
     }
@@ -292,3 +303,48 @@ def test_the_result_shows_logs_only_to_their_owner(two_authors):
         for game in table:
             for seat in game["seats"]:
                 assert (seat["log"] is not None) == (seat["bot"] == own)
+
+
+def test_a_faulted_game_shows_its_public_reason_and_a_failed_one_ends_the_challenge(
+    two_authors, settings
+):
+    settings.ARENA_MAX_MATCH_ATTEMPTS = 1
+    alice, _, mine, theirs = two_authors
+    body = challenge(client_of(alice), mine, [theirs], games=2).json()
+    first, second = Match.objects.filter(challenge_id=body["id"]).order_by("round", "number")
+    attempt = claim_match(match_id=first.pk)
+    faulted = outcome(match=first, ranks=[2, 1])
+    faulted["result"]["seats"][0]["fault"] = {"kind": "timeout", "reason": "no answer in 1000 ms"}
+    assert record_result(match_id=first.pk, attempt=attempt, outcome=faulted)
+    fail_every_attempt(match=second)  # the host could not play it
+    check_challenges()
+    result = APIClient().get(f"/api/challenges/{body['id']}/").json()
+    assert result["status"] == "finished" and result["played"] == 1
+    assert (result["wins"], result["draws"], result["losses"]) == (0, 0, 1)
+    seat = next(s for s in result["table"][0]["seats"] if s["fault"])
+    assert seat["fault"]["reason"] == "no answer in 1000 ms"
+
+
+def test_a_table_of_three_plays_every_rotation_and_scores_each_head_to_head(two_authors):
+    alice, bob, mine, theirs = two_authors
+    third, _ = bot_with_version(name="third", owner=bob)
+    body = challenge(client_of(alice), mine, [theirs, third], games=3).json()
+    assert body["players"] == 3 and body["total"] == 3
+    play_queued_challenge_games()
+    result = client_of(alice).get(f"/api/challenges/{body['id']}/").json()
+    assert result["status"] == "finished"
+    # Seat 0 wins and seat 1 is second: over the rotations, one win, two losses against each.
+    assert [f["opponent"] for f in result["figures"]] == ["theirs@v1", "third@v1"]
+    assert sum(f["games"] for f in result["figures"]) == 6
+    assert result["wins"] + result["draws"] + result["losses"] == 6
+    assert result["pentanomial"] == []
+    assert any("ranks" in line for line in result["lines"])
+
+
+def test_other_options_ask_for_validation_under_them(two_authors):
+    alice, _, mine, theirs = two_authors
+    made = challenge(client_of(alice), mine, [theirs], games=2, options={"continuous": True})
+    assert made.status_code == 201, made.content
+    assert made.json()["options"]["continuous"] is True
+    assert OptionsValidation.objects.count() == 2
+    assert set(Match.objects.values_list("options__continuous", flat=True)) == {True}
