@@ -348,3 +348,15 @@ def test_other_options_ask_for_validation_under_them(two_authors):
     assert made.json()["options"]["continuous"] is True
     assert OptionsValidation.objects.count() == 2
     assert set(Match.objects.values_list("options__continuous", flat=True)) == {True}
+
+
+def test_the_challenger_cancels_and_the_unplayed_games_are_dropped(two_authors):
+    alice, bob, mine, theirs = two_authors
+    body = challenge(client_of(alice), mine, [theirs], games=6).json()
+    assert client_of(bob).post(f"/api/challenges/{body['id']}/cancel/").status_code == 403
+    assert APIClient().post(f"/api/challenges/{body['id']}/cancel/").status_code in (401, 403)
+    cancelled = client_of(alice).post(f"/api/challenges/{body['id']}/cancel/")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    statuses = set(Match.objects.filter(challenge_id=body["id"]).values_list("status", flat=True))
+    assert statuses == {"cancelled"}
+    assert play_queued_challenge_games() == 0

@@ -377,7 +377,8 @@ def _end(challenge: Challenge, status: str) -> None:
     challenge.status = status
     challenge.finished_at = now
     challenge.save(update_fields=["status", "finished_at"])
-    challenge.matches.filter(status=Match.Status.SCHEDULED).update(
+    # A queued game's message finds it cancelled and plays nothing; a running one ends.
+    challenge.matches.filter(status__in=[Match.Status.SCHEDULED, Match.Status.QUEUED]).update(
         status=Match.Status.CANCELLED, finished_at=now
     )
 
@@ -394,10 +395,11 @@ def feed_challenges() -> int:
         free = settings.ARENA_CHALLENGE_SLOTS - busy
         if free <= 0:
             return 0
+        # Rows another transaction holds (a cancel dropping its games) are passed over:
+        # waiting for them here, under this lock, could close a cycle with that writer.
         ids = list(
-            Match.objects.filter(
-                challenge__status=Challenge.Status.RUNNING, status=Match.Status.SCHEDULED
-            )
+            Match.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(challenge__status=Challenge.Status.RUNNING, status=Match.Status.SCHEDULED)
             .order_by("round", "challenge_id", "number")
             .values_list("pk", flat=True)[:free]
         )
