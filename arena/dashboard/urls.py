@@ -19,6 +19,7 @@ urlpatterns = [
     path("bots/<int:pk>/challenge/", challenges.challenge_new, name="challenge-new"),
     path("bots/<int:pk>/challenges/", challenges.bot_challenges, name="bot-challenges"),
     path("challenges/", challenges.challenge_inbox, name="challenge-inbox"),
+    path("challenges/pick/", challenges.challenge_pick, name="challenge-pick"),
     path("challenges/<int:pk>/", challenges.challenge_detail, name="challenge"),
     path("challenges/<int:pk>/live/", challenges.challenge_live, name="challenge-live"),
     path("challenges/<int:pk>/again/", challenges.challenge_again, name="challenge-again"),

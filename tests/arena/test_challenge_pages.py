@@ -87,3 +87,21 @@ def test_the_leaderboard_offers_a_challenge(played):
     *_, theirs = played
     page = client_of().get("/games/pairs/").content.decode()
     assert f"/bots/{theirs.pk}/challenge/" in page
+
+
+def test_pick_for_me_from_the_dashboard(played):
+    _, alice, bob, mine, theirs = played
+    assert client_of().get("/challenges/pick/").status_code == 302
+    page = client_of(alice).get(f"/challenges/pick/?bot={mine.pk}")
+    assert page.status_code == 200
+    made = client_of(alice).post("/challenges/pick/", {"bot": mine.pk, "games": 2, "options": "{}"})
+    assert made.status_code == 302, made.content.decode()
+    newest = Challenge.objects.order_by("-id").first()
+    assert [o.bot_id for o in newest.opponents.all()] == [theirs.pk]
+    # Another's bot is not a choice.
+    refused = client_of(bob).post("/challenges/pick/", {"bot": mine.pk, "games": 2})
+    assert refused.status_code == 200 and Challenge.objects.count() == 2
+    bad = client_of(alice).post(
+        "/challenges/pick/", {"bot": mine.pk, "games": 2, "options": '{"nope": 1}'}
+    )
+    assert bad.status_code == 400 and Challenge.objects.count() == 2

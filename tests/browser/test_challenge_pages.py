@@ -121,3 +121,18 @@ def test_ask_me_waits_in_the_inbox_and_others_see_no_logs(page_at, live_server, 
     page.goto(f"{live_server.url}/challenges/{challenge.pk}/")
     assert page.locator("#games a.log").count() == 0
     assert page.locator("#again").count() == 0
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_pick_for_me_from_the_inbox(page_at, live_server, authors, width):
+    _, _, _, theirs = authors
+    page = page_at(width)
+    log_in(page, live_server.url, "alice")
+    page.goto(f"{live_server.url}/challenges/")
+    follow(page, "#pick-link")
+    page.fill("input[name=games]", "2")
+    check_page(page, "challenge-pick")
+    follow(page, "#pick-submit")
+    challenge = Challenge.objects.get()
+    assert [o.bot_id for o in challenge.opponents.all()] == [theirs.pk]
+    assert page.locator("#status").inner_text() == "running"

@@ -58,6 +58,59 @@ class ChallengeForm(forms.Form):
         return options
 
 
+class PickForMeForm(ChallengeForm):
+    players = forms.IntegerField(
+        required=False, min_value=2, help_text="seats at the table; empty: the game's standard"
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, user=user, game="", **kwargs)
+        self.fields["bot"].queryset = Bot.objects.filter(owner=user).order_by("name")
+
+
+@login_required
+def challenge_pick(request):
+    """Challenge the closest-rated bots of the pool that accept anyone's challenges."""
+    form = PickForMeForm(
+        request.POST or None, user=request.user, initial={"bot": request.GET.get("bot")}
+    )
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        asked = services.Asked(
+            bot_id=data["bot"].pk,
+            opponent_ids=[],
+            games=data["games"],
+            options=data["options"],
+            version_id=_version_id(data["bot"], data["version"]),
+            pick_for_me=True,
+            players=data["players"],
+        )
+        challenge, status = _create(request, form, asked)
+        if challenge is not None:
+            return redirect("challenge", pk=challenge.pk)
+    return render(request, "arena/challenge_pick.html", {"form": form}, status=status)
+
+
+def _version_id(bot: Bot, number: int | None) -> int | None:
+    """The id of ``bot``'s version ``number`` (-1 for none such: the service refuses it)."""
+    if not number:
+        return None
+    return bot.versions.filter(number=number).values_list("pk", flat=True).first() or -1
+
+
+def _create(request, form, asked) -> tuple[Challenge | None, int]:
+    """The challenge made, or None with the refusal on the form and its status code."""
+    try:
+        return services.create_challenge(user=request.user, asked=asked), 200
+    except services.QuotaExceeded as exc:
+        form.add_error(None, f"{exc.detail}.")
+        return None, TOO_MANY_REQUESTS
+    except (services.ChallengeRefused, InvalidOptions) as exc:
+        form.add_error(None, str(getattr(exc, "detail", exc)))
+        return None, 403 if getattr(exc, "forbidden", False) else 400
+
+
 @login_required
 def challenge_new(request, pk):
     """Challenge bot ``pk`` with one of the reader's bots of its game."""
@@ -67,27 +120,15 @@ def challenge_new(request, pk):
     status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        bot = data["bot"]
-        version_id = None
-        if data["version"]:
-            version_id = bot.versions.filter(number=data["version"]).values_list("pk", flat=True)
-            version_id = version_id.first() or -1
         asked = services.Asked(
-            bot_id=bot.pk,
+            bot_id=data["bot"].pk,
             opponent_ids=[opponent.pk],
             games=data["games"],
             options=data["options"],
-            version_id=version_id,
+            version_id=_version_id(data["bot"], data["version"]),
         )
-        try:
-            challenge = services.create_challenge(user=request.user, asked=asked)
-        except services.QuotaExceeded as exc:
-            form.add_error(None, f"{exc.detail}.")
-            status = TOO_MANY_REQUESTS
-        except (services.ChallengeRefused, InvalidOptions) as exc:
-            form.add_error(None, str(getattr(exc, "detail", exc)))
-            status = 403 if getattr(exc, "forbidden", False) else 400
-        else:
+        challenge, status = _create(request, form, asked)
+        if challenge is not None:
             return redirect("challenge", pk=challenge.pk)
     return render(request, "arena/challenge_form.html", context, status=status)
 
