@@ -128,6 +128,12 @@ def test_anonymous_and_others_cannot_challenge_with_a_bot_they_do_not_own(two_au
         ({"games": 100000}, "games"),
         ({"opponents": []}, "opponents"),
         ({"options": {"no_such_option": 1}}, None),
+        ({"players": 99}, None),
+        ({"opponents": [999999]}, "opponents"),
+        ({"version": 999999}, "version"),
+        ({"pick_for_me": True}, "opponents"),
+        ({"bot": 999999}, "bot"),
+        ({"games": "many"}, "games"),
     ],
 )
 def test_bad_input_is_a_400_and_stores_nothing(two_authors, body, field):
