@@ -262,6 +262,7 @@ SPECTACULAR_SETTINGS = {
         "VersionStatusEnum": "bots.models.BotVersion.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
+        "ChallengeStatusEnum": "tournaments.models.Challenge.Status",
     },
 }
 
@@ -368,6 +369,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": _REAPER_SECONDS,
         "options": {"expires": _REAPER_SECONDS},
     },
+    "check-challenges": {
+        "task": "tournaments.tasks.check_challenges",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
     "requeue-stuck-validations": {
         "task": "bots.tasks.requeue_stuck_validations",
         "schedule": _REAPER_SECONDS,
@@ -441,6 +447,15 @@ ARENA_STORE_REPLAY_EXPIRES = _REAPER_SECONDS
 ARENA_PROVISIONAL_GAMES = int(os.environ.get("ARENA_PROVISIONAL_GAMES", "20"))
 # Version gates: game pairs scheduled at a time (each pair is two matches on one deal).
 ARENA_GATE_BATCH_PAIRS = int(os.environ.get("ARENA_GATE_BATCH_PAIRS", "8"))
+# Challenges (docs/challenges.md): SLOTS is how many challenge matches may be queued or
+# running at once, across all challenges (the worker slots they may hold); the quotas are
+# per author (staff exempt): games in challenges made in any 24 hours, and challenges
+# pending or running at once. An "ask me" request expires after ASK_SECONDS.
+ARENA_CHALLENGE_SLOTS = int(os.environ.get("ARENA_CHALLENGE_SLOTS", "2"))
+ARENA_CHALLENGE_GAMES_PER_DAY = int(os.environ.get("ARENA_CHALLENGE_GAMES_PER_DAY", "400"))
+ARENA_CHALLENGES_AT_ONCE = int(os.environ.get("ARENA_CHALLENGES_AT_ONCE", "2"))
+ARENA_CHALLENGE_MAX_GAMES = int(os.environ.get("ARENA_CHALLENGE_MAX_GAMES", "200"))
+ARENA_CHALLENGE_ASK_SECONDS = int(os.environ.get("ARENA_CHALLENGE_ASK_SECONDS", "86400"))
 
 LOGGING = {
     "version": 1,

@@ -110,6 +110,7 @@ class BotSerializer(serializers.ModelSerializer):
             "game",
             "description",
             "accepts_entries",
+            "accepts_challenges",
             "owner",
             "created_at",
             "current_version",
@@ -119,7 +120,11 @@ class BotSerializer(serializers.ModelSerializer):
             "accepts_entries": {
                 "help_text": "whether other organisers may enter this bot in their "
                 "tournaments (the owner's own tournaments always may)"
-            }
+            },
+            "accepts_challenges": {
+                "help_text": "who may challenge this bot: anyone, nobody, or ask (each "
+                "request waits for the owner's answer; unanswered ones expire)"
+            },
         }
 
     def to_representation(self, bot):
@@ -134,6 +139,7 @@ class BotSerializer(serializers.ModelSerializer):
             "game": str(bot.game),
             "description": str(bot.description),
             "accepts_entries": bool(bot.accepts_entries),
+            "accepts_challenges": str(bot.accepts_challenges),
             "owner": str(bot.owner.username),
             "created_at": None if created is None else _TIMESTAMP.to_representation(created),
             "current_version": self.get_current_version(bot),
@@ -154,6 +160,9 @@ class BotUpdateSerializer(serializers.Serializer):
 
     description = serializers.CharField(max_length=500, allow_blank=True, required=False)
     accepts_entries = serializers.BooleanField(required=False)
+    accepts_challenges = serializers.ChoiceField(
+        choices=["anyone", "nobody", "ask"], required=False
+    )
     current_version = serializers.IntegerField(
         min_value=1,
         max_value=2**31 - 1,
@@ -176,6 +185,7 @@ LIST_FIELDS = (
     "game",
     "description",
     "accepts_entries",
+    "accepts_challenges",
     "owner__username",
     "created_at",
     "current_id",

@@ -22,6 +22,14 @@ class Bot(models.Model):
     # Entry policy: other organisers may enter this bot in their tournaments
     # unless the owner turns this off (their own tournaments always may).
     accepts_entries = models.BooleanField(default=True)
+    # Who may challenge this bot (tournaments.services.challenges): anyone, nobody, or
+    # anyone the owner accepts (each request waits in the owner's inbox, then expires).
+    accepts_challenges = models.CharField(
+        max_length=8,
+        choices=[("anyone", "anyone"), ("nobody", "nobody"), ("ask", "ask me")],
+        default="anyone",
+        db_default="anyone",
+    )
     # The version that plays, chosen by the owner (a rollback) or set when a version becomes
     # active; read it through bots.selectors.current_version, which falls back to the
     # latest active version when this one is unset or not active.

@@ -47,6 +47,7 @@ def create_bot(
     game: str,
     description: str = "",
     accepts_entries: bool = True,
+    accepts_challenges: str = "anyone",
 ) -> Bot:
     registry.get(game)  # unknown slug -> UnknownGame with the list of games
     bot = Bot(
@@ -55,6 +56,7 @@ def create_bot(
         game=game,
         description=description,
         accepts_entries=accepts_entries,
+        accepts_challenges=accepts_challenges,
     )
     bot.full_clean()
     try:
@@ -66,7 +68,11 @@ def create_bot(
 
 
 def update_bot(
-    *, bot: Bot, description: str | None = None, accepts_entries: bool | None = None
+    *,
+    bot: Bot,
+    description: str | None = None,
+    accepts_entries: bool | None = None,
+    accepts_challenges: str | None = None,
 ) -> Bot:
     """Change what is given; None leaves a field as it is."""
     changed = []
@@ -76,6 +82,9 @@ def update_bot(
     if accepts_entries is not None:
         bot.accepts_entries = accepts_entries
         changed.append("accepts_entries")
+    if accepts_challenges is not None:
+        bot.accepts_challenges = accepts_challenges
+        changed.append("accepts_challenges")
     bot.full_clean()
     if changed:
         bot.save(update_fields=changed)

@@ -61,6 +61,11 @@ def check_gates() -> None:
     services.check_gates()
 
 
+@shared_task
+def check_challenges() -> None:
+    services.check_challenges()
+
+
 # Acked on receipt, unlike the rest: a build that kills its worker (a huge match, memory) is
 # not delivered again and again. A lost, expired or failed build costs nothing but time:
 # the match's first read builds what is missing.

@@ -10,8 +10,8 @@ Everyone sees what the rules make public: the spectator's view (``observation(No
   rotated over one deal) is still to be played, since that game's hands are this one's.
   Then the tournament's ``record_visibility`` says whose it is: ``finished``, everyone's;
   ``tournament_end``, everyone's once the tournament has finished or been cancelled;
-  ``owners``, the match's bots' owners'. Staff see it in every case. Ladder and version
-  gate matches follow ``finished``.
+  ``owners``, the match's bots' owners'. Staff see it in every case. Ladder, version
+  gate and challenge matches follow ``finished``.
 
 The tournament's own seed, from which every match's derives, is shown to its organiser
 (who may have chosen it) and otherwise only once every match's record may be: when the
@@ -115,7 +115,8 @@ def _exposure_sql(columns: Iterable[str]) -> str:
         " AND s.id <> m.id AND ("
         "(m.tournament_id IS NOT NULL AND s.tournament_id = m.tournament_id)"
         " OR (m.ladder_id IS NOT NULL AND s.ladder_id = m.ladder_id)"
-        " OR (m.gate_id IS NOT NULL AND s.gate_id = m.gate_id))"
+        " OR (m.gate_id IS NOT NULL AND s.gate_id = m.gate_id)"
+        " OR (m.challenge_id IS NOT NULL AND s.challenge_id = m.challenge_id))"
     )
     return (
         f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}){extra}"
@@ -167,7 +168,7 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
         live_deals = list(
             Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
             .order_by()
-            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id")
+            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id", "challenge_id")
         )
     views = {}
     for match in matches:
@@ -186,13 +187,14 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
 
 def _same_deal(match: Match, sibling: tuple) -> bool:
     """Whether ``sibling`` (pk, seed and event ids of a live game) shares ``match``'s deal."""
-    pk, seed, tournament_id, ladder_id, gate_id = sibling
+    pk, seed, tournament_id, ladder_id, gate_id, challenge_id = sibling
     if pk == match.pk or seed != match.seed:
         return False
     return (
         (match.tournament_id is not None and tournament_id == match.tournament_id)
         or (match.ladder_id is not None and ladder_id == match.ladder_id)
         or (match.gate_id is not None and gate_id == match.gate_id)
+        or (match.challenge_id is not None and challenge_id == match.challenge_id)
     )
 
 

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from arena.dashboard.views import accounts, bots, games, matches, ratings, tournaments
+from arena.dashboard.views import accounts, bots, challenges, games, matches, ratings, tournaments
 
 urlpatterns = [
     path("", games.home, name="home"),
@@ -16,6 +16,19 @@ urlpatterns = [
     path("bots/<int:pk>/entries/", bots.bot_entries, name="bot-entries"),
     path("bots/<int:pk>/gating/", ratings.bot_gating, name="bot-gating"),
     path("bots/<int:pk>/current/", bots.bot_current, name="bot-current"),
+    path("bots/<int:pk>/challenge/", challenges.challenge_new, name="challenge-new"),
+    path("bots/<int:pk>/challenges/", challenges.bot_challenges, name="bot-challenges"),
+    path("challenges/", challenges.challenge_inbox, name="challenge-inbox"),
+    path("challenges/pick/", challenges.challenge_pick, name="challenge-pick"),
+    path("challenges/<int:pk>/", challenges.challenge_detail, name="challenge"),
+    path("challenges/<int:pk>/live/", challenges.challenge_live, name="challenge-live"),
+    path("challenges/<int:pk>/again/", challenges.challenge_again, name="challenge-again"),
+    path("challenges/<int:pk>/cancel/", challenges.challenge_cancel, name="challenge-cancel"),
+    path(
+        "challenges/<int:pk>/<str:answer>/",
+        challenges.challenge_answer,
+        name="challenge-answer",
+    ),
     path("tournaments/", tournaments.tournament_list, name="tournaments"),
     path("tournaments/new/", tournaments.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", tournaments.tournament_detail, name="tournament"),

@@ -29,6 +29,10 @@ from tournaments.readcache import marks
 pytestmark = pytest.mark.django_db(transaction=True)
 
 api_migration = importlib.import_module("tournaments.migrations.0014_bot_list_api_version")
+# The bots table's triggers as made again with accepts_challenges.
+bot_columns_migration = importlib.import_module(
+    "tournaments.migrations.0020_bot_list_api_challenges"
+)
 NOTES = importlib.import_module("tournaments.migrations.0013_bot_page_version").NOTES
 
 
@@ -110,6 +114,7 @@ def test_every_write_the_list_shows_moves_it(owner, bots):
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(name="aaa-first"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(description="new"))
     moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(accepts_entries=False))
+    moves_the_list(owner, lambda: Bot.objects.filter(pk=bot.pk).update(accepts_challenges="nobody"))
     moves_the_list(
         owner, lambda: made.setdefault("v2", new_version(bot=bot, number=2, status="active"))
     )
@@ -152,7 +157,7 @@ def test_the_triggers_watch_every_column_the_list_shows(owner, bots):
         for name in BotSerializer.Meta.fields
         if name not in {"id", "owner", "current_version"}
     }
-    assert shown | {"owner_id", "current_id"} <= set(api_migration.BOT_SHOWN)
+    assert shown | {"owner_id", "current_id"} <= set(bot_columns_migration.BOT_SHOWN)
     # The current version is chosen from these (bots.selectors.current_version).
     assert {"bot_id", "number", "status", "gating"} <= set(api_migration.VERSION_SHOWN)
 

@@ -29,7 +29,11 @@ def purge_broker() -> None:
 
 
 def start_worker(
-    tmp_path: Path, name: str = "worker", queues: str | None = ALL_QUEUES, **env_extra: str
+    tmp_path: Path,
+    name: str = "worker",
+    queues: str | None = ALL_QUEUES,
+    concurrency: int = 2,
+    **env_extra: str,
 ) -> subprocess.Popen:
     """`celery worker --beat` as a separate process (its own session, so its whole group
     can be killed), pointed at the test database, consuming ``queues`` (None: no ``-Q``,
@@ -45,7 +49,7 @@ def start_worker(
             [
                 sys.executable, "-m", "celery", "-A", "arena", "worker", "--beat",
                 "--schedule", str(tmp_path / f"{name}-beat-schedule"),
-                "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO",
+                "--pool", "prefork", "--concurrency", str(concurrency), "--loglevel", "INFO",
                 *(["-Q", queues] if queues is not None else []),
                 "--without-gossip", "--without-mingle", "--hostname", f"{name}@%h",
             ],

@@ -6,6 +6,14 @@ from tournaments.apis.bots import (  # noqa: F401
     BotVersionsApi,
     VersionDetailApi,
 )
+from tournaments.apis.challenges import (  # noqa: F401
+    ChallengeAcceptApi,
+    ChallengeAgainApi,
+    ChallengeCancelApi,
+    ChallengeDeclineApi,
+    ChallengeDetailApi,
+    ChallengeListCreateApi,
+)
 from tournaments.apis.ladders import (  # noqa: F401
     LadderDetailApi,
     LadderListApi,

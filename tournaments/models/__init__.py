@@ -6,6 +6,7 @@ and ``ratings`` (what results move, gates and the leaderboard rows). ``row_state
 holds no table: it writes and reads many rows of them in one statement.
 """
 
+from tournaments.models.challenges import Challenge, ChallengeOpponent
 from tournaments.models.ladders import Ladder
 from tournaments.models.matches import Match, MatchSeat
 from tournaments.models.ratings import (
@@ -35,6 +36,8 @@ __all__ = [
     "PairTally",
     "StandingsSnapshot",
     "Ladder",
+    "Challenge",
+    "ChallengeOpponent",
     "ReadVersion",
     "LadderCount",
     "Match",

@@ -60,6 +60,10 @@ class Match(models.Model):
     gate = models.ForeignKey(
         "Gate", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
+    # A challenge's match (tournament None): unrated, played on the challenge's deals.
+    challenge = models.ForeignKey(
+        "Challenge", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
 
     class Meta:
         ordering = ["round", "number", "id"]

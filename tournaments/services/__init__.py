@@ -1,5 +1,6 @@
 """Writes for tournaments, matches, ratings and version gates."""
 
+from tournaments.services.challenges import check_challenges, create_challenge
 from tournaments.services.fitting import fit_pool, refit_stale_pools
 from tournaments.services.gating import advance_gate, check_gates, start_gate
 from tournaments.services.ladder import schedule_ladders, set_ladder_paused
@@ -16,7 +17,9 @@ from tournaments.services.scheduling import (
 __all__ = [
     "advance_gate",
     "cancel_tournament",
+    "check_challenges",
     "check_gates",
+    "create_challenge",
     "create_tournament",
     "fit_pool",
     "play_match",

@@ -12,6 +12,7 @@ from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
 from tournaments.services.advancing import advance_tournament, unfinished_statement
+from tournaments.services.challenges import advance_challenge
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import store_replay_after_commit
 from tournaments.services.rating import rate_result
@@ -64,9 +65,11 @@ def record_result(
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
         _store_seats(seats, outcome, batch, with_logs=logs is None)
-        # A version gate's matches test two versions of one bot: not games of the pool.
+        # A version gate's matches test two versions of one bot, and a challenge's are
+        # asked for by one author: neither are games of the pool.
         if (
             match.gate_id is None
+            and match.challenge_id is None
             and match.rated_seq is None
             and (tournament is None or tournament.rated)
         ):
@@ -81,6 +84,8 @@ def record_result(
         batch.send()
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
+        if match.challenge_id is not None:
+            advance_challenge(challenge_id=match.challenge_id)
         if logs is not None:  # the last writes of the result wait for them
             _store_logs(seats, logs(), batch)
         if tournament is not None:

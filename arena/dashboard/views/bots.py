@@ -20,6 +20,7 @@ from bots.models import Bot
 from bots.validation import UploadRejected
 from games import registry
 from tournaments.readcache import marks
+from tournaments.selectors import challenges as challenge_selectors
 
 
 def query_text(request, name: str) -> str:
@@ -91,6 +92,11 @@ def bot_detail(request, pk):
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+            "challenges": [
+                challenge_selectors.challenge_summary(c)
+                for c in challenge_selectors.challenges_of_bot(bot_id=bot.pk)
+            ],
+            "challenge_choices": [("anyone", "anyone"), ("ask", "ask me"), ("nobody", "nobody")],
         },
     )
 
