@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from bots.models import Bot
@@ -118,8 +119,26 @@ def create_tournament(api, encoding, alice, stored_version):
     return answer.json()
 
 
+def create_challenge(api, encoding, alice, stored_version):
+    mine = Bot.objects.create(owner=alice, name=f"challenger-{encoding}", game="pairs")
+    stored_version(mine)
+    rival = User.objects.get_or_create(username="rival")[0]
+    theirs = Bot.objects.create(owner=rival, name=f"rival-{encoding}", game="pairs")
+    stored_version(theirs)
+    body = {"bot": mine.pk, "opponents": [theirs.pk], "games": 2}
+    answer = send(api, "post", "/api/challenges/", body, encoding)
+    assert answer.status_code == 201, answer.content
+    challenge = answer.json()
+    # Cancelled, so the next encoding's challenge is within the quota of challenges at once.
+    assert api.post(f"/api/challenges/{challenge['id']}/cancel/").status_code == 200
+    # The answer does not echo pick_for_me: read it from whom the challenge plays.
+    picked = [opponent["bot"] for opponent in challenge["opponents"]] != [theirs.pk]
+    return {**challenge, "pick_for_me": picked}
+
+
 CASES = {
     ("post", "/api/bots/"): create_bot,
+    ("post", "/api/challenges/"): create_challenge,
     ("patch", "/api/bots/{id}/"): change_bot,
     ("patch", "/api/bots/{id}/gating/"): change_gating,
     ("post", "/api/tournaments/"): create_tournament,
