@@ -366,3 +366,22 @@ def test_the_challenger_cancels_and_the_unplayed_games_are_dropped(two_authors):
     statuses = set(Match.objects.filter(challenge_id=body["id"]).values_list("status", flat=True))
     assert statuses == {"cancelled"}
     assert play_queued_challenge_games() == 0
+
+
+def test_the_seed_is_shown_once_no_game_is_left_to_play(two_authors):
+    """The seed deals every game: while one is still to play it would give its hands away,
+    to the challenger as to anyone."""
+    alice, bob, mine, theirs = two_authors
+    body = challenge(client_of(alice), mine, [theirs], games=2).json()
+    assert body["seed"] is None
+    # Nor a log link before there is a log.
+    assert all(seat["log"] is None for game in body["table"] for seat in game["seats"])
+    for reader in (alice, bob):
+        assert client_of(reader).get(f"/api/challenges/{body['id']}/").json()["seed"] is None
+    page = client_of(alice).get(f"/challenges/{body['id']}/").content.decode()
+    stored = Challenge.objects.get(pk=body["id"])
+    assert str(stored.seed) not in page and "seed hidden" in page
+    play_queued_challenge_games()
+    for reader in (alice, bob):
+        answer = client_of(reader).get(f"/api/challenges/{body['id']}/").json()
+        assert answer["status"] == "finished" and answer["seed"] == stored.seed

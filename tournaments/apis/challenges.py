@@ -70,7 +70,9 @@ class ChallengeSerializer(ChallengeSummarySerializer):
 
     players = serializers.IntegerField()
     options = serializers.DictField()
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="null while a game of the challenge is still to play"
+    )
     matches = serializers.ListField(child=serializers.IntegerField())
     played = serializers.IntegerField()
     total = serializers.IntegerField()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, Q, QuerySet
 
+from tournaments import visibility
 from tournaments.models import Challenge, ChallengeOpponent, Match, MatchSeat
 
 
@@ -77,8 +78,11 @@ def games_table(challenge: Challenge, *, user) -> list[dict]:
                         "score": s.score,
                         "rank": s.rank,
                         "fault": s.fault,
+                        # A log exists once the game is played (the owner's only).
                         "log": f"/api/matches/{match.pk}/seats/{s.seat}/log/"
-                        if reader is not None and s.version.bot.owner_id == reader
+                        if reader is not None
+                        and s.version.bot.owner_id == reader
+                        and match.status == Match.Status.FINISHED
                         else None,
                     }
                     for s in match.seats.all()
@@ -96,11 +100,14 @@ def challenge_answer(challenge: Challenge, *, user) -> dict:
     """The challenge's whole answer (the API's and the result page's)."""
     statuses = list(challenge.matches.values_list("pk", "status").order_by("round", "number"))
     played = sum(1 for _, status in statuses if status == Match.Status.FINISHED)
+    # The seed deals every game: shown once none is left to play, as a tournament's is
+    # (tournaments.visibility), or it would give away the hands of the games still to come.
+    live = any(status in visibility.LIVE for _, status in statuses)
     return {
         **challenge_summary(challenge),
         "players": challenge.players,
         "options": challenge.options,
-        "seed": challenge.seed,
+        "seed": None if live or challenge.status == Challenge.Status.PENDING else challenge.seed,
         "matches": [pk for pk, _ in statuses],
         "played": played,
         "total": len(statuses),
