@@ -3,11 +3,16 @@ only the right people change anything."""
 
 from __future__ import annotations
 
+import html
+import json
+from urllib.parse import quote
+
 import pytest
 from django.test import Client
 
 from tests.support.builders import bot_with_version, outcome, user
 from tournaments.models import Challenge, Match
+from tournaments.ratings import pools
 from tournaments.services.challenges import Asked, create_challenge
 from tournaments.services.playing import claim_match
 from tournaments.services.recording import record_result
@@ -105,3 +110,40 @@ def test_pick_for_me_from_the_dashboard(played):
         "/challenges/pick/", {"bot": mine.pk, "games": 2, "options": '{"nope": 1}'}
     )
     assert bad.status_code == 400 and Challenge.objects.count() == 2
+
+
+def test_a_leaderboard_row_challenges_under_that_board_s_options(played):
+    _, alice, _, _, theirs = played
+    # The standard board (the one with rows here: challenges rate nothing) links its pool.
+    standard = pools.pool_key("pairs", 2, {})
+    board = client_of().get("/games/pairs/").content.decode()
+    assert f"/bots/{theirs.pk}/challenge/?pool={quote(standard)}" in board
+    key = pools.pool_key("pairs", 2, {"continuous": True})
+    form = client_of(alice).get(f"/bots/{theirs.pk}/challenge/", {"pool": key}).content.decode()
+    assert f'value="{html.escape(json.dumps({"continuous": True}), quote=True)}"' in form
+    # A key that is no pool, or another game's, leaves the defaults.
+    for other in ("nonsense", pools.pool_key("stax", 2, {})):
+        form = client_of(alice).get(f"/bots/{theirs.pk}/challenge/", {"pool": other})
+        assert form.status_code == 200
+        assert 'value="{}"' in form.content.decode()
+
+
+def test_a_table_of_three_from_the_dashboard(played):
+    _, alice, bob, mine, theirs = played
+    third, _ = bot_with_version(name="third", owner=bob)
+    made = client_of(alice).post(
+        f"/bots/{theirs.pk}/challenge/",
+        {"bot": mine.pk, "games": 3, "options": "{}", "more": "third, theirs"},
+    )
+    assert made.status_code == 302, made.content.decode()
+    newest = Challenge.objects.order_by("-id").first()
+    assert newest.players == 3
+    assert sorted(o.bot_id for o in newest.opponents.all()) == sorted([theirs.pk, third.pk])
+    unknown = client_of(alice).post(
+        f"/bots/{theirs.pk}/challenge/",
+        {"bot": mine.pk, "games": 3, "options": "{}", "more": "nobody-here"},
+    )
+    assert (
+        unknown.status_code == 200 and "no pairs bot named nobody-here" in unknown.content.decode()
+    )
+    assert Challenge.objects.count() == 2

@@ -15,9 +15,11 @@ from django.views.decorators.http import require_POST
 
 from bots import services as bot_services
 from bots.models import Bot
+from games import registry
 from games.protocol import InvalidOptions
 from tournaments.bulk.report import fmt_elo, fmt_margin
 from tournaments.models import Challenge
+from tournaments.ratings import pools
 from tournaments.selectors import challenges as selectors
 from tournaments.services import challenges as services
 
@@ -56,6 +58,32 @@ class ChallengeForm(forms.Form):
         if not isinstance(options, dict):
             raise forms.ValidationError("the options are an object: {...}")
         return options
+
+
+class TableForm(ChallengeForm):
+    """A challenge of a bot whose game seats more than two: more opponents may join it."""
+
+    more = forms.CharField(
+        required=False,
+        max_length=400,
+        label="More opponents",
+        help_text="for a table of 3 or more: other bots' names, separated by commas",
+    )
+
+    def __init__(self, *args, user, game: str, **kwargs):
+        super().__init__(*args, user=user, game=game, **kwargs)
+        self.game = game
+
+    def clean_more(self) -> list[int]:
+        names = [n.strip() for n in (self.cleaned_data.get("more") or "").split(",")]
+        names = [n for n in names if n]
+        found = dict(Bot.objects.filter(name__in=names, game=self.game).values_list("name", "pk"))
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise forms.ValidationError(
+                f"no {self.game} bot named {', '.join(missing)}: check the names on the leaderboard"
+            )
+        return [found[n] for n in dict.fromkeys(names)]
 
 
 class PickForMeForm(ChallengeForm):
@@ -115,14 +143,22 @@ def _create(request, form, asked) -> tuple[Challenge | None, int]:
 def challenge_new(request, pk):
     """Challenge bot ``pk`` with one of the reader's bots of its game."""
     opponent = get_object_or_404(Bot, pk=pk)
-    form = ChallengeForm(request.POST or None, user=request.user, game=opponent.game)
+    engine = registry.get(opponent.game)
+    kind = TableForm if engine.max_players > 2 else ChallengeForm
+    form = kind(
+        request.POST or None,
+        user=request.user,
+        game=opponent.game,
+        initial=_initial_from_pool(request.GET.get("pool"), game=opponent.game),
+    )
     context = {"opponent": opponent, "form": form}
     status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        more = [bot for bot in data.get("more", []) if bot != opponent.pk]
         asked = services.Asked(
             bot_id=data["bot"].pk,
-            opponent_ids=[opponent.pk],
+            opponent_ids=[opponent.pk, *more],
             games=data["games"],
             options=data["options"],
             version_id=_version_id(data["bot"], data["version"]),
@@ -247,3 +283,15 @@ def bot_challenges(request, pk):
         bot_services.update_bot(bot=bot, accepts_challenges=choice)
         messages.success(request, "Saved: who may challenge this bot.")
     return redirect("bot", pk=bot.pk)
+
+
+def _initial_from_pool(key: str | None, *, game: str) -> dict:
+    """The form's options as the leaderboard's pool ``key`` plays them (a link from a
+    leaderboard row carries its pool); nothing for a missing or foreign key."""
+    try:
+        pool = pools.parse(key or "")
+    except pools.InvalidPool:
+        return {}
+    if pool.game != game:
+        return {}
+    return {"options": json.dumps(pool.options, sort_keys=True)}
