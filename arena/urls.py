@@ -34,6 +34,7 @@ api_patterns = [
     _api("tournaments/<int:pk>/matches/", apis.TournamentMatchesApi, "api-tournament-matches"),
     _api("matches/<int:pk>/", apis.MatchDetailApi, "api-match"),
     _api("challenges/", apis.ChallengeListCreateApi, "api-challenges"),
+    _api("bots/<int:pk>/challenges/", apis.BotChallengesApi, "api-bot-challenges"),
     _api("challenges/<int:pk>/", apis.ChallengeDetailApi, "api-challenge"),
     _api("challenges/<int:pk>/accept/", apis.ChallengeAcceptApi, "api-challenge-accept"),
     _api("challenges/<int:pk>/decline/", apis.ChallengeDeclineApi, "api-challenge-decline"),

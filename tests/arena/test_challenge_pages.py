@@ -147,3 +147,16 @@ def test_a_table_of_three_from_the_dashboard(played):
         unknown.status_code == 200 and "no pairs bot named nobody-here" in unknown.content.decode()
     )
     assert Challenge.objects.count() == 2
+
+
+def test_a_bot_s_challenges_through_the_api_to_anyone(played):
+    challenge, alice, bob, mine, theirs = played
+    for reader in (None, bob, alice):
+        for bot in (mine, theirs):
+            answer = client_of(reader).get(f"/api/bots/{bot.pk}/challenges/")
+            assert answer.status_code == 200
+            rows = answer.json()["results"]
+            assert [row["id"] for row in rows] == [challenge.pk]
+            assert (rows[0]["wins"], rows[0]["draws"], rows[0]["losses"]) == (1, 0, 1)
+    missing = client_of().get("/api/bots/999999/challenges/")
+    assert missing.status_code == 404 and "detail" in missing.json()

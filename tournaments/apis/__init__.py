@@ -7,6 +7,7 @@ from tournaments.apis.bots import (  # noqa: F401
     VersionDetailApi,
 )
 from tournaments.apis.challenges import (  # noqa: F401
+    BotChallengesApi,
     ChallengeAcceptApi,
     ChallengeAgainApi,
     ChallengeCancelApi,

@@ -9,6 +9,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.models import Bot
 from tournaments.models import Challenge
 from tournaments.selectors import challenges as selectors
 from tournaments.services import challenges as services
@@ -126,6 +127,17 @@ class ChallengeListCreateApi(APIView):
         except REFUSALS as exc:
             raise _refusal(exc) from None
         return Response(selectors.challenge_answer(challenge, user=request.user), status=201)
+
+
+class BotChallengesApi(APIView):
+    """A bot's recent challenges, made with it or against it, newest first (what its page
+    lists): to anyone, as the result pages are."""
+
+    @extend_schema(operation_id="bot_challenges_list", responses=ChallengeListSerializer)
+    def get(self, request, pk):
+        bot = get_object_or_404(Bot, pk=pk)
+        rows = selectors.challenges_of_bot(bot_id=bot.pk)
+        return Response({"results": [selectors.challenge_summary(c) for c in rows]})
 
 
 class ChallengeDetailApi(APIView):
