@@ -68,8 +68,14 @@ class Rng:
     def shuffle(self, items: list) -> None:
         """Fisher-Yates, in place: ``below(i + 1)`` for i from the end, with SplitMix64
         inlined (every deal runs through here; the stream is exactly the same)."""
+        self.shuffle_steps(items, len(items) - 1, 1)
+
+    def shuffle_steps(self, items: list, start: int, stop: int) -> None:
+        """The steps of ``shuffle`` for positions ``start`` down to ``stop``, both
+        included (``shuffle`` is every step, ``len(items) - 1`` down to 1; position 0
+        has none). A lazy shoe settles the cards it is about to draw with one call."""
         state = self._state
-        for i in range(len(items) - 1, 0, -1):
+        for i in range(start, max(stop, 1) - 1, -1):
             n = i + 1
             limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
             while True:
