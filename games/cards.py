@@ -135,8 +135,8 @@ class Shoe:
         below = self.rng.below
         pop = pile.pop
         drawn = []
-        top = len(pile) - 1
-        for top in range(top, top - count, -1):
+        size = len(pile)
+        for top in range(size - 1, size - 1 - count, -1):
             if top < unshuffled:
                 if top > 0:
                     j = below(top + 1)
