@@ -124,9 +124,6 @@ class Rng:
                     items[n], items[j] = items[j], items[n]
                 self._state = (state + count * _GAMMA) & _MASK
                 return
-        self._steps_one_by_one(items, start, low)
-
-    def _steps_one_by_one(self, items: list, start: int, low: int) -> None:
         state = self._state
         for i in range(start, low - 1, -1):
             n = i + 1
