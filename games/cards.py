@@ -101,22 +101,61 @@ class Shoe:
         pile = self._pile
         top = len(pile) - 1
         if top < self._unshuffled:
-            self._settle_position(top)
+            # The Fisher-Yates step of ``Rng.shuffle`` for position ``top``.
+            if top > 0:
+                j = self.rng.below(top + 1)
+                pile[top], pile[j] = pile[j], pile[top]
+            self._unshuffled = top
         return pile.pop()
 
-    def _settle_position(self, top: int) -> None:
-        # The Fisher-Yates step of ``Rng.shuffle`` for position ``top`` (once per card drawn).
-        if top > 0:
-            j = self.rng.below(top + 1)
-            pile = self._pile
-            pile[top], pile[j] = pile[j], pile[top]
-        self._unshuffled = top
+    def draw_many(self, count: int) -> list:
+        """The top ``count`` cards, top first: ``count`` draws from a pile that holds
+        them (the caller checks; no reshuffle here), settled with one call."""
+        pile = self._pile
+        size = len(pile)
+        if count > size:
+            raise IndexError("draw_many() past the end of the pile")
+        stop = size - count
+        if stop < self._unshuffled:
+            self.rng.shuffle_steps(pile, self._unshuffled - 1, stop)
+            self._unshuffled = stop
+        cards = pile[stop:]
+        del pile[stop:]
+        cards.reverse()
+        return cards
+
+    def draw_until(self, count: int, card, times: int) -> list:
+        """Up to ``count`` cards, top first, stopping after the ``times``-th ``card``:
+        draws one by one (each settled as ``_pop`` would) from a pile that holds
+        ``count`` cards (the caller checks; no reshuffle here)."""
+        pile = self._pile
+        if count > len(pile):
+            raise IndexError("draw_until() past the end of the pile")
+        unshuffled = self._unshuffled
+        below = self.rng.below
+        pop = pile.pop
+        drawn = []
+        size = len(pile)
+        for top in range(size - 1, size - 1 - count, -1):
+            if top < unshuffled:
+                if top > 0:
+                    j = below(top + 1)
+                    pile[top], pile[j] = pile[j], pile[top]
+                unshuffled = top
+            drawn.append(pop())
+            if drawn[-1] == card:
+                times -= 1
+                if not times:
+                    break
+        self._unshuffled = unshuffled
+        return drawn
 
     def settle(self) -> None:
         """Do every pending shuffle step now (same Rng calls, same order): before
         anything reads or rearranges the pile other than by drawing."""
-        while self._unshuffled > 0:
-            self._settle_position(self._unshuffled - 1)
+        if self._unshuffled > 0:
+            self.rng.shuffle_steps(self._pile, self._unshuffled - 1, 0)
+            self._unshuffled = 0
 
     def _burn(self) -> None:
         for _ in range(min(self.burn, len(self._pile))):

@@ -9,13 +9,50 @@ change and must bump ``RNG_VERSION`` (and with it every game's version).
 from __future__ import annotations
 
 import hashlib
+import struct
 
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
 _SPAN = 1 << 64
+_GAMMA = 0x9E3779B97F4A7C15
 # Rejection limits of ``below(n)`` for the small bounds every game uses.
 _SMALL = 256
 _LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, _SMALL)]
+# Below this every bound under ``_SMALL`` accepts an output: no rejection possible.
+_ALWAYS_ACCEPTED = _SPAN - _SMALL
+# Shorter runs of shuffle steps go one output at a time (packing costs more there).
+_PACKED_FROM = 8
+# Outputs computed together, one per 128-bit lane of one integer (see ``_outputs``).
+_LANE = 128
+_PACKINGS: dict[int, tuple[int, int, int, struct.Struct]] = {}
+
+
+def _packing(count: int) -> tuple[int, int, int, struct.Struct]:
+    packing = _PACKINGS.get(count)
+    if packing is None:
+        ones = sum(1 << (_LANE * lane) for lane in range(count))
+        steps = sum((lane + 1) << (_LANE * lane) for lane in range(count))
+        packing = (ones, _GAMMA * steps, _MASK * ones, struct.Struct(f"<{2 * count}Q"))
+        _PACKINGS[count] = packing
+    return packing
+
+
+def _outputs(state: int, count: int) -> tuple[int, ...]:
+    """The next ``count`` SplitMix64 outputs after ``state``, computed side by side.
+
+    SplitMix64's k-th state is ``state + k * gamma``, so the outputs do not depend
+    on each other: each sits in its own 128-bit lane of one integer (a 64-bit value
+    times a 64-bit constant fits its lane), masked back to 64 bits after every step
+    that could spill into the next lane, and the big-integer arithmetic runs in C
+    once for all of them instead of once per output.
+    """
+    ones, stepped, masks, layout = _packing(count)
+    x = (state * ones + stepped) & masks
+    x = ((x ^ (x >> 30)) & masks) * 0xBF58476D1CE4E5B9 & masks
+    x = ((x ^ (x >> 27)) & masks) * 0x94D049BB133111EB & masks
+    x ^= x >> 31
+    # Each lane's low 64 bits are the output; its high half holds spill from the next.
+    return layout.unpack(x.to_bytes(16 * count, "little"))[::2]
 
 
 def derive_seed(seed: int, *path: int | str) -> int:
@@ -68,8 +105,27 @@ class Rng:
     def shuffle(self, items: list) -> None:
         """Fisher-Yates, in place: ``below(i + 1)`` for i from the end, with SplitMix64
         inlined (every deal runs through here; the stream is exactly the same)."""
+        self.shuffle_steps(items, len(items) - 1, 1)
+
+    def shuffle_steps(self, items: list, start: int, stop: int) -> None:
+        """The steps of ``shuffle`` for positions ``start`` down to ``stop``, both
+        included (``shuffle`` is every step, ``len(items) - 1`` down to 1; position 0
+        has none). A lazy shoe settles the cards it is about to draw with one call."""
+        low = max(stop, 1)
+        count = start - low + 1
+        if count >= _PACKED_FROM and start < _SMALL - 1:
+            state = self._state
+            outputs = _outputs(state, count)
+            # With no output rejected, step k takes output k: exactly the loop below.
+            if max(outputs) < _ALWAYS_ACCEPTED:
+                for n, z in zip(range(start + 1, low, -1), outputs):
+                    j = z % n
+                    n -= 1
+                    items[n], items[j] = items[j], items[n]
+                self._state = (state + count * _GAMMA) & _MASK
+                return
         state = self._state
-        for i in range(len(items) - 1, 0, -1):
+        for i in range(start, low - 1, -1):
             n = i + 1
             limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
             while True:

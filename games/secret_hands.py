@@ -191,9 +191,17 @@ class ChipSession(State):
 
         ``tags`` go into each public deal event, after its type.
         """
-        for _ in range(count):
-            for seat in order:
-                hands[seat].append(self.shoe.draw())
+        shoe = self.shoe
+        seats = len(order)
+        if len(shoe) >= count * seats:
+            # The same cards as one draw at a time round the table, settled in one pass.
+            cards = shoe.draw_many(count * seats)
+            for i, seat in enumerate(order):
+                hands[seat].extend(cards[i::seats])
+        else:
+            for _ in range(count):
+                for seat in order:
+                    hands[seat].append(shoe.draw())
         for seat in order:
             hands[seat].sort()
             self.log(

@@ -64,6 +64,11 @@ class PairsShoe(Shoe):
         self.drawn += 1
         return self._pop()
 
+    def draw_many(self, count: int) -> list[int]:
+        cards = super().draw_many(count)
+        self.drawn += count
+        return cards
+
     def discard(self, *cards: int) -> None:
         """Cards leaving play face up: public knowledge until the next shuffle."""
         self.discards.extend(cards)

@@ -44,15 +44,17 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[in
     black stones matter). If the pile ever ran dry the first seat still tied in
     deal order would start (a forced deck could reach it, a shuffle hardly).
     """
-    cards: dict[int, list[int]] = {seat: [shoe.draw()] for seat in order}
-    tied = list(order)
-    while True:
-        low = min(cards[seat][-1] for seat in tied)
-        tied = [seat for seat in tied if cards[seat][-1] == low]
-        if len(tied) == 1 or len(shoe) < len(tied):
-            return cards, tied[0]
-        for seat in tied:
-            cards[seat].append(shoe.draw())
+    dealt = shoe.draw_many(len(order))
+    cards: dict[int, list[int]] = {seat: [card] for seat, card in zip(order, dealt)}
+    low = min(dealt)
+    tied = [seat for seat, card in zip(order, dealt) if card == low]
+    while len(tied) > 1 and len(shoe) >= len(tied):
+        dealt = shoe.draw_many(len(tied))
+        for seat, card in zip(tied, dealt):
+            cards[seat].append(card)
+        low = min(dealt)
+        tied = [seat for seat, card in zip(tied, dealt) if card == low]
+    return cards, tied[0]
 
 
 class BlackstoneState(ChipSession):
@@ -92,18 +94,13 @@ class BlackstoneState(ChipSession):
 
     def _take(self, seat: int, count: int) -> bool:
         """Reveal up to ``count`` cards for ``seat``; True when it caught a second 10."""
-        draw = self.shoe.draw
-        revealed = []
+        # Legal takes never pass the deck's size.
         blacks = self.blacks[seat]
-        for _ in range(count):
-            card = draw()
-            revealed.append(card)
-            if card == BLACK:
-                blacks += 1
-                if blacks == 2:
-                    break
+        revealed = self.shoe.draw_until(count, BLACK, 2 - blacks)
+        tens = revealed.count(BLACK)
+        blacks += tens
         self.blacks[seat] = blacks
-        self.whites += len(revealed) - revealed.count(BLACK)
+        self.whites += len(revealed) - tens
         # Cards counted off but never revealed stay face down with the deck.
         self.log({"type": "take", "seat": seat, "count": count, "cards": revealed})
         return blacks == 2

@@ -130,15 +130,18 @@ class KittyState(State):
 
     def _pass(self, cards: dict[int, int]) -> None:
         n = self.players
-        for seat, card in cards.items():
-            self.hands[seat].remove(card)
-        for seat, card in cards.items():
-            hand = self.hands[(seat + 1) % n]
+        hands = self.hands
+        # Every seat passes, and the protocol hands the moves over in seat order.
+        passed = list(cards.values())
+        for hand, card in zip(hands, passed):
+            hand.remove(card)
+        for seat, card in enumerate(passed):
+            hand = hands[seat + 1 if seat + 1 < n else 0]
             hand.append(card)
             hand.sort()
-        private = {seat: {"gave": cards[seat], "got": cards[(seat - 1) % n]} for seat in range(n)}
+        private = {seat: {"gave": passed[seat], "got": passed[seat - 1]} for seat in range(n)}
         self.log({"type": "pass"}, private)
-        self.passed = [cards[seat] for seat in range(n)]
+        self.passed = passed
         # Anyone may have passed on a target they took: nobody knows where it is now.
         self.taken = []
         self.phase = BID
@@ -146,7 +149,7 @@ class KittyState(State):
 
     def _bid(self, bids: dict[int, int]) -> None:
         n = self.players
-        self.bids = [bids[seat] for seat in range(n)]
+        self.bids = list(bids.values())  # every seat, in seat order
         ranks = self._ranks
         for seat, card in bids.items():
             hand = self.hands[seat]

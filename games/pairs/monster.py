@@ -106,8 +106,9 @@ class MonsterState(ChipSession):
     def _showdown(self) -> None:
         contenders = [seat for seat in self.order if self.alive[seat]]
         monster = [card for pile in self.monster for card in pile]
-        best = max(hand_key(self.hands[seat]) for seat in contenders)
-        top = [seat for seat in contenders if hand_key(self.hands[seat]) == best]
+        keys = [hand_key(self.hands[seat]) for seat in contenders]
+        best = max(keys)
+        top = [seat for seat, key in zip(contenders, keys) if key == best]
         beaten = best > monster_key(monster)
         self.last_showdown = {
             "round": self.round,

@@ -40,3 +40,19 @@ def test_forced_cards_come_first_then_the_rest():
     assert [shoe.draw() for _ in range(3)] == [10, 1, 5]
     rest = [shoe.draw() for _ in range(len(shoe))]
     assert sorted(rest + [10, 1, 5]) == sorted(pairs_deck())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_drawing_several_at_once_deals_what_single_draws_deal(seed):
+    """``draw_many`` and ``draw_until`` settle in one go what ``draw`` settles card by card."""
+    forced = [10, 2] if seed % 4 == 0 else None
+    single = Shoe(pairs_deck(), Rng(seed), forced, lazy=True)
+    batch = Shoe(pairs_deck(), Rng(seed), forced, lazy=True)
+    assert batch.draw_many(4) == [single.draw() for _ in range(4)]
+    until = batch.draw_until(30, 10, 2)
+    assert until.count(10) == 2 or len(until) == 30
+    assert until[-1] == 10 or len(until) == 30
+    assert until == [single.draw() for _ in range(len(until))]
+    assert [batch.draw() for _ in range(5)] == [single.draw() for _ in range(5)]
+    assert batch.to_json() == single.to_json()
+    assert batch.rng.next_u64() == single.rng.next_u64()

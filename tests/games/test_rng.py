@@ -33,3 +33,39 @@ def test_splitmix64_reference_values():
 def test_derived_seeds_differ_by_path_and_are_stable():
     assert derive_seed(7, "hand", 0) != derive_seed(7, "hand", 1)
     assert derive_seed(7, "hand", 0) == derive_seed(7, "hand", 0)
+
+
+def test_packed_outputs_are_the_stream():
+    """``_outputs`` computes many SplitMix64 outputs at once: the same as one at a time."""
+    from games.rng import _outputs
+
+    for seed in (0, 1, 99, (1 << 64) - 1, 0x9E3779B97F4A7C15):
+        for count in (1, 8, 55, 200):
+            one_by_one = Rng(seed)
+            assert list(_outputs(Rng(seed).getstate(), count)) == [
+                one_by_one.next_u64() for _ in range(count)
+            ]
+
+
+def test_shuffle_steps_match_below_whatever_the_path(monkeypatch):
+    """Long and short runs of steps, the packed path and its fallback (forced here by
+    pretending most outputs could be rejected) all shuffle as ``below`` does."""
+    import games.rng
+
+    for fallback in (False, True):
+        if fallback:
+            monkeypatch.setattr(games.rng, "_ALWAYS_ACCEPTED", 1 << 63)
+        for seed in range(60):
+            for size in (2, 7, 9, 55, 110, 300):
+                fast, slow = Rng(seed), Rng(seed)
+                a, b = list(range(size)), list(range(size))
+                fast.shuffle(a)
+                reference_shuffle(slow, b)
+                assert a == b
+                # Then a partial run: positions size-1 down to size // 3, as a lazy shoe does.
+                fast.shuffle_steps(a, size - 1, size // 3)
+                for i in range(size - 1, max(size // 3, 1) - 1, -1):
+                    j = slow.below(i + 1)
+                    b[i], b[j] = b[j], b[i]
+                assert a == b
+                assert fast.next_u64() == slow.next_u64()
