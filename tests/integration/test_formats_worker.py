@@ -64,7 +64,9 @@ def finished_body(client, tournament_id, worker, timeout=300):
         body = client.get(f"/api/tournaments/{tournament_id}/").json()
         return body if body["status"] == "finished" else None
 
-    return wait_for(finished, timeout, f"tournament {tournament_id} to finish", worker, interval=1)
+    return wait_for(
+        finished, timeout, f"tournament {tournament_id} to finish", worker, interval=0.25
+    )
 
 
 def each_match_counted_once(tournament_id: int) -> list[Match]:
