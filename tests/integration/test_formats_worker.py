@@ -21,7 +21,7 @@ from bots.sandbox import slots
 from tests.integration.test_worker_killed import FAST_REAPER, SLOW_BOT
 from tests.support.servers import wait_for
 from tests.support.user_journey import RAW_BOT, SDK_BOT
-from tests.support.workers import start_worker, stop_worker
+from tests.support.workers import purge_broker, start_worker, stop_worker
 from tournaments.models import Ladder, Match, Rating, RatingChange
 
 pytestmark = [pytest.mark.integration]
@@ -64,7 +64,9 @@ def finished_body(client, tournament_id, worker, timeout=300):
         body = client.get(f"/api/tournaments/{tournament_id}/").json()
         return body if body["status"] == "finished" else None
 
-    return wait_for(finished, timeout, f"tournament {tournament_id} to finish", worker, interval=1)
+    return wait_for(
+        finished, timeout, f"tournament {tournament_id} to finish", worker, interval=0.25
+    )
 
 
 def each_match_counted_once(tournament_id: int) -> list[Match]:
@@ -83,34 +85,63 @@ FORMATS = [
 ]
 
 
-@pytest.mark.parametrize(("format", "entrants", "extra"), FORMATS)
-def test_a_format_plays_to_the_end_on_a_worker(
-    celery_worker_process, organiser, format, entrants, extra
-):
+@pytest.fixture(scope="class")
+def formats_worker(django_db_setup, tmp_path_factory):
+    """One worker for every format: none of those tests stops it, reads its log or its bot
+    cache, and each waits for its own event only, so a worker each (some 7 s to start and
+    stop on these machines) bought nothing. Ids are not reused between tests (the flush
+    keeps the sequences), so nothing the worker kept stands for a later test's rows. It is
+    stopped when the class is done: the tests after it count on their own workers only."""
     needs_production_shape()
-    user, client = organiser
-    bots = active_bots(user, entrants)
-    if extra.get("challengers") == "first":
-        extra = {"challengers": [bots[0]]}
-    body = {"name": format, "game": "pairs", "bots": bots, "format": format, **extra}
-    answer = client.post("/api/tournaments/", body, format="json")
-    assert answer.status_code == 201, answer.json()
-    data = finished_body(client, answer.json()["id"], celery_worker_process)
-    each_match_counted_once(data["id"])
-    assert sorted(r["bot_id"] for r in data["standings"]) == sorted(bots)
-    assert [r["position"] for r in data["standings"]] == list(range(1, entrants + 1))
-    if format == "swiss":
-        assert [r["round"] for r in data["round_tables"]] == [1, 2]
-        assert all(len(r["byes"]) == 1 for r in data["round_tables"])
-    if "elimination" in format:
-        played = [s for s in data["bracket"] if s["played"]]
-        champion = data["standings"][0]["bot_id"]
-        assert any(champion in s["winners"] for s in played if s["stage"] in ("winners", "final"))
-        if format == "double_elimination":
-            assert len(played) in (2 * entrants - 2, 2 * entrants - 1)
-    if format == "gauntlet":
-        matches = Match.objects.filter(tournament_id=data["id"]).prefetch_related("seats__version")
-        assert all(any(s.version.bot_id == bots[0] for s in m.seats.all()) for m in matches)
+    purge_broker()
+    worker = start_worker(tmp_path_factory.mktemp("formats-worker"), "formats")
+    yield worker
+    stop_worker(worker)
+
+
+@pytest.fixture
+def format_worker(formats_worker, transactional_db):
+    """The class's worker, which must still be alive at the end of each test."""
+    yield formats_worker
+    if formats_worker.poll() is not None:
+        log = formats_worker.log_path.read_text()[-3000:]
+        pytest.fail("the worker died during the test:\n" + log)
+
+
+class TestEveryFormat:
+    """The four formats, one after another on the class's worker."""
+
+    @pytest.mark.parametrize(("format", "entrants", "extra"), FORMATS)
+    def test_a_format_plays_to_the_end_on_a_worker(
+        self, format_worker, organiser, format, entrants, extra
+    ):
+        user, client = organiser
+        bots = active_bots(user, entrants)
+        if extra.get("challengers") == "first":
+            extra = {"challengers": [bots[0]]}
+        body = {"name": format, "game": "pairs", "bots": bots, "format": format, **extra}
+        answer = client.post("/api/tournaments/", body, format="json")
+        assert answer.status_code == 201, answer.json()
+        data = finished_body(client, answer.json()["id"], format_worker)
+        each_match_counted_once(data["id"])
+        assert sorted(r["bot_id"] for r in data["standings"]) == sorted(bots)
+        assert [r["position"] for r in data["standings"]] == list(range(1, entrants + 1))
+        if format == "swiss":
+            assert [r["round"] for r in data["round_tables"]] == [1, 2]
+            assert all(len(r["byes"]) == 1 for r in data["round_tables"])
+        if "elimination" in format:
+            played = [s for s in data["bracket"] if s["played"]]
+            champion = data["standings"][0]["bot_id"]
+            assert any(
+                champion in s["winners"] for s in played if s["stage"] in ("winners", "final")
+            )
+            if format == "double_elimination":
+                assert len(played) in (2 * entrants - 2, 2 * entrants - 1)
+        if format == "gauntlet":
+            matches = Match.objects.filter(tournament_id=data["id"]).prefetch_related(
+                "seats__version"
+            )
+            assert all(any(s.version.bot_id == bots[0] for s in m.seats.all()) for m in matches)
 
 
 def test_a_swiss_event_survives_a_worker_killed_mid_round(organiser, tmp_path):
@@ -175,7 +206,7 @@ def test_a_new_version_gets_ladder_games_and_a_rating_without_a_tournament(
             rated = Rating.objects.filter(pool="pairs:2", matches__gte=2).count()
             return rated >= 3 or None
 
-        wait_for(rated_versions, 180, "every bot to have ladder games", worker, interval=1)
+        wait_for(rated_versions, 180, "every bot to have ladder games", worker, interval=0.25)
         # A new version of the first bot: the ladder places it first.
         bot = bot_services.BotVersion.objects.filter(bot_id=bots[0]).first().bot
         version = bot_services.upload_version(bot=bot, filename="v2.py", data=LAST_BOT)

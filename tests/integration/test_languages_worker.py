@@ -76,7 +76,7 @@ def test_bots_in_four_languages_validate_and_play_a_tournament(celery_worker_pro
         body = author.get(f"/api/tournaments/{tournament_id}/").json()
         return body if body["status"] == "finished" else None
 
-    body = wait_for(finished, 400, "the tournament to finish", worker, interval=1.0)
+    body = wait_for(finished, 400, "the tournament to finish", worker, interval=0.25)
     assert body["progress"]["total"] == 6 and body["progress"]["finished"] == 6
     standings = {row["bot"]: row for row in body["standings"]}
     assert set(standings) == set(EXAMPLE_BOTS)

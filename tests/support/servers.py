@@ -60,10 +60,12 @@ def wait_for(
     timeout: float,
     what: str,
     process: subprocess.Popen | None = None,
-    interval: float = 0.5,
+    interval: float = 0.1,
 ) -> Any:
     """Polls ``predicate`` until it is true and returns its value; fails the test after
-    ``timeout`` seconds, or as soon as ``process`` has exited, with the tail of its log."""
+    ``timeout`` seconds, or as soon as ``process`` has exited, with the tail of its log.
+    Polled often: a test that waits on a worker is idle meanwhile, and each wait's
+    expected overshoot is half an interval."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -116,7 +118,7 @@ def start_gunicorn(
         )  # fmt: skip
     process.port, process.log_path = port, log_path
     try:
-        wait_for(lambda: listening(port), 60, f"{name} to listen", process, interval=0.1)
+        wait_for(lambda: listening(port), 60, f"{name} to listen", process)
     except BaseException:
         stop_process_group(process)
         raise

@@ -124,7 +124,7 @@ def run_user_journey(worker) -> None:
         body = alice.get(f"/api/tournaments/{tournament_id}/").json()
         return body if body["status"] == "finished" else None
 
-    body = wait_for(finished, 240, "the tournament to finish", worker, interval=1.0)
+    body = wait_for(finished, 240, "the tournament to finish", worker, interval=0.25)
     assert body["progress"]["total"] == 6 and body["progress"]["finished"] == 6
     standings = body["standings"]
     assert {row["bot"] for row in standings} == {"alice-sdk", "bob-raw", "bob-copy"}
