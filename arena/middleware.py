@@ -29,6 +29,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
+from arena import throttling
 from arena.errors import json_error
 from bots import validation
 
@@ -142,3 +143,18 @@ def _discard_body(request: HttpRequest, length: int) -> None:
             left -= len(chunk)
     except Exception:  # noqa: BLE001 - best effort: the answer has been sent already
         pass
+
+
+class ThrottleGiveBackMiddleware:
+    """A request refused for its content (4xx, not the throttle's 429) gives back the place
+    it took in a count of what is made (``throttling.MADE_NOT_ASKED``): an API client's
+    mistakes never use up its budget of new tournaments."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        response = self.get_response(request)
+        if 400 <= response.status_code < 500 and response.status_code != 429:
+            throttling.give_back(request)
+        return response

@@ -106,6 +106,49 @@ def test_tournament_creation_is_throttled_through_api_and_form(
     assert Tournament.objects.count() == 2
 
 
+def test_only_tournaments_made_count_and_staff_are_not_counted(
+    alice, client, client_for, stored_version, rates, make_user
+):
+    """Refused forms and bodies give their place back: mistakes never lock an organiser out."""
+    rates(tournaments="2/hour")
+    bots = []
+    for name in ("m1", "m2"):
+        bot = Bot.objects.create(owner=alice, name=name, game="pairs")
+        stored_version(bot)
+        bots.append(bot.pk)
+    api = client_for(alice)
+    client.force_login(alice)
+    mistakes = 0
+    for _ in range(3):
+        wrong = {"name": "cup", "game": "pairs", "bots": bots[:1]}  # one entrant: refused
+        assert api.post("/api/tournaments/", wrong, format="json").status_code == 400
+        page = client.post("/tournaments/new/", {"name": "web cup", "game": "pairs"})
+        assert page.status_code == 200 and "Too many" not in page.content.decode()
+        mistakes += 2
+    body = {"name": "cup", "game": "pairs", "bots": bots}
+    assert api.post("/api/tournaments/", body, format="json").status_code == 201
+    assert api.post("/api/tournaments/", body, format="json").status_code == 201
+    assert api.post("/api/tournaments/", body, format="json").status_code == 429
+    assert Tournament.objects.count() == 2 and mistakes == 6
+
+    staff = make_user("staff")
+    staff.is_staff = True
+    staff.save()
+    staff_bots = []
+    for name in ("s1", "s2"):
+        bot = Bot.objects.create(owner=staff, name=name, game="pairs")
+        stored_version(bot)
+        staff_bots.append(bot.pk)
+    for n in range(3):
+        made = client_for(staff).post(
+            "/api/tournaments/",
+            {"name": f"staff {n}", "game": "pairs", "bots": staff_bots},
+            format="json",
+        )
+        assert made.status_code == 201
+    assert Tournament.objects.count() == 5
+
+
 def token(client, username, password, address):
     return client.post(
         "/api/auth/token/",

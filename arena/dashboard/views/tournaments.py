@@ -113,6 +113,8 @@ def tournament_new(request):
         else:
             messages.success(request, "Tournament scheduled.")
             return redirect("tournament", pk=tournament.pk)
+    if request.method == "POST":
+        throttling.give_back(request)  # refused: only tournaments made count
     return render(request, TOURNAMENT_FORM, {"form": form, **context})
 
 
