@@ -15,6 +15,7 @@ from arena import throttling
 from bots.models import Bot
 from games import InvalidOptions, registry
 from tournaments.models import Tournament
+from tournaments.services import scheduling
 
 
 def game_choices():
@@ -218,7 +219,8 @@ class TournamentForm(forms.Form):
         required=False,
         label="Start",
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
-        help_text="Empty: now. Read as UTC (your browser names its own zone when scripts run).",
+        help_text="Empty: now; not in the past. Read as UTC (your browser names its own zone when "
+        "scripts run).",
     )
     time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
@@ -278,6 +280,9 @@ class TournamentForm(forms.Form):
                 data["start_at"] = local_to_utc(start, data.get("time_zone", ""))
             except ValueError as exc:
                 self.add_error("start_at", str(exc))
+            else:
+                if refusal := scheduling.past_start_refusal(data["start_at"]):
+                    self.add_error("start_at", refusal)
         return data
 
     def _options_of(self, game: str, data: dict) -> dict:

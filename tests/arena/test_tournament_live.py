@@ -4,10 +4,11 @@ the typed game options of the tournament form and its time-zone conversion."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from arena.dashboard.forms import TournamentForm, local_to_utc, option_field_name
 from arena.dashboard.tournament_page import MATCHES_PER_PAGE, points_text, time_left_text
@@ -375,6 +376,34 @@ def test_an_unknown_zone_is_a_form_error(client, organiser):
     answer = client.post("/tournaments/new/", data)
     assert "unknown time zone" in answer.content.decode()
     assert not Tournament.objects.exists()
+
+
+def test_a_start_in_the_past_is_refused_on_its_field_with_the_time_now(client, organiser):
+    bots = active_bots(owner=organiser, count=2)
+    answer = client.post("/tournaments/new/", form_data(bots, start_at="2024-01-15T09:00"))
+    page = answer.content.decode()
+    assert answer.status_code == 200 and not Tournament.objects.exists()
+    # On the start's own field (arena/field.html), not at the top of the form.
+    field = page[page.index('<label for="id_start_at"') : page.index('id="start-zone"')]
+    assert "2024-01-15 09:00 UTC has passed (it is now " in field
+    # The minute being typed is now, not a mistake.
+    just_now = timezone.now().strftime("%Y-%m-%dT%H:%M")
+    assert client.post("/tournaments/new/", form_data(bots, start_at=just_now)).status_code == 302
+
+
+def test_the_api_refuses_a_past_start_with_its_field(organiser):
+    from rest_framework.test import APIClient
+
+    bots = active_bots(owner=organiser, count=2)
+    api = APIClient()
+    api.force_authenticate(organiser)
+    body = {"name": "cup", "game": "pairs", "bots": [b.pk for b in bots]}
+    refused = api.post("/api/tournaments/", {**body, "start_at": "2024-01-15T09:00:00Z"}, "json")
+    assert refused.status_code == 400
+    assert "leave start_at out" in refused.json()["errors"]["start_at"][0]
+    assert not Tournament.objects.exists()
+    soon = (timezone.now() - timedelta(seconds=30)).isoformat()
+    assert api.post("/api/tournaments/", {**body, "start_at": soon}, "json").status_code == 201
 
 
 def test_bots_carry_their_game_for_the_page_to_filter(client, organiser):

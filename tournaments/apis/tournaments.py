@@ -17,6 +17,7 @@ from tournaments import readcache, selectors, services, visibility
 from tournaments.apis.matches import EventMatchesApi
 from tournaments.models import Tournament
 from tournaments.readcache import marks
+from tournaments.services import scheduling
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -138,6 +139,11 @@ class TournamentSerializer(serializers.ModelSerializer):
             data["seed"] = None
             data["seed_salt"] = None
         return data
+
+    def validate_start_at(self, value):
+        if refusal := scheduling.past_start_refusal(value):
+            raise ValidationError(refusal.replace("leave the start empty", "leave start_at out"))
+        return value
 
     def validate_options(self, value):
         if not isinstance(value, dict):

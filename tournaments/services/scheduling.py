@@ -30,6 +30,22 @@ MAX_BANK_MS = 600_000
 MAX_ROUNDS = 100
 
 
+# A start this far in the past is the minute the organiser typed while filling the form:
+# it means now. Further back it is a mistake (a wrong year, a wrong day), refused.
+PAST_START_GRACE_SECONDS = 300
+
+
+def past_start_refusal(start_at: datetime, *, now: datetime | None = None) -> str | None:
+    """Why ``start_at`` cannot be a new tournament's start (it is past), or None."""
+    now = now or timezone.now()
+    if (now - start_at).total_seconds() <= PAST_START_GRACE_SECONDS:
+        return None
+    return (
+        f"{start_at:%Y-%m-%d %H:%M} UTC has passed (it is now {now:%Y-%m-%d %H:%M} UTC): "
+        "leave the start empty to start now, or give a later time"
+    )
+
+
 def create_tournament(
     *,
     organiser: AbstractBaseUser,
