@@ -237,6 +237,15 @@ class BotDetailApi(generics.RetrieveAPIView):
                 bot = services.update_bot(bot=bot, **fields)
         return Response(BotSerializer(bot).data)
 
+    @extend_schema(
+        responses={
+            204: None,
+            400: OpenApiResponse(
+                description="the bot has played matches, whose results must stay readable "
+                "(accepts_entries: false keeps it out of new events)"
+            ),
+        }
+    )
     def delete(self, request, pk):
         services.delete_bot(bot=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
