@@ -10,30 +10,23 @@ from bots import queueing, sandbox, services
 # As for matches (tournaments/tasks.py): a database error retries with a jittered
 # backoff instead of dropping the message; the validation reaper covers the rest.
 DATABASE_ERRORS = (OperationalError, InterfaceError)
+VALIDATION_TASK = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": DATABASE_ERRORS,
+    "retry_backoff": 1,
+    "retry_backoff_max": 8,
+    "retry_jitter": True,
+    "max_retries": 200,
+}
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=DATABASE_ERRORS,
-    retry_backoff=1,
-    retry_backoff_max=8,
-    retry_jitter=True,
-    max_retries=200,
-)
+@shared_task(**VALIDATION_TASK)
 def validate_bot_version(version_id: int) -> None:
     services.validate_version(version_id=version_id)
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=DATABASE_ERRORS,
-    retry_backoff=1,
-    retry_backoff_max=8,
-    retry_jitter=True,
-    max_retries=200,
-)
+@shared_task(**VALIDATION_TASK)
 def validate_options(validation_id: int) -> None:
     services.validate_options(validation_id=validation_id)
 
