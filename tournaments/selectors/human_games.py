@@ -7,6 +7,10 @@ result once finished. Nothing reads another seat's view.
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -77,12 +81,13 @@ def status_of(human_game: HumanGame, match: Match) -> str:
 
 def human_game_answer(*, human_game: HumanGame) -> dict:
     """The person's view of their game (``GET /api/human-games/<id>/``)."""
-    match = Match.objects.get(human_game=human_game)
+    match = Match.objects.defer("moves").get(human_game=human_game)
     seat = human_game.seat
+    seats = seat_names(match)
     status = status_of(human_game, match)
     observation, events, since, to_act = None, [], 0, []
     if match.record:
-        observation, events, since, to_act = _seat_view(match.record, seat)
+        observation, events, since, to_act = _seat_view(match.pk, match.record, seat)
     your_turn = status == "your_turn"
     seconds_left = None
     if your_turn and human_game.turn_deadline is not None:
@@ -92,13 +97,15 @@ def human_game_answer(*, human_game: HumanGame) -> dict:
         "id": human_game.pk,
         "match": match.pk,
         "game": match.game,
-        "players": len(seat_names(match)),
+        "players": len(seats),
         "options": match.options,
         "seat": seat,
-        "seats": seat_names(match),
+        "seats": seats,
         "status": status,
         "message": _message(status, match),
-        "move": len(match.moves or []) + 1 if status in ("your_turn", "waiting") else None,
+        "move": len((match.record or {}).get("moves", [])) + 1
+        if status in ("your_turn", "waiting")
+        else None,
         "turn": human_game.turn if your_turn else None,
         "to_act": to_act,
         "observation": observation,
@@ -115,24 +122,58 @@ def human_game_answer(*, human_game: HumanGame) -> dict:
     }
 
 
-def _seat_view(record: dict, seat: int) -> tuple[dict, list[dict], int, list[int]]:
+@dataclass
+class _Position:
+    """A state rebuilt from a game's record, kept to go on from (``_seat_view``)."""
+
+    inputs: tuple
+    moves: list
+    state: object
+    since: int = 0
+
+
+# The latest position of the games read lately, per process: a page asks every second and
+# a game can reach a thousand moves, so each read applies only the moves made since the
+# last one instead of replaying the whole game.
+_POSITIONS: OrderedDict[int, _Position] = OrderedDict()
+_POSITIONS_KEPT = 64
+_POSITIONS_LOCK = threading.Lock()
+
+
+def _seat_view(match_id: int, record: dict, seat: int) -> tuple[dict, list[dict], int, list[int]]:
     """The seat's observation and events now, where its events stood after its own last
     move (what happened since is the bots'), and who is to act."""
-    game = registry.get(record["game"])
-    state = game.new_match(
-        players=record["players"],
-        options=record.get("options"),
-        seed=record.get("seed", 0),
-        deck=record.get("deck"),
-    )
-    since = 0
+    inputs = (
+        record["game"], record.get("version"), record["players"],
+        json.dumps(record.get("options"), sort_keys=True), record.get("seed", 0),
+        json.dumps(record.get("deck")), seat,
+    )  # fmt: skip
+    moves = record.get("moves", [])
+    with _POSITIONS_LOCK:
+        kept = _POSITIONS.pop(match_id, None)
+    done = len(kept.moves) if kept is not None else 0
+    if kept is None or kept.inputs != inputs or moves[:done] != kept.moves:
+        game = registry.get(record["game"])
+        state = game.new_match(
+            players=record["players"],
+            options=record.get("options"),
+            seed=record.get("seed", 0),
+            deck=record.get("deck"),
+        )
+        kept, done = _Position(inputs=inputs, moves=[], state=state), 0
     key = str(seat)
-    for move in record.get("moves", []):
-        state.apply({int(s): action for s, action in move.items()})
+    for move in moves[done:]:
+        kept.state.apply({int(s): action for s, action in move.items()})
+        kept.moves.append(move)
         if key in move:
-            since = len(state.events(seat))
-    events = state.events(seat)
-    return state.observation(seat), events, since, list(state.to_act())
+            kept.since = len(kept.state.events(seat))
+    state = kept.state
+    view = (state.observation(seat), state.events(seat), kept.since, list(state.to_act()))
+    with _POSITIONS_LOCK:
+        _POSITIONS[match_id] = kept
+        while len(_POSITIONS) > _POSITIONS_KEPT:
+            _POSITIONS.popitem(last=False)
+    return view
 
 
 def _message(status: str, match: Match) -> str:

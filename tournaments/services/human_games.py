@@ -56,6 +56,8 @@ HEARTBEAT_EVERY_SECONDS = 2.0
 # A person's seat may take this much longer than its deadline before the runner calls it
 # a timeout itself: the worker notices the deadline between two looks at the row.
 CLOCK_SLACK_MS = 5000
+# How often the position is stored while only bots move (see play_human_game).
+POSITION_EVERY_SECONDS = 0.5
 
 
 class HumanGameRefused(Exception):
@@ -407,9 +409,26 @@ def play_human_game(*, match_id: int) -> bool:
                 )  # fmt: skip
         assert human is not None, f"match {match_id} has no person's seat"
 
+        stored_faults = dict(human_game.faults or {})
+        stored_at = [0.0]
+
         def keep_position(state, moves: list[dict], faults: dict[int, Fault]) -> None:
-            _store_position(match_id, attempt, human_game.pk, state, moves, faults)
-            human.beat(now=True)
+            # Before each of the person's turns, and while the bots play at most every
+            # POSITION_EVERY_SECONDS: a thousand instant moves cost a few writes, not a
+            # thousand growing ones.
+            due = time.monotonic() - stored_at[0] >= POSITION_EVERY_SECONDS
+            if not due and human_game.seat not in state.to_act():
+                return
+            _store_position(match_id, attempt, state, moves)
+            stored_at[0] = human.last_beat = time.monotonic()  # a heartbeat too
+            now = {str(seat): fault.to_dict() for seat, fault in faults.items()}
+            if now != stored_faults:  # rare: written only when a seat faults
+                HumanGame.objects.filter(pk=human_game.pk).update(
+                    faults=now,
+                    fault_details={str(seat): fault.detail for seat, fault in faults.items()},
+                )
+                stored_faults.clear()
+                stored_faults.update(now)
 
         outcome = run_match(
             game_slug=match.game,
@@ -442,18 +461,15 @@ def person_label(user) -> str:
     return f"{user.username} (person)"
 
 
-def _store_position(match_id, attempt, human_game_id, state, moves, faults) -> None:
-    """The position for the page and for a worker that takes over: the moves so far, the
-    record, the faults. Written only while this attempt holds the game."""
+def _store_position(match_id: int, attempt: int, state, moves: list[dict]) -> None:
+    """The position for the page and for a worker that takes over: the moves so far and
+    the record, with a heartbeat, in one UPDATE made only while this attempt holds the
+    game."""
     updated = Match.objects.filter(
         pk=match_id, attempts=attempt, status=Match.Status.RUNNING
     ).update(moves=moves, record=state.to_json(), heartbeat_at=timezone.now())
     if not updated:
         raise ClaimLost(f"match {match_id}: attempt {attempt} no longer holds it")
-    HumanGame.objects.filter(pk=human_game_id).update(
-        faults={str(seat): fault.to_dict() for seat, fault in faults.items()},
-        fault_details={str(seat): fault.detail for seat, fault in faults.items()},
-    )
 
 
 def _stored_faults(human_game: HumanGame) -> dict[int, Fault]:
