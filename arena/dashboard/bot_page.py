@@ -49,7 +49,10 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
     """The bot's latest matches, newest first, and how many cancelled ones were left out."""
     # The newest match ids from the bot's seats (narrow rows, no DISTINCT over whole
     # matches), then every seat of those matches with the columns the rows show.
-    seats = MatchSeat.objects.filter(version__bot_id=bot_id).order_by("-match_id")
+    # Games against people have their own list (selectors.human_games).
+    seats = MatchSeat.objects.filter(
+        version__bot_id=bot_id, match__human_game__isnull=True
+    ).order_by("-match_id")
     if with_cancelled:
         hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
     else:

@@ -1,6 +1,6 @@
 """How the replay viewer lays out each game's observation on a table.
 
-One generic renderer (static/arena/replay.js) draws every game; this file only says,
+One generic renderer (static/arena/table.js, for replay.js and play.js) draws every game; this file only says,
 per game, which observation keys are what. The engines stay free of any notion of a
 page: these descriptions live here, beside the dashboard, and name the keys the
 engines already publish in ``State.observation``.

@@ -1,7 +1,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from arena.dashboard.views import accounts, bots, challenges, games, matches, ratings, tournaments
+from arena.dashboard.views import (
+    accounts,
+    bots,
+    challenges,
+    games,
+    human_games,
+    matches,
+    ratings,
+    tournaments,
+)
 
 urlpatterns = [
     path("", games.home, name="home"),
@@ -29,6 +38,10 @@ urlpatterns = [
         challenges.challenge_answer,
         name="challenge-answer",
     ),
+    path("play/", human_games.play_list, name="play-list"),
+    path("play/new/", human_games.play_new, name="play-new"),
+    path("play/<int:pk>/", human_games.play_game, name="play-game"),
+    path("play/<int:pk>/rematch/", human_games.play_rematch, name="play-rematch"),
     path("tournaments/", tournaments.tournament_list, name="tournaments"),
     path("tournaments/new/", tournaments.tournament_new, name="tournament-new"),
     path("tournaments/<int:pk>/", tournaments.tournament_detail, name="tournament"),

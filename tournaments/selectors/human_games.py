@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games import registry
@@ -37,11 +38,14 @@ def game_of_user(*, user, pk: int) -> HumanGame | None:
 
 
 def games_against_people(*, bot_id: int, limit: int = 20) -> list[Match]:
-    """A bot's latest games against people (any version), newest first."""
+    """A bot's latest games against people (any version), newest first; each with
+    ``bot_rank``, the best rank a seat of the bot reached (None until finished)."""
+    rank = MatchSeat.objects.filter(match_id=OuterRef("pk"), version__bot_id=bot_id)
     rows = (
         Match.objects.filter(human_game__isnull=False, seats__version__bot_id=bot_id)
         .select_related("human_game__user")
-        .defer("moves", "record")
+        .only("pk", "status", "game", "human_game__user__username", "human_game__seat")
+        .annotate(bot_rank=Subquery(rank.order_by("rank").values("rank")[:1]))
         .distinct()
         .order_by("-id")
     )

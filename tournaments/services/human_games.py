@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -223,7 +224,7 @@ def _checked_bots(bots, *, game, players: int, user) -> list:
 def _check_limits(user) -> None:
     """The person's and the server's live games (inside the creating transaction; the
     person's row is locked so two requests of theirs count each other)."""
-    type(user).objects.select_for_update().filter(pk=user.pk).exists()
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
     live = Match.objects.filter(human_game__isnull=False, status__in=LIVE)
     mine = live.filter(human_game__user=user).count()
     if mine >= settings.ARENA_HUMAN_GAMES_PER_PERSON:

@@ -21,6 +21,7 @@ from bots.validation import UploadRejected
 from games import registry
 from tournaments.readcache import marks
 from tournaments.selectors import challenges as challenge_selectors
+from tournaments.selectors import human_games as human_game_selectors
 
 
 def query_text(request, name: str) -> str:
@@ -97,6 +98,7 @@ def bot_detail(request, pk):
                 for c in challenge_selectors.challenges_of_bot(bot_id=bot.pk)
             ],
             "challenge_choices": [("anyone", "anyone"), ("ask", "ask me"), ("nobody", "nobody")],
+            "people_games": human_game_selectors.games_against_people(bot_id=bot.pk),
         },
     )
 
