@@ -21,6 +21,7 @@ run: setup migrate demo
 	$(BIN)/celery -A arena worker -Q matches --concurrency 2 --loglevel INFO -n matches@%h & \
 	$(BIN)/celery -A arena worker -Q validations,maintenance --beat --concurrency 2 \
 	  --loglevel INFO -n service@%h & \
+	$(BIN)/celery -A arena worker -Q human_games --concurrency 2 --loglevel INFO -n people@%h & \
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload
 
 setup: system venv

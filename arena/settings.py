@@ -463,7 +463,7 @@ ARENA_CHALLENGE_ASK_SECONDS = int(os.environ.get("ARENA_CHALLENGE_ASK_SECONDS", 
 # live games on the whole server (each holds a process of a "human_games" worker: give
 # that worker as many); PER_PERSON caps one person's; MOVE_SECONDS is a person's time for
 # each move; POLL_SECONDS how often the worker looks for the person's answer.
-ARENA_HUMAN_GAMES_AT_ONCE = int(os.environ.get("ARENA_HUMAN_GAMES_AT_ONCE", "4"))
+ARENA_HUMAN_GAMES_AT_ONCE = int(os.environ.get("ARENA_HUMAN_GAMES_AT_ONCE", "2"))
 ARENA_HUMAN_GAMES_PER_PERSON = int(os.environ.get("ARENA_HUMAN_GAMES_PER_PERSON", "2"))
 ARENA_HUMAN_MOVE_SECONDS = int(os.environ.get("ARENA_HUMAN_MOVE_SECONDS", "300"))
 ARENA_HUMAN_POLL_SECONDS = float(os.environ.get("ARENA_HUMAN_POLL_SECONDS", "0.1"))

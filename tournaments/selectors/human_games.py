@@ -13,7 +13,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
@@ -78,9 +77,21 @@ def status_of(human_game: HumanGame, match: Match) -> str:
         return "ended"
     if match.status != Match.Status.RUNNING:
         return "starting"
-    if human_game.turn is not None and not human_game.answered:
+    if human_game.turn is not None and not human_game.answered and not worker_lost(match):
         return "your_turn"
     return "waiting"
+
+
+# A worker beats at least every 2 s while it plays a game (the position's writes, the
+# person's turn): one silent for longer than this is taken to be gone until the reaper
+# gives the game to another.
+LOST_AFTER_SECONDS = 8
+
+
+def worker_lost(match: Match) -> bool:
+    """Whether the running game's worker has stopped beating."""
+    lost_before = timezone.now() - timedelta(seconds=LOST_AFTER_SECONDS)
+    return match.heartbeat_at is not None and match.heartbeat_at < lost_before
 
 
 def human_game_answer(*, human_game: HumanGame) -> dict:
@@ -186,9 +197,11 @@ def _message(status: str, match: Match) -> str:
     if status == "starting":
         return "Waiting for a table: the game starts in a moment."
     if status == "waiting":
-        stale = timezone.now() - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS / 4)
-        if match.heartbeat_at is not None and match.heartbeat_at < stale:
-            return "The server playing the bots stopped answering; the game resumes shortly."
+        if worker_lost(match):
+            return (
+                "The server playing the bots stopped answering; the game goes on from the"
+                " moves made so far once another takes it over (within a few minutes)."
+            )
         return "The bots are moving."
     if status == "your_turn":
         return "Your turn."
