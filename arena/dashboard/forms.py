@@ -442,7 +442,10 @@ class TournamentForm(forms.Form):
                         if name == "bots"
                         else ("challengers-field" if name == "challengers" else field.auto_id)
                     )
-                    summary.append({"id": target, "label": field.label or name, "message": message})
+                    label = field.label or name
+                    if str(message).lower().startswith(label.lower()):
+                        label = ""  # the message names its input already
+                    summary.append({"id": target, "label": label, "message": message})
         return summary
 
     # The inputs in the order the page shows them (start_at last, after the game options).

@@ -261,7 +261,7 @@ def test_a_cancelled_tournament_shows_how_far_it_got(api, organiser):
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
     [
-        ({"format": "knockout"}, "format", "no format \"knockout\": pick one of"),
+        ({"format": "knockout"}, "format", 'no format "knockout": pick one of'),
         ({"format": "gauntlet"}, "challengers", "needs at least one challenger"),
         ({"format": "gauntlet", "challengers": [999999]}, "challengers", "must be entrants"),
         ({"challengers": "me"}, "challengers", "list"),

@@ -126,7 +126,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         for name in ("format", "seeding", "record_visibility"):
             field = self.fields[name]
             known = ", ".join(str(value) for value in field.choices)
-            field.error_messages["invalid_choice"] = f'There is no {name.replace("_", " ")} '
+            field.error_messages["invalid_choice"] = f"There is no {name.replace('_', ' ')} "
             field.error_messages["invalid_choice"] += f'"{{input}}": pick one of {known}'
 
     def get_entrants(self, tournament) -> list[dict]:

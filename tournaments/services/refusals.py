@@ -270,6 +270,8 @@ def format_refusals(refusals: Refusals, *, format: str, event: Event) -> None:
                 "bots, or how many go through",
             )
             return
+    if refusals:
+        return  # the format's own check would trip on what is refused already
     try:
         formats.next_matches(format, event, [])
     except ValueError as exc:

@@ -186,20 +186,22 @@ def _checked_settings(
         bot_ids=bot_ids,
         challengers=challengers,
     )
-    if not found:
+    # The format's checks read the seats, the entrants and the challengers: with those
+    # sound they run even when other settings are refused, so one answer says it all.
+    if not {"format", "players_per_match", "bots"} & set(found.by_field):
         event = event_of(
             _unsaved(
                 format,
                 players,
-                games_per_pairing,
+                max(games_per_pairing, 1),
                 rotate_seats,
-                rounds,
+                rounds if rounds is None or rounds >= 1 else 1,
                 advance,
                 third_place,
                 grand_final_reset,
             ),
             entrants=len(bot_ids),
-            challengers=tuple(bot_ids.index(c) for c in challengers),
+            challengers=tuple(bot_ids.index(c) for c in challengers if c in bot_ids),
         )
         refusals.format_refusals(found, format=format, event=event)
         if not found:
@@ -207,8 +209,8 @@ def _checked_settings(
             if planned > refusals.MAX_MATCHES:
                 found.add(
                     "bots",
-                    f"That makes up to {planned} matches; the limit is {refusals.MAX_MATCHES}: pick "
-                    "fewer bots, fewer games per pairing or fewer rounds",
+                    f"That makes up to {planned} matches; the limit is {refusals.MAX_MATCHES}: "
+                    "pick fewer bots, fewer games per pairing or fewer rounds",
                 )
     if found:
         raise ValidationError(found.as_dict())
