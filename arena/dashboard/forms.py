@@ -97,7 +97,8 @@ class BotField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, obj):
         owner = "you" if obj.owner_id == self.organiser_id else obj.owner.username
         return format_html(
-            '<span class="bot-name">{}</span> <span class="bot-owner">by {}</span>',
+            '<span class="bot-label"><span class="bot-name">{}</span> '
+            '<span class="bot-owner">by {}</span></span>',
             obj.name,
             owner,
         )
