@@ -312,3 +312,30 @@ def test_the_entrant_list_shows_owners_and_policies(web, organiser):
     assert f'<span class="bot-owner">by {LONG_OWNER}</span>' in page
     assert '<span class="bot-owner">by you</span>' in page
     assert 'id="select-shown"' in page and 'id="bot-search"' in page
+
+
+def test_a_start_moved_later_is_not_started_at_the_old_time(organiser):
+    bots = active_bots(owner=organiser, count=2)
+    tournament = services.create_tournament(
+        organiser=organiser, name="now", game="pairs", bot_ids=[b.pk for b in bots]
+    )
+    later = timezone.now() + timedelta(hours=1)
+    services.update_tournament(tournament_id=tournament.pk, editor=organiser, start_at=later)
+    assert services.start_due_tournaments() == []
+    # Read as due before the edit, it is still not claimed: the claim asks again.
+    assert not services.start_tournament(tournament_id=tournament.pk, due_by=timezone.now())
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.SCHEDULED
+    assert services.start_due_tournaments(now=later) == [tournament.pk]
+
+
+def test_an_entrant_whose_owner_closed_entries_stays_through_an_edit(organiser):
+    student = get_user_model().objects.create_user(username=LONG_OWNER)
+    theirs = bot_with_version(owner=student, name="their_bot", announce=False)[0]
+    mine = active_bots(owner=organiser, count=1)
+    tournament = scheduled(organiser, [mine[0], theirs])
+    Bot.objects.filter(pk=theirs.pk).update(accepts_entries=False)
+    changed = services.update_tournament(
+        tournament_id=tournament.pk, editor=organiser, name="renamed"
+    )
+    assert changed.name == "renamed" and changed.entries.count() == 2

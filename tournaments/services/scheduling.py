@@ -377,7 +377,7 @@ def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
         validations = entry_validations(tournament=tournament)
         if admission.still_waiting(validations, start_at=tournament.start_at, now=now):
             continue
-        if start_tournament(tournament_id=tournament.pk):
+        if start_tournament(tournament_id=tournament.pk, due_by=now):
             started.append(tournament.pk)
     return started
 
@@ -399,17 +399,19 @@ def entry_validations(*, tournament: Tournament) -> dict:
 
 
 @transaction.atomic
-def start_tournament(*, tournament_id: int) -> bool:
+def start_tournament(*, tournament_id: int, due_by: datetime | None = None) -> bool:
     """Claim a scheduled tournament (conditional UPDATE), pin versions, seed, queue round one.
 
-    Returns False when someone else already started it. An entry whose version failed its
+    Returns False when someone else already started it (or, with ``due_by``, when its
+    start has been moved past that time). An entry whose version failed its
     validation under the tournament's options is withdrawn (``start_due_tournaments``
     waits for those validations first; one not ended by now does not hold the entry out).
     A tournament left with too few playable entrants for its format is cancelled, saying so.
     """
-    claimed = Tournament.objects.filter(
-        pk=tournament_id, status=Tournament.Status.SCHEDULED
-    ).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+    due = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.SCHEDULED)
+    if due_by is not None:  # an edit may have moved the start later since it was read
+        due = due.filter(start_at__lte=due_by)
+    claimed = due.update(status=Tournament.Status.RUNNING, started_at=timezone.now())
     if not claimed:
         return False
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
