@@ -285,23 +285,29 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
     if changes.get("format", tournament.format) != Tournament.Format.GAUNTLET:
         if "challengers" not in changes:
             changes["challengers"] = []
-    wanted = {**current, **{k: v for k, v in changes.items()}}
+    wanted = {**current, **changes}
     wanted["challengers"] = list(wanted["challengers"] or [])
+    found: dict[str, list[str]] = {}
     start_at = changes.get("start_at")
     if start_at is not None and start_at != tournament.start_at:
         if refusal := past_start_refusal(start_at):
-            raise ValidationError({"start_at": [refusal]})
+            found["start_at"] = [refusal]
     if wanted["start_at"] is None:
         wanted["start_at"] = timezone.now()
-    checked = _checked_settings(
-        organiser=tournament.organiser,
-        kept=frozenset(current["bot_ids"]),  # entered, they stay whatever their policy now
-        **{
-            name: wanted[name]
-            for name in EDITABLE
-            if name not in ("name", "start_at", "seed", "rated", "seeding")
-        },
-    )
+    try:
+        checked = _checked_settings(
+            organiser=tournament.organiser,
+            kept=frozenset(current["bot_ids"]),  # entered, they stay whatever their policy
+            **{
+                name: wanted[name]
+                for name in EDITABLE
+                if name not in ("name", "start_at", "seed", "rated", "seeding")
+            },
+        )
+    except ValidationError as exc:
+        raise ValidationError({**found, **exc.message_dict}) from None
+    if found:
+        raise ValidationError(found)
     wanted.update(checked)
     changed = {name for name in EDITABLE if wanted[name] != current[name]}
     renew = "seed" in changes or bool(changed - set(KEEPS_THE_SEED))
@@ -309,11 +315,8 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
         if name not in ("bot_ids", "challengers", "seed"):
             setattr(tournament, name, wanted[name])
     if renew:
-        tournament.seed = (
-            wanted["seed"]
-            if "seed" in changes and wanted["seed"] is not None
-            else (secrets.randbits(62))
-        )
+        chosen = changes.get("seed")
+        tournament.seed = chosen if chosen is not None else secrets.randbits(62)
         tournament.seed_salt = secrets.token_hex(16)
         tournament.seed_commitment = seed_commitment(
             seed=tournament.seed, salt=tournament.seed_salt

@@ -122,7 +122,7 @@ CHECKED = (
 CHECK_DEFAULTS = {"format": "round_robin", "rotate_seats": True, "move_ms": 1000, "bank_ms": 10000}
 
 
-def _refuse_the_rest(form: TournamentForm, organiser) -> None:
+def _refuse_the_rest(form: TournamentForm, organiser, kept: frozenset[int] = frozenset()) -> None:
     """A form refused on some inputs also shows what the service would refuse of the
     others, so one submission shows every mistake."""
     data = form.cleaned_data
@@ -141,6 +141,7 @@ def _refuse_the_rest(form: TournamentForm, organiser) -> None:
         bot_ids=bots,
         challengers=[bot.pk for bot in data.get("challengers") or []],
         options=data.get("options", {}),
+        kept=kept,
         **settings,
     )
     for field, messages_ in found.items():
@@ -210,7 +211,8 @@ def tournament_edit(request, pk):
                 messages.success(request, said)
                 return redirect("tournament", pk=pk)
         else:
-            _refuse_the_rest(form, request.user)
+            entered = tournament.entries.values_list("bot_id", flat=True)
+            _refuse_the_rest(form, request.user, kept=frozenset(entered))
     return render(request, TOURNAMENT_FORM, {"form": form, **context})
 
 
