@@ -93,11 +93,13 @@ def option_refusal(engine: Game, exc: InvalidOptions) -> tuple[str, str]:
         word, bound = limit.groups()
         rest = "or more" if word == "least" else "or fewer"
         return field, f"{name} must be at {word} {bound}: try {bound} {rest}"
-    return field, f"{name}: {_sentence(_without_option_prefix(str(exc)))}"
-
-
-def _without_option_prefix(text: str) -> str:
-    return re.sub(r"^option '\w+' ", "", text)
+    # The engine's own words, led by the option's name as the form labels it.
+    prefix = f"option '{exc.option}' "
+    if text.startswith(prefix):
+        return field, f"{name} {text.removeprefix(prefix)}"
+    if text.startswith(exc.option):
+        return field, f"{name}{text.removeprefix(exc.option)}"
+    return field, f"{name}: {text}"
 
 
 def _sentence(text: str) -> str:
