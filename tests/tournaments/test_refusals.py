@@ -103,3 +103,11 @@ def test_options_a_game_refuses_together_land_on_the_option():
 def test_every_mistake_is_found_at_once():
     errors = refusal(count=1, games_per_pairing=3, rounds=0, move_ms=5, options={"games": 99})
     assert set(errors) == {"bots", "games_per_pairing", "rounds", "move_ms", "options.games"}
+
+
+@pytest.mark.django_db
+def test_a_table_too_big_is_refused_alone():
+    # Not also "games per pairing must be a multiple of 200": the seats are the mistake.
+    assert refusal(players_per_match=200) == {
+        "players_per_match": ["Pairs is played by 2 to 8 players: give a number from 2 to 8"]
+    }

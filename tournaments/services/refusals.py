@@ -64,8 +64,9 @@ def players_refusal(engine: Game, players) -> str | None:
         engine.check_players(players)
     except InvalidOptions:
         low, high = engine.min_players, engine.max_players
-        seats = f"{low} players" if low == high else f"{low} to {high} players"
-        return f"{engine.title} seats {seats} a game: give a number from {low} to {high}"
+        if low == high:
+            return f"{engine.title} is played by {low} players: give {low}, or leave it empty"
+        return f"{engine.title} is played by {low} to {high} players: give a number from {low} to {high}"
     return None
 
 
@@ -179,7 +180,7 @@ def setting_refusals(
             "games_per_pairing",
             f"Games per pairing must be from 1 to {MAX_GAMES_PER_PAIRING}",
         )
-    elif rotate_seats and games_per_pairing % players:
+    elif rotate_seats and games_per_pairing % players and "players_per_match" not in refusals:
         lower = max(players, games_per_pairing - games_per_pairing % players)
         tries = sorted({lower, lower + players})
         refusals.add(

@@ -171,7 +171,10 @@ def _checked_settings(
                 field, message = refusals.option_refusal(engine, exc)
                 found.add("players_per_match" if field == "options" else field, message)
     if games_per_pairing is None:
-        games_per_pairing = players if rotate_seats else 1
+        # One game per rotation of a table the game can seat (else the seats' own refusal
+        # says all there is to say).
+        seated = "players_per_match" not in found
+        games_per_pairing = players if rotate_seats and seated else 1
     refusals.entrant_refusals(found, organiser=organiser, game=game, bot_ids=bot_ids, kept=kept)
     refusals.setting_refusals(
         found,
