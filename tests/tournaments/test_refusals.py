@@ -10,7 +10,7 @@ from tests.support.builders import active_bots, user
 from tournaments import services
 from tournaments.models import Tournament
 
-FORMATS = [value for value in Tournament.Format.values]
+FORMATS = list(Tournament.Format.values)
 # What a developer reads, not an organiser: none of these may reach a refusal.
 DEVELOPER_TEXT = ("entrants cannot fill", "got ", "bot ids", "Ensure this value", "option '")
 
