@@ -21,6 +21,7 @@ from bots.services import DuplicateUpload, UploadRefused
 from bots.validation import UploadRejected
 from games.protocol import IllegalAction, InvalidOptions
 from games.registry import UnknownGame
+from tournaments.services.scheduling import TournamentStarted
 
 API_PREFIX = "/api/"
 
@@ -82,10 +83,14 @@ def _as_api_exception(exc: Exception) -> tuple[Exception, str | None]:
         return exceptions.ValidationError({"game": [str(exc.args[0])]}), "unknown_game"
     if isinstance(exc, InvalidOptions):
         return exceptions.ValidationError({"options": [str(exc)]}), "invalid_options"
-    if isinstance(exc, DuplicateUpload):  # a conflict with what is stored, not bad input
-        error = exceptions.APIException(str(exc), code="duplicate_upload")
-        error.status_code = status.HTTP_409_CONFLICT
-        return error, "duplicate_upload"
+    for kind, code in (
+        (DuplicateUpload, "duplicate_upload"),  # a conflict with what is stored, not bad input
+        (TournamentStarted, "tournament_started"),  # a conflict with the event's state
+    ):
+        if isinstance(exc, kind):
+            error = exceptions.APIException(str(exc), code=code)
+            error.status_code = status.HTTP_409_CONFLICT
+            return error, code
     for kind, code in (
         (UploadRejected, "upload_rejected"),
         (UploadRefused, "upload_refused"),

@@ -29,7 +29,15 @@ class IllegalAction(ValueError):
 
 
 class InvalidOptions(ValueError):
-    """Options or player count a game does not accept."""
+    """Options or player count a game does not accept.
+
+    ``option`` names the one option at fault when there is one, so a form can show the
+    refusal beside that option's input; None for a player count or a combination.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None):
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True)
@@ -60,14 +68,22 @@ class Option:
         kind = self.kind
         ok_type = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
         if not ok_type:
-            raise InvalidOptions(f"option {name!r} must be {kind.__name__}, got {value!r}")
+            raise InvalidOptions(
+                f"option {name!r} must be {kind.__name__}, got {value!r}", option=name
+            )
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(map(str, self.choices))
-            raise InvalidOptions(f"option {name!r} must be one of {allowed}, got {value!r}")
+            raise InvalidOptions(
+                f"option {name!r} must be one of {allowed}, got {value!r}", option=name
+            )
         if self.minimum is not None and value < self.minimum:
-            raise InvalidOptions(f"option {name!r} must be at least {self.minimum}, got {value!r}")
+            raise InvalidOptions(
+                f"option {name!r} must be at least {self.minimum}, got {value!r}", option=name
+            )
         if self.maximum is not None and value > self.maximum:
-            raise InvalidOptions(f"option {name!r} must be at most {self.maximum}, got {value!r}")
+            raise InvalidOptions(
+                f"option {name!r} must be at most {self.maximum}, got {value!r}", option=name
+            )
         return value
 
     def describe(self) -> dict:

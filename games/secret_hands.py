@@ -32,7 +32,9 @@ def rotations_option(default: int) -> Option:
 
 def check_rotations(options: dict) -> None:
     if options["rotations"] > MAX_ROTATIONS:
-        raise InvalidOptions(f"option 'rotations' must be at most {MAX_ROTATIONS}")
+        raise InvalidOptions(
+            f"option 'rotations' must be at most {MAX_ROTATIONS}", option="rotations"
+        )
 
 
 def can_draw(shoe: Shoe) -> bool:

@@ -74,7 +74,7 @@ class StaxState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["games"] > MAX_GAMES:
-            raise InvalidOptions(f"option 'games' must be at most {MAX_GAMES}")
+            raise InvalidOptions(f"option 'games' must be at most {MAX_GAMES}", option="games")
 
     def setup(self) -> None:
         self.session = Session(self.players, self.seed)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.html import format_html
 
 from arena import throttling
 from bots.models import Bot
-from games import InvalidOptions, registry
+from games import registry
 from tournaments.models import Tournament
 from tournaments.services import scheduling
 
@@ -64,20 +67,59 @@ FORMAT_SETTINGS = {
 
 
 class BotChoices(forms.CheckboxSelectMultiple):
-    """Checkboxes that carry their bot's game and id, so the page can offer only the bots
-    of the chosen game (the server checks the game again)."""
+    """Checkboxes that carry their bot's game, name, owner and entry policy, so the page
+    can offer only the bots of the chosen game and search and filter them (the server
+    checks everything again)."""
+
+    organiser_id: int | None = None
 
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
         bot = getattr(value, "instance", None)
         if bot is not None:
-            option["attrs"]["data-game"] = bot.game
+            option["attrs"].update(
+                {
+                    "data-game": bot.game,
+                    "data-name": bot.name,
+                    "data-owner": bot.owner.username,
+                    "data-mine": "1" if bot.owner_id == self.organiser_id else "0",
+                    "data-accepts": "1" if bot.accepts_entries else "0",
+                }
+            )
         return option
 
 
 class BotField(forms.ModelMultipleChoiceField):
+    """Bots by name, each with its owner (a class's bots are told apart by their owners)."""
+
+    organiser_id: int | None = None
+
     def label_from_instance(self, obj):
-        return f"{obj.name} ({obj.game})"
+        owner = "you" if obj.owner_id == self.organiser_id else obj.owner.username
+        return format_html(
+            '<span class="bot-label"><span class="bot-name">{}</span> '
+            '<span class="bot-owner">by {}</span></span>',
+            obj.name,
+            owner,
+        )
+
+
+def pasted_names(text: str) -> list[str]:
+    """The names in a pasted list: one a line or separated by commas, semicolons or
+    spaces (bot names and usernames hold none of those), in order, each once."""
+    return list(dict.fromkeys(n for n in re.split(r"[\s,;]+", text) if n))
+
+
+def plain_number_messages(field: forms.Field, label: str) -> None:
+    """Django's stock refusals of a number ("Ensure this value is greater than or equal
+    to 1.") in words that name the input and say what to give."""
+    field.error_messages.update(
+        {
+            "invalid": f"{label} must be a whole number",
+            "min_value": f"{label} must be %(limit_value)s or more",
+            "max_value": f"{label} must be %(limit_value)s or less",
+        }
+    )
 
 
 def option_field_name(game: str, option: str) -> str:
@@ -104,9 +146,13 @@ def option_form_field(name: str, option) -> forms.Field:
             initial=default,
             label=label,
             help_text=help_text,
+            error_messages={
+                "invalid_choice": f"{label} must be one of "
+                f"{', '.join(map(str, option.choices))}: pick one of those"
+            },
         )
     if isinstance(default, int):
-        return forms.IntegerField(
+        field = forms.IntegerField(
             required=False,
             initial=default,
             min_value=option.minimum,
@@ -114,6 +160,8 @@ def option_form_field(name: str, option) -> forms.Field:
             label=label,
             help_text=help_text,
         )
+        plain_number_messages(field, label)
+        return field
     return forms.CharField(
         required=False, initial=default, max_length=200, label=label, help_text=help_text
     )
@@ -133,13 +181,36 @@ def local_to_utc(value: datetime, zone_name: str) -> datetime:
 
 
 class TournamentForm(forms.Form):
-    name = forms.CharField(max_length=100)
-    game = forms.ChoiceField(choices=game_choices)
+    name = forms.CharField(
+        max_length=100,
+        error_messages={
+            "required": "Give the tournament a name",
+            "max_length": "Keep the name to %(limit_value)d characters (it has %(show_value)d)",
+        },
+    )
+    game = forms.ChoiceField(
+        choices=game_choices,
+        error_messages={"required": "Pick a game", "invalid_choice": "Pick a game of the list"},
+    )
     bots = BotField(
         queryset=Bot.objects.none(),
         widget=BotChoices,
+        required=False,
         help_text="Entrants: bots of the chosen game with an active version, your own and "
         "other people's that accept entries",
+        error_messages={
+            "invalid_choice": "A bot picked cannot be entered any more (deleted, or its "
+            "owner closed entries): pick the bots again",
+            "invalid_pk_value": "Pick bots from the list",
+        },
+    )
+    bot_list = forms.CharField(
+        required=False,
+        max_length=20000,
+        label="Or paste bot names or owners",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One a line, or separated by commas: a bot's name enters that bot; an "
+        "owner's username enters each of their bots of this game that you may enter",
     )
     format = forms.ChoiceField(
         choices=Tournament.Format.choices,
@@ -174,6 +245,10 @@ class TournamentForm(forms.Form):
         required=False,
         widget=BotChoices,
         help_text="The entrants who play everyone else (at least one)",
+        error_messages={
+            "invalid_choice": "Pick challengers among the entrants",
+            "invalid_pk_value": "Pick challengers from the list",
+        },
     )
     advance = forms.IntegerField(
         min_value=1,
@@ -218,18 +293,32 @@ class TournamentForm(forms.Form):
     start_at = forms.DateTimeField(
         required=False,
         label="Start",
+        error_messages={"invalid": "Give a date and a time, such as 2030-01-02 09:30"},
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="Empty: now; not in the past. Read as UTC (your browser names its own zone when "
         "scripts run).",
     )
     time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
-    def __init__(self, *args, organiser, **kwargs):
+    def __init__(self, *args, organiser, tournament: Tournament | None = None, **kwargs):
+        self.tournament = tournament
+        if tournament is not None:
+            kwargs.setdefault("initial", initial_of(tournament))
         super().__init__(*args, **kwargs)
-        self.fields["bots"].queryset = Bot.objects.filter(
-            Q(owner=organiser) | Q(accepts_entries=True)
-        ).order_by("game", "name")
-        self.fields["challengers"].queryset = self.fields["bots"].queryset
+        if tournament is not None and not self.is_bound:
+            # Shown as UTC; the page's script turns it into the browser's own time.
+            self.fields["start_at"].widget.attrs["data-utc"] = "1"
+        enterable = Q(owner=organiser) | Q(accepts_entries=True)
+        if tournament is not None:  # its entrants stay offered, whatever their policy now
+            enterable |= Q(entries__tournament=tournament)
+        bots = Bot.objects.filter(enterable).distinct().select_related("owner")
+        for name in ("bots", "challengers"):
+            self.fields[name].queryset = bots.order_by("game", "name")
+            self.fields[name].organiser_id = organiser.pk
+            self.fields[name].widget.organiser_id = organiser.pk
+        for name, field in self.fields.items():
+            if isinstance(field, forms.IntegerField):
+                plain_number_messages(field, field.label or name.replace("_", " ").capitalize())
         # Every game's options, so the form works without scripts; only the chosen
         # game's are read.
         self.option_fields: dict[str, list[str]] = {}
@@ -238,6 +327,8 @@ class TournamentForm(forms.Form):
             for name, option in registry.get(slug).options.items():
                 field_name = option_field_name(slug, name)
                 self.fields[field_name] = option_form_field(name, option)
+                if tournament is not None and tournament.game == slug:
+                    self.initial[field_name] = tournament.options.get(name, option.default)
                 names.append(field_name)
             self.option_fields[slug] = names
 
@@ -270,6 +361,7 @@ class TournamentForm(forms.Form):
                     data.pop(name, None)
         if game:
             data["options"] = self._options_of(game, data)
+            self._add_pasted_bots(game, data)
         if data.get("advance") is None:
             data["advance"] = 1
         start = data.get("start_at")
@@ -281,9 +373,105 @@ class TournamentForm(forms.Form):
             except ValueError as exc:
                 self.add_error("start_at", str(exc))
             else:
-                if refusal := scheduling.past_start_refusal(data["start_at"]):
+                kept = self.tournament.start_at if self.tournament is not None else None
+                if kept is not None and data["start_at"] == kept.replace(second=0, microsecond=0):
+                    data["start_at"] = kept  # shown to the minute, sent back unchanged
+                elif refusal := scheduling.past_start_refusal(data["start_at"]):
                     self.add_error("start_at", refusal)
         return data
+
+    def _add_pasted_bots(self, game: str, data: dict) -> None:
+        """The bots named in the pasted list (by their names or their owners') join the
+        ticked ones, in the list's order after them."""
+        names = pasted_names(data.get("bot_list") or "")
+        if not names:
+            return
+        offered = self.fields["bots"].queryset.filter(game=game)
+        by_name = {bot.name.lower(): bot for bot in offered}
+        by_owner: dict[str, list[Bot]] = {}
+        for bot in offered:
+            by_owner.setdefault(bot.owner.username.lower(), []).append(bot)
+        picked = list(data.get("bots") or [])
+        unknown = []
+        for name in names:
+            found = by_name.get(name.lower())
+            found = [found] if found else by_owner.get(name.lower())
+            if not found:
+                unknown.append(name)
+            picked.extend(bot for bot in found or [] if bot not in picked)
+        if unknown:
+            title = registry.get(game).title
+            shown = ", ".join(unknown[:5]) + (
+                f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+            )
+            self.add_error(
+                "bot_list",
+                f"No bot or owner of a {title} bot you may enter is named {shown}: check the "
+                "spelling, or leave them out",
+            )
+        data["bots"] = picked
+
+    # Where the service's refusals go: a game option's to its input, the rest by name.
+    def add_refusals(self, exc: ValidationError) -> None:
+        """Show a refusal of the services beside the inputs it is about."""
+        if not hasattr(exc, "error_dict"):
+            self.add_error(None, exc)
+            return
+        game = self.cleaned_data.get("game", "")
+        for field, errors in exc.error_dict.items():
+            name = field
+            if field.startswith("options."):
+                name = option_field_name(game, field.removeprefix("options."))
+            if name not in self.fields or name == "options":
+                name = None
+            self.add_error(name, errors)
+
+    def error_summary(self) -> list[dict]:
+        """Every refusal in the order the page shows its inputs, with the input's id."""
+        game = self.data.get("game", "")
+        order = [*self.PAGE_ORDER[:-1], *self.option_fields.get(game, []), "start_at"]
+        order += [name for name in self.errors if name not in order]
+        summary = []
+        for name in order:
+            for message in self.errors.get(name, []):
+                if name == "__all__":
+                    summary.append({"id": "", "label": "", "message": message})
+                else:
+                    field = self[name]
+                    target = (
+                        "bots-field"
+                        if name == "bots"
+                        else ("challengers-field" if name == "challengers" else field.auto_id)
+                    )
+                    label = field.label or name
+                    if str(message).lower().startswith(label.lower()):
+                        label = ""  # the message names its input already
+                    summary.append({"id": target, "label": label, "message": message})
+        return summary
+
+    # The inputs in the order the page shows them (start_at last, after the game options).
+    PAGE_ORDER = (
+        "__all__",
+        "name",
+        "game",
+        "bots",
+        "bot_list",
+        "format",
+        "rounds",
+        "challengers",
+        "third_place",
+        "grand_final_reset",
+        "advance",
+        "seeding",
+        "players_per_match",
+        "games_per_pairing",
+        "rotate_seats",
+        "move_ms",
+        "bank_ms",
+        "rated",
+        "record_visibility",
+        "start_at",
+    )
 
     def _options_of(self, game: str, data: dict) -> dict:
         """The chosen game's options that differ from their defaults (the defaults are
@@ -298,11 +486,32 @@ class TournamentForm(forms.Form):
                 value = option.default
             if value != option.default:
                 options[name] = value
-        try:
-            registry.get(game).resolve_options(options)
-        except InvalidOptions as exc:
-            self.add_error(None, str(exc))
-        return options
+        return options  # checked by the service, whose refusals come back to each input
+
+
+def initial_of(tournament: Tournament) -> dict:
+    """The edit form's values: the tournament's settings as they are."""
+    bots = [e.bot_id for e in tournament.entries.order_by("id")]
+    return {
+        "name": tournament.name,
+        "game": tournament.game,
+        "bots": bots,
+        "challengers": [e.bot_id for e in tournament.entries.filter(challenger=True)],
+        "format": tournament.format,
+        "seeding": tournament.seeding,
+        "players_per_match": tournament.players_per_match,
+        "games_per_pairing": tournament.games_per_pairing,
+        "rotate_seats": tournament.rotate_seats,
+        "rounds": tournament.rounds,
+        "advance": tournament.advance,
+        "third_place": tournament.third_place,
+        "grand_final_reset": tournament.grand_final_reset,
+        "move_ms": tournament.move_ms,
+        "bank_ms": tournament.bank_ms,
+        "rated": tournament.rated,
+        "record_visibility": tournament.record_visibility,
+        "start_at": tournament.start_at.astimezone(UTC).replace(tzinfo=None),
+    }
 
 
 class ThrottledLoginMixin:

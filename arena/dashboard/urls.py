@@ -47,6 +47,7 @@ urlpatterns = [
     path("tournaments/<int:pk>/", tournaments.tournament_detail, name="tournament"),
     path("tournaments/<int:pk>/live/", tournaments.tournament_live, name="tournament-live"),
     path("tournaments/<int:pk>/cancel/", tournaments.tournament_cancel, name="tournament-cancel"),
+    path("tournaments/<int:pk>/edit/", tournaments.tournament_edit, name="tournament-edit"),
     path("matches/<int:pk>/", matches.match_detail, name="match"),
     path("ladders/", tournaments.ladder_list, name="ladders"),
     path("ladders/<int:pk>/", tournaments.ladder_detail, name="ladder"),

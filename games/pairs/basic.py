@@ -86,9 +86,9 @@ class PairsState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["games"] > MAX_GAMES:
-            raise InvalidOptions(f"option 'games' must be at most {MAX_GAMES}")
+            raise InvalidOptions(f"option 'games' must be at most {MAX_GAMES}", option="games")
         if options["stake"] > 1_000_000:
-            raise InvalidOptions("option 'stake' must be at most 1000000")
+            raise InvalidOptions("option 'stake' must be at most 1000000", option="stake")
 
     # -- setup and dealing ------------------------------------------------------
     def setup(self) -> None:

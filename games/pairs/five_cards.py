@@ -41,7 +41,7 @@ class FiveCardsState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["target"] > MAX_TARGET:
-            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}")
+            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}", option="target")
 
     def setup(self) -> None:
         self.session = Session(2, self.seed)

@@ -55,9 +55,11 @@ class KittyState(State):
         if options["partners"] and players not in (4, 6):
             raise InvalidOptions(f"partners needs 4 or 6 players (teams of two), not {players}")
         if options["target"] > MAX_TARGET:
-            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}")
+            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}", option="target")
         if options["target"] != OPTIONS["target"].default and not options["long_game"]:
-            raise InvalidOptions("option 'target' only applies to the long game (long_game=true)")
+            raise InvalidOptions(
+                "option 'target' only applies to the long game (long_game=true)", option="target"
+            )
 
     def setup(self) -> None:
         n = self.players

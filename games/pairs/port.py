@@ -47,7 +47,7 @@ class PortState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["target"] > MAX_TARGET:
-            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}")
+            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}", option="target")
 
     def setup(self) -> None:
         n = self.players

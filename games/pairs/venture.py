@@ -124,7 +124,7 @@ class VentureState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["deals"] > MAX_DEALS:
-            raise InvalidOptions(f"option 'deals' must be at most {MAX_DEALS}")
+            raise InvalidOptions(f"option 'deals' must be at most {MAX_DEALS}", option="deals")
 
     def setup(self) -> None:
         self.drafting: bool = self.options["drafting"]

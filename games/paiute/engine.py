@@ -50,7 +50,7 @@ class PaiuteState(ChipSession):
     def check_players_with_options(cls, players: int, options: dict) -> None:
         super().check_players_with_options(players, options)
         if options["ante"] > MAX_ANTE:
-            raise InvalidOptions(f"option 'ante' must be at most {MAX_ANTE}")
+            raise InvalidOptions(f"option 'ante' must be at most {MAX_ANTE}", option="ante")
 
     def setup(self) -> None:
         self.start_session()

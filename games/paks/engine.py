@@ -58,7 +58,7 @@ class PaksState(State):
                 "paks cannot be played by 5: it takes 2 or 3 players alone, or 4 or 6 in two teams"
             )
         if options["target"] > MAX_TARGET:
-            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}")
+            raise InvalidOptions(f"option 'target' must be at most {MAX_TARGET}", option="target")
 
     def setup(self) -> None:
         n = self.players

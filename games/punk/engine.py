@@ -58,7 +58,10 @@ class PunkState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
         if options["dice"] and options["fixed_opening"]:
-            raise InvalidOptions("fixed_opening needs cards: dice have no fixed opening hand")
+            raise InvalidOptions(
+                "fixed_opening needs cards: dice have no fixed opening hand",
+                option="fixed_opening",
+            )
 
     def setup(self) -> None:
         self.table = table_size(self.players)

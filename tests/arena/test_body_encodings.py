@@ -119,6 +119,35 @@ def create_tournament(api, encoding, alice, stored_version):
     return answer.json()
 
 
+def change_tournament(api, encoding, alice, stored_version):
+    if not Bot.objects.filter(owner=alice, name="entrant0").exists():
+        entrants(alice, stored_version)
+    bots = list(Bot.objects.filter(name__startswith="entrant").values_list("pk", flat=True))
+    # Every boolean away from its default: a form body must not put a default back.
+    body = {
+        "name": f"kept-{encoding}",
+        "game": "pairs",
+        "bots": bots,
+        "format": "single_elimination",
+        "rotate_seats": False,
+        "rated": False,
+        "third_place": True,
+        "grand_final_reset": False,
+        "start_at": "2030-01-02T09:30:00Z",
+    }
+    made = api.post("/api/tournaments/", body, format="json").json()
+    answer = send(api, "patch", f"/api/tournaments/{made['id']}/", {"name": "new"}, encoding)
+    assert answer.status_code == 200, answer.content
+    changed = answer.json()
+    assert (changed["rotate_seats"], changed["rated"], changed["third_place"]) == (
+        False,
+        False,
+        True,
+    )
+    assert changed["grand_final_reset"] is False
+    return changed
+
+
 def create_challenge(api, encoding, alice, stored_version):
     mine = Bot.objects.create(owner=alice, name=f"challenger-{encoding}", game="pairs")
     stored_version(mine)
@@ -142,6 +171,7 @@ CASES = {
     ("patch", "/api/bots/{id}/"): change_bot,
     ("patch", "/api/bots/{id}/gating/"): change_gating,
     ("post", "/api/tournaments/"): create_tournament,
+    ("patch", "/api/tournaments/{id}/"): change_tournament,
 }
 
 

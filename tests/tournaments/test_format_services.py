@@ -259,30 +259,49 @@ def test_a_cancelled_tournament_shows_how_far_it_got(api, organiser):
 
 
 @pytest.mark.parametrize(
-    ("fields", "words"),
+    ("fields", "field", "words"),
     [
-        ({"format": "knockout"}, "format"),
-        ({"format": "gauntlet"}, "challenger"),
-        ({"format": "gauntlet", "challengers": [999999]}, "challengers must be entrants"),
-        ({"challengers": "me"}, "challengers"),
-        ({"format": "double_elimination", "players_per_match": 3}, "two-seat"),
-        ({"format": "single_elimination", "players_per_match": 3, "advance": 3}, "advance"),
-        ({"games_per_pairing": 3}, "multiple of 2"),
-        ({"format": "swiss", "rounds": 0}, "rounds"),
-        ({"twice": True}, "entered twice"),
-        ({"other_game": True}, "plays pairs-port"),
-        ({"third_place": "maybe"}, "third_place"),
+        ({"format": "knockout"}, "format", 'no format "knockout": pick one of'),
+        ({"format": "gauntlet"}, "challengers", "needs at least one challenger"),
+        ({"format": "gauntlet", "challengers": [999999]}, "challengers", "must be entrants"),
+        ({"challengers": "me"}, "challengers", "list"),
+        (
+            {"format": "double_elimination", "players_per_match": 3},
+            "players_per_match",
+            "set players per match to 2",
+        ),
+        (
+            {"format": "single_elimination", "players_per_match": 3, "advance": 3},
+            "advance",
+            "From 1 to 2 of each table of 3",
+        ),
+        ({"games_per_pairing": 3}, "games_per_pairing", "multiple of 2 when seats rotate"),
+        ({"format": "swiss", "rounds": 0}, "rounds", "from 1 to 100"),
+        ({"twice": True}, "bots", "entered twice"),
+        ({"other_game": True}, "bots", "plays pairs-port"),
+        ({"third_place": "maybe"}, "third_place", "valid boolean"),
+        ({"options": {"games": 999}}, "options.games", "at most 20: try 20 or fewer"),
+        ({"options": {"gambling": "x"}}, "options.gambling", "must be one of"),
+        ({"options": {"nonsense": 1}}, "options", "nonsense"),
+        ({"players_per_match": 99}, "players_per_match", "give a number from 2 to"),
+        ({"only_one": True}, "bots", "Pick at least two bots"),
     ],
 )
-def test_bad_requests_get_a_clear_400_and_store_nothing(api, organiser, fields, words):
+def test_bad_requests_get_a_clear_400_and_store_nothing(api, organiser, fields, field, words):
+    """Each refusal sits on its field in words that say what to do; the code stays."""
     bots = active_bots(owner=organiser, count=3)
     ids = [b.pk for b in bots]
     if fields.pop("twice", False):
         ids = [ids[0], ids[0], ids[1]]
     if fields.pop("other_game", False):
         ids.append(Bot.objects.create(owner=organiser, name="port-bot", game="pairs-port").pk)
+    if fields.pop("only_one", False):
+        ids = ids[:1]
     body = {"name": "bad", "game": "pairs", "bots": ids, **fields}
     answer = api.post("/api/tournaments/", body, format="json")
     assert answer.status_code == 400, answer.json()
-    assert words in str(answer.json())
+    assert answer.json()["code"] == "invalid"
+    errors = answer.json()["errors"]
+    assert field in errors, errors
+    assert any(words in message for message in errors[field]), errors
     assert not Tournament.objects.exists()

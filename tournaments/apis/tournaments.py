@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import (
-    extend_schema,
-)
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
@@ -123,6 +121,14 @@ class TournamentSerializer(serializers.ModelSerializer):
             "options": {"required": False},
         }
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("format", "seeding", "record_visibility"):
+            field = self.fields[name]
+            known = ", ".join(str(value) for value in field.choices)
+            field.error_messages["invalid_choice"] = f"There is no {name.replace('_', ' ')} "
+            field.error_messages["invalid_choice"] += f'"{{input}}": pick one of {known}'
+
     def get_entrants(self, tournament) -> list[dict]:
         return selectors.entrants(tournament=tournament)
 
@@ -141,6 +147,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         return data
 
     def validate_start_at(self, value):
+        if self.instance is not None and value == self.instance.start_at:
+            return value  # an edit that sends the start back unchanged
         if refusal := scheduling.past_start_refusal(value):
             raise ValidationError(refusal.replace("leave the start empty", "leave start_at out"))
         return value
@@ -280,6 +288,8 @@ class TournamentListCreateApi(generics.ListAPIView):
 
 
 class TournamentDetailApi(generics.RetrieveAPIView):
+    """A tournament; its organiser may change it (PATCH) until it starts."""
+
     serializer_class = TournamentDetailSerializer
     # The standings snapshot comes in the tournament's row (tournaments.read_models).
     queryset = Tournament.objects.select_related("organiser", "snapshot")
@@ -290,6 +300,33 @@ class TournamentDetailApi(generics.RetrieveAPIView):
         return readcache.api_response(
             request, self, mark, lambda: self.get_serializer(self.get_object()).data
         )
+
+    @extend_schema(
+        request=TournamentSerializer,
+        responses={
+            200: TournamentDetailSerializer,
+            409: OpenApiResponse(
+                description="the tournament has started or ended: only a scheduled one "
+                "can be edited (code tournament_started)"
+            ),
+        },
+    )
+    def patch(self, request, pk):
+        """Change any of the settings given, checked whole as at creation; any change but
+        name, start_at, rated and record_visibility draws a new seed and commitment."""
+        tournament = get_object_or_404(Tournament, pk=pk)
+        if tournament.organiser_id != request.user.id:
+            raise PermissionDenied("only the organiser may edit this tournament")
+        data = TournamentSerializer(tournament, data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        if "bots" in fields:
+            fields["bot_ids"] = fields.pop("bots")
+        if "challenger_ids" in fields:
+            fields["challengers"] = fields.pop("challenger_ids")
+        tournament = services.update_tournament(tournament_id=pk, editor=request.user, **fields)
+        answer = TournamentDetailSerializer(tournament, context={"request": request})
+        return Response(answer.data)
 
 
 class TournamentCancelApi(APIView):

@@ -12,6 +12,7 @@ from tournaments.services.scheduling import (
     create_tournament,
     start_due_tournaments,
     start_tournament,
+    update_tournament,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "start_due_tournaments",
     "start_gate",
     "start_tournament",
+    "update_tournament",
 ]

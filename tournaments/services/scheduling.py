@@ -7,11 +7,11 @@ import secrets
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from bots.models import Bot, OptionsValidation
+from bots.models import OptionsValidation
 from bots.selectors import current_version
 from games import registry
 from games.protocol import InvalidOptions
@@ -21,14 +21,8 @@ from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
 from tournaments.ratings import pools
 from tournaments.read_models import reset_totals
-from tournaments.services import admission
+from tournaments.services import admission, refusals
 from tournaments.services.advancing import advance_tournament
-
-MAX_MATCHES = 5000
-MAX_MOVE_MS = 60_000
-MAX_BANK_MS = 600_000
-MAX_ROUNDS = 100
-
 
 # A start this far in the past is the minute the organiser typed while filling the form:
 # it means now. Further back it is a mistake (a wrong year, a wrong day), refused.
@@ -74,72 +68,28 @@ def create_tournament(
 
     With seat rotation, the games of a pairing must cover every rotation of its
     seats, so games_per_pairing defaults to the number of seats and must be a
-    multiple of it.
+    multiple of it. A refusal is a ValidationError whose messages are by field
+    (``tournaments.services.refusals``).
     """
-    engine = registry.get(game)
-    players = players_per_match or engine.min_players
-    try:
-        engine.check_players(players)
-        resolved = engine.resolve_options(options)
-        engine.state_class.check_players_with_options(players, resolved)
-    except InvalidOptions as exc:
-        raise ValidationError(str(exc)) from None
-    if games_per_pairing is None:
-        games_per_pairing = players if rotate_seats else 1
     challengers = list(challengers or [])
-    errors = _entrant_errors(organiser=organiser, game=game, bot_ids=bot_ids)
-    if format not in Tournament.Format.values:
-        errors.append(f"unknown format {format!r}; one of: {', '.join(Tournament.Format.values)}")
-    if record_visibility not in Tournament.RecordVisibility.values:
-        known = ", ".join(Tournament.RecordVisibility.values)
-        errors.append(f"unknown record visibility {record_visibility!r}; one of: {known}")
-    if not 1 <= games_per_pairing <= 100:
-        errors.append("games per pairing must be between 1 and 100")
-    elif rotate_seats and games_per_pairing % players:
-        errors.append(
-            f"with seat rotation, games per pairing must be a multiple of {players} "
-            f"(one game per seat rotation), not {games_per_pairing}"
-        )
-    if not 10 <= move_ms <= MAX_MOVE_MS:
-        errors.append(f"move time must be between 10 and {MAX_MOVE_MS} ms")
-    if not 0 <= bank_ms <= MAX_BANK_MS:
-        errors.append(f"time bank must be between 0 and {MAX_BANK_MS} ms")
-    if rounds is not None and not 1 <= rounds <= MAX_ROUNDS:
-        errors.append(f"rounds must be between 1 and {MAX_ROUNDS}")
-    if format == Tournament.Format.GAUNTLET:
-        if not challengers:
-            errors.append("a gauntlet needs at least one challenger (challengers: bot ids)")
-        strangers = [c for c in challengers if c not in bot_ids]
-        if strangers:
-            errors.append(f"challengers must be entrants: {strangers} are not among the bots")
-        if len(set(challengers)) != len(challengers):
-            errors.append("a challenger is named twice")
-    elif challengers:
-        errors.append("challengers apply to the gauntlet format only")
-    if not errors:
-        event = event_of(
-            _unsaved(
-                format,
-                players,
-                games_per_pairing,
-                rotate_seats,
-                rounds,
-                advance,
-                third_place,
-                grand_final_reset,
-            ),
-            entrants=len(bot_ids),
-            challengers=tuple(bot_ids.index(c) for c in challengers),
-        )
-        try:
-            planned = planned_games(format, event)
-        except ValueError as exc:
-            errors.append(f"{format.replace('_', ' ')}: {exc}")
-        else:
-            if planned > MAX_MATCHES:
-                errors.append(f"that makes up to {planned} matches; the limit is {MAX_MATCHES}")
-    if errors:
-        raise ValidationError(errors)
+    checked = _checked_settings(
+        organiser=organiser,
+        game=game,
+        bot_ids=bot_ids,
+        format=format,
+        options=options,
+        players_per_match=players_per_match,
+        games_per_pairing=games_per_pairing,
+        rotate_seats=rotate_seats,
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        rounds=rounds,
+        challengers=challengers,
+        advance=advance,
+        third_place=third_place,
+        grand_final_reset=grand_final_reset,
+        record_visibility=record_visibility,
+    )
     seed = seed if seed is not None else secrets.randbits(62)
     salt = secrets.token_hex(16)
     with transaction.atomic():
@@ -147,10 +97,7 @@ def create_tournament(
             organiser=organiser,
             name=name,
             game=game,
-            options=resolved,
             format=format,
-            players_per_match=players,
-            games_per_pairing=games_per_pairing,
             rotate_seats=rotate_seats,
             move_ms=move_ms,
             bank_ms=bank_ms,
@@ -165,11 +112,230 @@ def create_tournament(
             seed_salt=salt,
             seed_commitment=seed_commitment(seed=seed, salt=salt),
             start_at=start_at or timezone.now(),
+            **checked,
         )
         Entry.objects.bulk_create(
             [Entry(tournament=tournament, bot_id=b, challenger=b in challengers) for b in bot_ids]
         )
         entry_validations(tournament=tournament)  # under way before the start, if need be
+    return tournament
+
+
+def settings_refusals(**settings) -> dict[str, list[str]]:
+    """Every refusal of these settings by field (empty when they would do): what a form
+    shows beside inputs it could read while others of its inputs are refused."""
+    try:
+        _checked_settings(**settings)
+    except ValidationError as exc:
+        return exc.message_dict
+    return {}
+
+
+def _checked_settings(
+    *,
+    organiser: AbstractBaseUser,
+    game: str,
+    bot_ids: list[int],
+    format: str,
+    options: dict | None,
+    players_per_match: int | None,
+    games_per_pairing: int | None,
+    rotate_seats: bool,
+    move_ms: int,
+    bank_ms: int,
+    rounds: int | None,
+    challengers: list[int],
+    advance: int,
+    third_place: bool,
+    grand_final_reset: bool,
+    record_visibility: str,
+    kept: frozenset[int] = frozenset(),
+) -> dict:
+    """The resolved options, players and games per pairing of valid settings; else a
+    ValidationError with every refusal found, by field."""
+    engine = registry.get(game)
+    players = players_per_match or engine.min_players
+    found = refusals.Refusals()
+    resolved = dict(options or {})
+    if message := refusals.players_refusal(engine, players):
+        found.add("players_per_match", message)
+    try:
+        resolved = engine.resolve_options(options)
+    except InvalidOptions as exc:
+        found.add(*refusals.option_refusal(engine, exc))
+    else:
+        if not found:
+            try:
+                engine.state_class.check_players_with_options(players, resolved)
+            except InvalidOptions as exc:
+                field, message = refusals.option_refusal(engine, exc)
+                found.add("players_per_match" if field == "options" else field, message)
+    if games_per_pairing is None:
+        # One game per rotation of a table the game can seat (else the seats' own refusal
+        # says all there is to say).
+        seated = "players_per_match" not in found
+        games_per_pairing = players if rotate_seats and seated else 1
+    refusals.entrant_refusals(found, organiser=organiser, game=game, bot_ids=bot_ids, kept=kept)
+    refusals.setting_refusals(
+        found,
+        format=format,
+        players=players,
+        games_per_pairing=games_per_pairing,
+        rotate_seats=rotate_seats,
+        move_ms=move_ms,
+        bank_ms=bank_ms,
+        rounds=rounds,
+        record_visibility=record_visibility,
+        bot_ids=bot_ids,
+        challengers=challengers,
+    )
+    # The format's checks read the seats, the entrants and the challengers: with those
+    # sound they run even when other settings are refused, so one answer says it all.
+    if not {"format", "players_per_match", "bots"} & set(found.by_field):
+        event = event_of(
+            _unsaved(
+                format,
+                players,
+                max(games_per_pairing, 1),
+                rotate_seats,
+                rounds if rounds is None or rounds >= 1 else 1,
+                advance,
+                third_place,
+                grand_final_reset,
+            ),
+            entrants=len(bot_ids),
+            challengers=tuple(bot_ids.index(c) for c in challengers if c in bot_ids),
+        )
+        refusals.format_refusals(found, format=format, event=event)
+        if not found:
+            planned = planned_games(format, event)
+            if planned > refusals.MAX_MATCHES:
+                found.add(
+                    "bots",
+                    f"That makes up to {planned} matches; the limit is {refusals.MAX_MATCHES}: "
+                    "pick fewer bots, fewer games per pairing or fewer rounds",
+                )
+    if found:
+        raise ValidationError(found.as_dict())
+    return {
+        "options": resolved,
+        "players_per_match": players,
+        "games_per_pairing": games_per_pairing,
+    }
+
+
+class TournamentStarted(Exception):
+    """A change to a tournament that has started (or ended): only a scheduled one changes."""
+
+
+# What an organiser may change before the start, by the service's argument names.
+EDITABLE = (
+    "name",
+    "game",
+    "bot_ids",
+    "challengers",
+    "format",
+    "options",
+    "players_per_match",
+    "games_per_pairing",
+    "rotate_seats",
+    "move_ms",
+    "bank_ms",
+    "start_at",
+    "seed",
+    "rated",
+    "rounds",
+    "advance",
+    "third_place",
+    "grand_final_reset",
+    "seeding",
+    "record_visibility",
+)
+# Changing only these keeps the seed: they do not shape a single game.
+KEEPS_THE_SEED = ("name", "start_at", "rated", "record_visibility")
+
+
+@transaction.atomic
+def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes) -> Tournament:
+    """Change a scheduled tournament's settings, checked whole as at creation.
+
+    Any change to what shapes the games (entrants, format, options, seats, rounds...)
+    draws a new seed and salt and publishes their new commitment: the old seed, which the
+    organiser knew, must not be kept while the games it would deal change. Refused with
+    ``TournamentStarted`` once it has started; the row is locked, so the start waits for an
+    edit under way (and then starts with it).
+    """
+    unknown = sorted(set(changes) - set(EDITABLE))
+    if unknown:
+        raise TypeError(f"not editable: {', '.join(unknown)}")
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    if tournament.organiser_id != editor.pk:
+        raise PermissionDenied("only the organiser may edit this tournament")
+    if tournament.status != Tournament.Status.SCHEDULED:
+        raise TournamentStarted(
+            f"This tournament is {tournament.status}: only a scheduled one can be edited"
+        )
+    entries = list(tournament.entries.order_by("id"))
+    current = {
+        "name": tournament.name,
+        "game": tournament.game,
+        "bot_ids": [e.bot_id for e in entries],
+        "challengers": [e.bot_id for e in entries if e.challenger],
+        **{name: getattr(tournament, name) for name in EDITABLE[4:] if name != "bot_ids"},
+    }
+    if "game" in changes and changes["game"] != tournament.game and "options" not in changes:
+        changes["options"] = {}  # one game's options mean nothing to another
+    if changes.get("format", tournament.format) != Tournament.Format.GAUNTLET:
+        if "challengers" not in changes:
+            changes["challengers"] = []
+    wanted = {**current, **changes}
+    wanted["challengers"] = list(wanted["challengers"] or [])
+    found: dict[str, list[str]] = {}
+    start_at = changes.get("start_at")
+    if start_at is not None and start_at != tournament.start_at:
+        if refusal := past_start_refusal(start_at):
+            found["start_at"] = [refusal]
+    if wanted["start_at"] is None:
+        wanted["start_at"] = timezone.now()
+    try:
+        checked = _checked_settings(
+            organiser=tournament.organiser,
+            kept=frozenset(current["bot_ids"]),  # entered, they stay whatever their policy
+            **{
+                name: wanted[name]
+                for name in EDITABLE
+                if name not in ("name", "start_at", "seed", "rated", "seeding")
+            },
+        )
+    except ValidationError as exc:
+        raise ValidationError({**found, **exc.message_dict}) from None
+    if found:
+        raise ValidationError(found)
+    wanted.update(checked)
+    changed = {name for name in EDITABLE if wanted[name] != current[name]}
+    renew = "seed" in changes or bool(changed - set(KEEPS_THE_SEED))
+    for name in EDITABLE:
+        if name not in ("bot_ids", "challengers", "seed"):
+            setattr(tournament, name, wanted[name])
+    if renew:
+        chosen = changes.get("seed")
+        tournament.seed = chosen if chosen is not None else secrets.randbits(62)
+        tournament.seed_salt = secrets.token_hex(16)
+        tournament.seed_commitment = seed_commitment(
+            seed=tournament.seed, salt=tournament.seed_salt
+        )
+    tournament.save()
+    if {"bot_ids", "challengers"} & changed:
+        tournament.entries.all().delete()
+        challengers = wanted["challengers"]
+        Entry.objects.bulk_create(
+            [
+                Entry(tournament=tournament, bot_id=b, challenger=b in challengers)
+                for b in wanted["bot_ids"]
+            ]
+        )
+    entry_validations(tournament=tournament)
+    tournament.refresh_from_db()
     return tournament
 
 
@@ -189,27 +355,6 @@ def _unsaved(format, players, games, rotate, rounds, advance, third, reset) -> T
         third_place=third,
         grand_final_reset=reset,
     )
-
-
-def _entrant_errors(*, organiser: AbstractBaseUser, game: str, bot_ids: list[int]) -> list[str]:
-    errors = []
-    twice = sorted({b for b in bot_ids if bot_ids.count(b) > 1})
-    if twice:
-        errors.append(f"each bot may be entered once; entered twice: {twice}")
-    bots = {bot.pk: bot for bot in Bot.objects.filter(pk__in=bot_ids)}
-    for bot_id in dict.fromkeys(bot_ids):
-        bot = bots.get(bot_id)
-        if bot is None:
-            errors.append(f"no bot with id {bot_id}")
-        elif bot.game != game:
-            errors.append(f"{bot.name} plays {bot.game}, not {game}")
-        elif bot.owner_id != organiser.pk and not bot.accepts_entries:
-            errors.append(
-                f"{bot.name}'s owner does not accept entries in other organisers' tournaments"
-            )
-        elif current_version(bot=bot) is None:
-            errors.append(f"{bot.name} has no active version yet")
-    return errors
 
 
 def planned_games(format: str, event: Event) -> int:
@@ -238,7 +383,7 @@ def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
         validations = entry_validations(tournament=tournament)
         if admission.still_waiting(validations, start_at=tournament.start_at, now=now):
             continue
-        if start_tournament(tournament_id=tournament.pk):
+        if start_tournament(tournament_id=tournament.pk, due_by=now):
             started.append(tournament.pk)
     return started
 
@@ -260,17 +405,19 @@ def entry_validations(*, tournament: Tournament) -> dict:
 
 
 @transaction.atomic
-def start_tournament(*, tournament_id: int) -> bool:
+def start_tournament(*, tournament_id: int, due_by: datetime | None = None) -> bool:
     """Claim a scheduled tournament (conditional UPDATE), pin versions, seed, queue round one.
 
-    Returns False when someone else already started it. An entry whose version failed its
+    Returns False when someone else already started it (or, with ``due_by``, when its
+    start has been moved past that time). An entry whose version failed its
     validation under the tournament's options is withdrawn (``start_due_tournaments``
     waits for those validations first; one not ended by now does not hold the entry out).
     A tournament left with too few playable entrants for its format is cancelled, saying so.
     """
-    claimed = Tournament.objects.filter(
-        pk=tournament_id, status=Tournament.Status.SCHEDULED
-    ).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+    due = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.SCHEDULED)
+    if due_by is not None:  # an edit may have moved the start later since it was read
+        due = due.filter(start_at__lte=due_by)
+    claimed = due.update(status=Tournament.Status.RUNNING, started_at=timezone.now())
     if not claimed:
         return False
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
