@@ -393,6 +393,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Arena itself.
+# /readyz: how long the database, the broker and the cache each have to answer (arena/health.py).
+ARENA_READY_TIMEOUT_SECONDS = float(os.environ.get("ARENA_READY_TIMEOUT_SECONDS", "2"))
 ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))
 ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
 ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPTS", "3"))
