@@ -393,6 +393,16 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Arena itself.
+# /metrics (arena/metrics.py): answered only to "Authorization: Bearer <ARENA_METRICS_TOKEN>";
+# with no token set, to nobody. Every process counting writes its values under
+# PROMETHEUS_MULTIPROC_DIR (default var/metrics): web and workers must share it (a
+# volume in compose); a Celery inspect of at most ARENA_METRICS_INSPECT_SECONDS counts workers.
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+ARENA_METRICS_DIR = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or VAR_DIR / "metrics")
+ARENA_METRICS_DIR.mkdir(parents=True, exist_ok=True)
+# Set for this process and those it starts, before bots.metrics defines the counters.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ARENA_METRICS_DIR)
+ARENA_METRICS_INSPECT_SECONDS = float(os.environ.get("ARENA_METRICS_INSPECT_SECONDS", "1"))
 # /readyz: how long the database, the broker and the cache each have to answer (arena/health.py).
 ARENA_READY_TIMEOUT_SECONDS = float(os.environ.get("ARENA_READY_TIMEOUT_SECONDS", "2"))
 ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))

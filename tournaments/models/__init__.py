@@ -8,7 +8,7 @@ holds no table: it writes and reads many rows of them in one statement.
 
 from tournaments.models.challenges import Challenge, ChallengeOpponent
 from tournaments.models.ladders import Ladder
-from tournaments.models.matches import Match, MatchSeat
+from tournaments.models.matches import HostFailure, Match, MatchSeat
 from tournaments.models.ratings import (
     Gate,
     LeaderboardRow,
@@ -40,6 +40,7 @@ __all__ = [
     "ChallengeOpponent",
     "ReadVersion",
     "LadderCount",
+    "HostFailure",
     "Match",
     "MatchReplay",
     "MatchSeat",

@@ -122,3 +122,21 @@ class MatchSeat(models.Model):
     class Meta:
         ordering = ["match", "seat"]
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
+
+
+class HostFailure(models.Model):
+    """An attempt at a match that the host could not play (the worker or the sandbox
+    failed, not a bot): what the operations page lists and ``arena_host_failures_total``
+    counts. The match's own ``error`` keeps only the last one."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="host_failures")
+    attempt = models.PositiveSmallIntegerField()
+    worker = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    failed_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-failed_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} attempt {self.attempt}: {self.error[:60]}"

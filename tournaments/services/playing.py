@@ -15,14 +15,14 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from bots import held_sandboxes
+from bots import held_sandboxes, metrics
 from bots import services as bot_services
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock, close_players, seat_logs
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
-from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.models import Entry, HostFailure, Match, MatchSeat, Tournament
 from tournaments.read_models import count_result
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.claiming import claim_and_load
@@ -269,8 +269,18 @@ def _record_when_the_database_answers(
 
 
 def _release(match_id: int, attempt: int, error: str) -> None:
+    """The host failed this attempt: record the failure, and queue the match again (or
+    fail it, out of attempts) if the attempt still holds it."""
     with transaction.atomic():
         tournament_id = _lock_tournament_of(match_id)
+        HostFailure.objects.create(
+            match_id=match_id,
+            attempt=attempt,
+            worker=worker_name(),
+            error=error[:2000],
+            failed_at=timezone.now(),
+        )
+        transaction.on_commit(metrics.host_failed)
         out_of_attempts = attempt >= settings.ARENA_MAX_MATCH_ATTEMPTS
         updated = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt

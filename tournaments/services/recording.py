@@ -8,6 +8,7 @@ from collections.abc import Callable
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bots import metrics
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
@@ -59,6 +60,7 @@ def record_result(
         if not counted and not ours.update(**fields):
             return False
         store_replay_after_commit(match_id=match_id, moves=len(outcome["moves"]))
+        _count_after_commit(match, outcome, fields["finished_at"])
         if seats is None:
             seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
         seats = sorted(seats, key=lambda seat: seat.seat)
@@ -110,6 +112,17 @@ def record_result(
             )
         batch.send()
     return True
+
+
+def _count_after_commit(match: Match, outcome: dict, finished_at) -> None:
+    """The result in the metrics, once it is stored for good: the game, and each seat's
+    fault by kind (the bots' faults; the host's are counted where a match is released)."""
+    kinds = [seat["fault"]["kind"] for seat in outcome["result"]["seats"] if seat.get("fault")]
+    started = match.started_at
+    seconds = (finished_at - started).total_seconds() if started is not None else None
+    transaction.on_commit(
+        lambda: metrics.match_recorded(game=match.game, fault_kinds=kinds, seconds=seconds)
+    )
 
 
 def _lock_and_finish(

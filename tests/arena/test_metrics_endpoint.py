@@ -1,0 +1,53 @@
+"""GET /metrics: never public (no token set: refused to everyone, staff included), the
+Bearer token's checks, and an answer prometheus_client's parser reads."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+from prometheus_client.parser import text_string_to_metric_families
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def staff_client(client):
+    staff = get_user_model().objects.create_user("metrics-staff", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    return client
+
+
+def test_no_token_set_refuses_everyone_even_staff_and_a_guess(client, staff_client):
+    with override_settings(ARENA_METRICS_TOKEN=""):
+        for answer in (
+            client.get("/metrics"),
+            client.get("/metrics", HTTP_AUTHORIZATION="Bearer "),
+            staff_client.get("/metrics"),
+        ):
+            assert answer.status_code == 403
+            assert answer.json()["code"] == "metrics_disabled"
+
+
+@override_settings(ARENA_METRICS_TOKEN="s3cret-token")
+def test_the_token_is_asked_for_and_checked(client, staff_client):
+    missing = client.get("/metrics")
+    assert missing.status_code == 401
+    assert missing["WWW-Authenticate"].startswith("Bearer")
+    assert set(missing.json()) == {"detail", "code", "errors"}
+    assert staff_client.get("/metrics").status_code == 401  # a session is not the token
+    for wrong in ("Bearer s3cret", "Bearer s3cret-token-2", "Token s3cret-token", "s3cret-token"):
+        answer = client.get("/metrics", HTTP_AUTHORIZATION=wrong)
+        assert answer.status_code in (401, 403), wrong
+        assert b"arena_" not in answer.content
+    assert client.post("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-token").status_code == 405
+
+
+@override_settings(ARENA_METRICS_TOKEN="s3cret-token", ARENA_METRICS_INSPECT_SECONDS=0.2)
+def test_the_right_token_gets_every_fixed_name(client, tmp_path):
+    with override_settings(ARENA_METRICS_DIR=tmp_path):
+        answer = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-token")
+    assert answer.status_code == 200
+    names = {family.name for family in text_string_to_metric_families(answer.content.decode())}
+    # The counters appear once something counted them; these are read at scrape time.
+    assert {"arena_queue_depth", "arena_workers_alive", "arena_dependency_up"} <= names
