@@ -470,11 +470,22 @@ ARENA_CHALLENGES_AT_ONCE = int(os.environ.get("ARENA_CHALLENGES_AT_ONCE", "2"))
 ARENA_CHALLENGE_MAX_GAMES = int(os.environ.get("ARENA_CHALLENGE_MAX_GAMES", "200"))
 ARENA_CHALLENGE_ASK_SECONDS = int(os.environ.get("ARENA_CHALLENGE_ASK_SECONDS", "86400"))
 
+# ARENA_LOG_JSON=1: every line a JSON object (arena/log_format.py), with the match,
+# version and worker ids of the events of bots/events.py as fields of their own.
+ARENA_LOG_JSON = env_bool("ARENA_LOG_JSON", False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "arena.log_format.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if ARENA_LOG_JSON else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # axes logs every log-in at INFO: its warnings (a lock-out) are what an operator needs.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import build, hooks, metrics, queueing, runner, sandbox, validation
+from bots import build, events, hooks, metrics, queueing, runner, sandbox, validation
 from bots.models import Bot, BotVersion, BuildArtifact, OptionsValidation
 from bots.selectors import current_version
 from bots.wire import storable
@@ -138,6 +138,16 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             size=checked.size,
         )
         transaction.on_commit(lambda: _queue_validation(version.pk))
+        transaction.on_commit(
+            lambda: events.emit(
+                "version.uploaded",
+                f"{version.label} uploaded ({version.size} bytes)",
+                version=version.pk,
+                bot=bot.pk,
+                number=number,
+                size=version.size,
+            )
+        )
     return version
 
 
@@ -308,7 +318,7 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
             reason_detail=storable(detail),
             validated_at=decided_at,
         ):
-            _count_verdict(version, decided_at)
+            _count_verdict(version, decided_at, BotVersion.Status.INVALID)
         version.refresh_from_db()
         return version
     with transaction.atomic():
@@ -332,7 +342,7 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
         if activated:
             hooks.bot_changed(bot.pk)
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
-            _count_verdict(version, decided_at)
+            _count_verdict(version, decided_at, BotVersion.Status.ACTIVE)
     version.refresh_from_db()
     return version
 
@@ -461,16 +471,30 @@ def _give_up(*, version: BotVersion, status: str) -> BotVersion:
         reason=f"validation could not run after {version.attempts} attempts: {last_error}",
         validated_at=decided_at,
     ):
-        _count_verdict(version, decided_at)
+        _count_verdict(version, decided_at, BotVersion.Status.INVALID)
     version.refresh_from_db()
     return version
 
 
-def _count_verdict(version: BotVersion, decided_at) -> None:
-    """The time from upload to verdict in ``arena_validation_seconds``, once the verdict
-    is stored for good."""
+def _count_verdict(version: BotVersion, decided_at, status: str) -> None:
+    """Once the verdict is stored for good: the time from upload to verdict in
+    ``arena_validation_seconds``, and the event ``version.validated``."""
     seconds = (decided_at - version.created_at).total_seconds()
-    transaction.on_commit(lambda: metrics.validation_decided(seconds=seconds))
+
+    def announce() -> None:
+        metrics.validation_decided(seconds=seconds)
+        events.emit(
+            "version.validated",
+            f"{version.label} validated: {status}",
+            version=version.pk,
+            bot=version.bot_id,
+            status=status,
+            seconds=round(seconds, 3),
+            attempts=version.attempts,
+            worker=events.worker_id(),
+        )
+
+    transaction.on_commit(announce)
 
 
 def _validation_clock() -> runner.Clock:

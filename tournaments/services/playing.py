@@ -15,7 +15,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from bots import held_sandboxes, metrics
+from bots import events, held_sandboxes, metrics
 from bots import services as bot_services
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
@@ -81,6 +81,16 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
             pk=match_id,
             attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
         ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
+        if failed:
+            transaction.on_commit(
+                lambda: events.emit(
+                    "match.failed",
+                    f"match {match_id} failed: out of attempts",
+                    level=logging.WARNING,
+                    match=match_id,
+                    error="out of attempts",
+                )
+            )
         if failed and tournament_id is not None:
             count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
@@ -105,6 +115,16 @@ def play_queued_match(*, match_id: int) -> bool:
     # Read right after the claim: only a heartbeat gone stale (minutes) lets another
     # worker claim it again, so this is the attempt this worker holds.
     attempt = match.attempts
+    events.emit(
+        "match.claimed",
+        f"match {match_id} claimed, attempt {attempt}",
+        match=match_id,
+        attempt=attempt,
+        worker=worker_name(),
+        game=match.game,
+        tournament=match.tournament_id,
+        versions=[seat.version_id for seat in seats],
+    )
     players = []
     try:
         for seat in seats:
@@ -290,11 +310,26 @@ def _release(match_id: int, attempt: int, error: str) -> None:
             finished_at=timezone.now() if out_of_attempts else None,
             queued_at=timezone.now(),
         )
+        if updated:
+            _announce_release(match_id, attempt, error, failed=out_of_attempts)
         if updated and not out_of_attempts:
             queue_match_after_commit(match_id)
         if updated and out_of_attempts and tournament_id is not None:
             count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
+
+
+def _announce_release(match_id: int, attempt: int, error: str, *, failed: bool) -> None:
+    event, done = ("match.failed", "failed") if failed else ("match.requeued", "queued again")
+    fields = {"match": match_id, "attempt": attempt, "worker": worker_name(), "error": error}
+    transaction.on_commit(
+        lambda: events.emit(
+            event,
+            f"match {match_id} {done} after a host failure in attempt {attempt}: {error}",
+            level=logging.WARNING,
+            **fields,
+        )
+    )
 
 
 def _lock_tournament_of(match_id: int) -> int | None:
@@ -343,6 +378,14 @@ def _requeue_abandoned_matches() -> int:
             ).update(status=Match.Status.QUEUED, queued_at=timezone.now()):
                 queue_match_after_commit(match_id)
                 count += 1
+                events.emit(
+                    "match.requeued",
+                    f"match {match_id} queued again: its worker's heartbeat went stale",
+                    level=logging.WARNING,
+                    match=match_id,
+                    attempt=attempts,
+                    error="heartbeat stale",
+                )
     return count
 
 
