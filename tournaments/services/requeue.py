@@ -55,14 +55,13 @@ def requeue_failed_match(*, match: Match) -> Match:
             status=Tournament.Status.RUNNING, finished_at=None
         )
     queue_match_after_commit(match.pk)
-    transaction.on_commit(
-        lambda: events.emit(
-            "match.requeued",
-            f"match {match.pk} queued again by staff",
-            match=match.pk,
-            attempt=0,
-            error="requeued by staff",
-        )
+    # Logged now rather than on commit: nothing after this can undo the requeue.
+    events.emit(
+        "match.requeued",
+        f"match {match.pk} queued again by staff",
+        match=match.pk,
+        attempt=0,
+        error="requeued by staff",
     )
     match.refresh_from_db()
     return match
