@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from celery import current_app
+from django.core.cache import cache
 
 from bots.queueing import MAINTENANCE, MATCHES, VALIDATIONS, waiting
 
@@ -52,28 +53,69 @@ def queue_depths(*, timeout: float) -> dict[str, int | None]:
 @dataclass
 class Worker:
     name: str
+    queues: list[str] = field(default_factory=list)  # the queues it consumes
     running: list[dict] = field(default_factory=list)  # {"task", "args"} of each task
 
 
 def workers_alive(*, timeout: float) -> list[Worker]:
-    """The workers that answered a ping, with the tasks each is running, by name."""
+    """The workers that answered within ``timeout``, each with the queues it consumes and
+    the tasks it is running. The two broadcasts go out together: a broadcast waits its
+    whole timeout for replies, since it cannot know how many workers there are."""
 
     def ask() -> list[Worker]:
         inspect = current_app.control.inspect(timeout=timeout)
-        pongs = inspect.ping() or {}
-        if not pongs:
-            return []
-        active = inspect.active() or {}
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="inspect") as pool:
+            queues_asked = pool.submit(inspect.active_queues)
+            active_asked = pool.submit(inspect.active)
+            queues, active = queues_asked.result() or {}, active_asked.result() or {}
         return [
             Worker(
                 name=name,
+                queues=sorted(queue["name"] for queue in queues.get(name) or ()),
                 running=[
                     {"task": task.get("name", ""), "args": list(task.get("args") or ())}
                     for task in active.get(name) or ()
                 ],
             )
-            for name in sorted(pongs)
+            for name in sorted(set(queues) | set(active))
         ]
 
-    # Two broadcasts, each waiting up to ``timeout`` for the replies, plus the connection.
-    return bounded(ask, timeout=2 * timeout + 2, default=[])
+    # The broadcasts' own wait, plus the connection's.
+    return bounded(ask, timeout=timeout + 2, default=[])
+
+
+def drained_key(queue: str) -> str:
+    return f"arena:drained:{queue}"
+
+
+def drain_queue(*, queue: str, timeout: float) -> list[str]:
+    """Drain ``queue``: every worker finishes what it holds and takes no more from it (its
+    messages wait). The workers that stopped, remembered (in the shared cache) for
+    ``resume_queue``. A worker restarted meanwhile consumes its queues again."""
+    if queue not in QUEUES:
+        raise ValueError(f"no queue {queue!r}")
+    replies = current_app.control.cancel_consumer(queue, reply=True, timeout=timeout) or []
+    stopped = sorted(name for reply in replies for name in reply)
+    earlier = cache.get(drained_key(queue)) or []
+    cache.set(drained_key(queue), sorted(set(earlier) | set(stopped)), timeout=None)
+    return stopped
+
+
+def drained_by(queue: str) -> list[str]:
+    """The workers a drain of ``queue`` stopped and nothing resumed yet."""
+    return cache.get(drained_key(queue)) or []
+
+
+def resume_queue(*, queue: str, timeout: float) -> list[str]:
+    """The workers ``drain_queue`` stopped consume ``queue`` again; those that answered.
+    (Only those: a worker started for other queues alone is not given this one.)"""
+    workers = drained_by(queue)
+    if not workers:
+        return []
+    replies = (
+        current_app.control.add_consumer(queue, destination=workers, reply=True, timeout=timeout)
+        or []
+    )
+    resumed = sorted(name for reply in replies for name in reply)
+    cache.delete(drained_key(queue))
+    return resumed

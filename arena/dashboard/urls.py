@@ -1,7 +1,16 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from arena.dashboard.views import accounts, bots, challenges, games, matches, ratings, tournaments
+from arena.dashboard.views import (
+    accounts,
+    bots,
+    challenges,
+    games,
+    matches,
+    operations,
+    ratings,
+    tournaments,
+)
 
 urlpatterns = [
     path("", games.home, name="home"),
@@ -38,6 +47,9 @@ urlpatterns = [
     path("ladders/", tournaments.ladder_list, name="ladders"),
     path("ladders/<int:pk>/", tournaments.ladder_detail, name="ladder"),
     path("ladders/<int:pk>/live/", tournaments.ladder_live, name="ladder-live"),
+    path("operations/", operations.operations_page, name="operations"),
+    path("operations/live/", operations.operations_live, name="operations-live"),
+    path("operations/act/", operations.operations_act, name="operations-act"),
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -65,3 +65,16 @@ def breakable(name: str) -> str:
     from django.utils.html import escape, mark_safe
 
     return mark_safe(escape(name).replace("_", "_<wbr>"))
+
+
+@register.filter
+def seconds_text(seconds) -> str:
+    """An age in its largest whole units: "42 s", "7 min 5 s", "3 h 12 min"."""
+    if seconds is None:
+        return ""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
