@@ -92,7 +92,7 @@ def test_staff_see_the_incident(staff, tournament):
     html = page.content.decode()
     for section in ("health", "queues", "workers", "stuck", "host-failures", "failed", "ladders"):
         assert f'id="{section}"' in html
-    assert "gone-host:4242" in html and "30 min" in html
+    assert "gone-host:4242" in html and "30 min" in html  # the stuck match's silence
     assert "Host failures, last hour (1)" in html
     assert "OSError: disk full" in html and "an old one" not in html
     assert 'value="requeue"' in html

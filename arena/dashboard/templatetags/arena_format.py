@@ -69,12 +69,14 @@ def breakable(name: str) -> str:
 
 @register.filter
 def seconds_text(seconds) -> str:
-    """An age in its largest whole units: "42 s", "7 min 5 s", "3 h 12 min"."""
+    """An age in its two largest whole units: "42 s", "7 min 5 s", "2 min", "3 h 12 min"."""
     if seconds is None:
         return ""
     whole = int(seconds)
     if whole < 60:
         return f"{whole} s"
     if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
-    return f"{whole // 3600} h {whole % 3600 // 60} min"
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, minutes = divmod(whole // 60, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
