@@ -5,6 +5,7 @@ once the release commits."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from bots import metrics
@@ -34,3 +35,19 @@ def test_a_host_failure_is_stored_counted_and_the_match_queued_again(tmp_path):
     match.refresh_from_db()
     assert match.status == Match.Status.QUEUED
     assert metrics.HOST_FAILURES._value.get() == before + 1
+
+
+def test_the_admin_lists_host_failures_read_only(client):
+    owner = builders.user(name="hf-admin-owner")
+    bots = [builders.bot_with_version(name=f"hfa-{i}", owner=owner)[0] for i in range(2)]
+    match = builders.started_tournament(
+        organiser=owner, bots=bots, games_per_pairing=2
+    ).matches.first()
+    HostFailure.objects.create(
+        match=match, attempt=1, worker="w:1", error="OSError: gone", failed_at=match.queued_at
+    )
+    admin = get_user_model().objects.create_superuser("hf-admin", password="x" * 12)
+    client.force_login(admin)
+    listing = client.get("/admin/tournaments/hostfailure/")
+    assert listing.status_code == 200 and "OSError: gone" in listing.content.decode()
+    assert client.get("/admin/tournaments/hostfailure/add/").status_code == 403
