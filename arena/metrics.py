@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -20,7 +21,9 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from arena import health
 from arena.errors import json_error
+from bots import metrics as counted
 from bots import operations
+from tournaments.models import Match
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +52,37 @@ class LiveCollector:
             if count is not None:
                 depth.add_metric([queue], count)
         yield depth
+        yield from self._matches()
         workers = operations.workers_alive(timeout=settings.ARENA_METRICS_INSPECT_SECONDS)
         alive = GaugeMetricFamily(
             "arena_workers_alive", "Celery workers that answered a ping just now."
         )
         alive.add_metric([], len(workers))
         yield alive
+
+    def _matches(self):
+        """Matches waiting and being played, and the ladder's share of them (its tables in
+        flight), from the database; nothing when it does not answer."""
+        try:
+            rows = list(
+                Match.objects.filter(
+                    status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
+                ).values_list("status", "ladder_id")
+            )
+        except Exception:  # the database's outage shows in arena_dependency_up
+            log.warning("matches in flight not counted: the database did not answer")
+            return
+        gauge = GaugeMetricFamily(
+            "arena_matches_in_flight",
+            "Matches queued or running, by state, with the ladder's apart.",
+            labels=["state", "source"],
+        )
+        for state in (Match.Status.QUEUED, Match.Status.RUNNING):
+            ladder = sum(1 for status, ladder_id in rows if status == state and ladder_id)
+            total = sum(1 for status, _ in rows if status == state)
+            gauge.add_metric([state, "ladder"], ladder)
+            gauge.add_metric([state, "other"], total - ladder)
+        yield gauge
 
 
 def registry() -> CollectorRegistry:
@@ -97,3 +125,33 @@ def _refusal(request: HttpRequest) -> HttpResponse | None:
     if not hmac.compare_digest(given.strip().encode(), token.encode()):
         return json_error(403, "That is not the metrics token.", code="permission_denied")
     return None
+
+
+def family_of(path: str) -> str:
+    """The family a request's path belongs to: few values, so the histogram stays small."""
+    first = path.lstrip("/").split("/", 1)[0]
+    if first == "api":
+        return "api"
+    if first == "admin":
+        return "admin"
+    if first in ("static", "favicon.ico"):
+        return "static"
+    if first in ("metrics", "healthz", "readyz"):
+        return "ops"
+    return "pages"
+
+
+class RequestTimingMiddleware:
+    """Times every request into ``arena_request_seconds{family}``."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        started = time.monotonic()
+        try:
+            return self.get_response(request)
+        finally:
+            counted.request_answered(
+                family=family_of(request.path_info), seconds=time.monotonic() - started
+            )

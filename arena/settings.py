@@ -89,7 +89,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: refuses oversized and chunked bodies before anything below can read them.
+    # Outermost: every answer's time, refusals below included (arena_request_seconds).
+    "arena.metrics.RequestTimingMiddleware",
+    # Next: refuses oversized and chunked bodies before anything below can read them.
     "arena.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the API docs' Swagger UI, the browsable API's CSS) from

@@ -62,6 +62,19 @@ VALIDATION_SECONDS = Histogram(
 )
 
 
+THROTTLE_REFUSALS = Counter(
+    "arena_throttle_refusals",
+    "Requests refused by a rate limit or a log-in lock, by its scope.",
+    ["scope"],
+)
+REQUEST_SECONDS = Histogram(
+    "arena_request_seconds",
+    "Time to answer a web request, by family of endpoint (api, pages, admin, ops, static).",
+    ["family"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+
+
 def match_recorded(*, game: str, fault_kinds: list[str], seconds: float | None) -> None:
     MATCHES_FINISHED.labels(game=game).inc()
     for kind in fault_kinds:
@@ -76,3 +89,11 @@ def host_failed() -> None:
 
 def validation_decided(*, seconds: float) -> None:
     VALIDATION_SECONDS.observe(max(0.0, seconds))
+
+
+def throttle_refused(*, scope: str) -> None:
+    THROTTLE_REFUSALS.labels(scope=scope).inc()
+
+
+def request_answered(*, family: str, seconds: float) -> None:
+    REQUEST_SECONDS.labels(family=family).observe(seconds)

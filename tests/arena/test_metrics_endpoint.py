@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import override_settings
+from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.support import builders, throttle
+
 pytestmark = pytest.mark.django_db(transaction=True)
+clean_throttle_counts = throttle.clean_throttle_counts
+rates = throttle.rates
 
 
 @pytest.fixture
@@ -51,3 +55,42 @@ def test_the_right_token_gets_every_fixed_name(client, tmp_path):
     names = {family.name for family in text_string_to_metric_families(answer.content.decode())}
     # The counters appear once something counted them; these are read at scrape time.
     assert {"arena_queue_depth", "arena_workers_alive", "arena_dependency_up"} <= names
+
+
+def scrape(client) -> dict[str, dict[tuple, float]]:
+    with override_settings(ARENA_METRICS_TOKEN="s3cret-token", ARENA_METRICS_INSPECT_SECONDS=0.2):
+        answer = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-token")
+    samples: dict[str, dict[tuple, float]] = {}
+    for family in text_string_to_metric_families(answer.content.decode()):
+        for sample in family.samples:
+            samples.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
+    return samples
+
+
+def test_refusals_and_request_times_are_counted(client, rates):
+    rates(register="1/hour")
+    refusals = (("scope", "register"),)
+    before = scrape(client)
+    first = client.post("/api/auth/register/", {"username": "m-one", "password": "a long pass 1"})
+    second = client.post("/api/auth/register/", {"username": "m-two", "password": "a long pass 1"})
+    assert (first.status_code, second.status_code) == (201, 429)
+    after = scrape(client)
+    was = before.get("arena_throttle_refusals_total", {}).get(refusals, 0)
+    assert after["arena_throttle_refusals_total"][refusals] == was + 1
+    api = (("family", "api"),)
+    assert (
+        after["arena_request_seconds_count"][api]
+        >= before.get("arena_request_seconds_count", {}).get(api, 0) + 2
+    )
+
+
+def test_matches_in_flight_are_the_databases():
+    owner = builders.user(name="flight-owner")
+    bots = [builders.bot_with_version(name=f"fl-{i}", owner=owner)[0] for i in range(3)]
+    tournament = builders.started_tournament(organiser=owner, bots=bots, games_per_pairing=2)
+    queued = tournament.matches.filter(status="queued").count()
+    assert queued > 0
+    samples = scrape(Client())["arena_matches_in_flight"]
+    assert samples[(("source", "other"), ("state", "queued"))] == queued
+    assert samples[(("source", "ladder"), ("state", "queued"))] == 0
+    assert samples[(("source", "other"), ("state", "running"))] == 0
