@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
+from rest_framework.test import APIClient
 
 from tests.support import builders, throttle
 
@@ -94,3 +95,19 @@ def test_matches_in_flight_are_the_databases():
     assert samples[(("source", "other"), ("state", "queued"))] == queued
     assert samples[(("source", "ladder"), ("state", "queued"))] == 0
     assert samples[(("source", "other"), ("state", "running"))] == 0
+
+
+def test_a_locked_log_in_is_counted(client, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    get_user_model().objects.create_user("m-locked", password="correct horse 1")
+    login = (("scope", "login"),)
+    before = scrape(client).get("arena_throttle_refusals_total", {}).get(login, 0)
+    api = APIClient()
+    statuses = [
+        api.post(
+            "/api/auth/token/", {"username": "m-locked", "password": f"guess {n}"}, format="json"
+        ).status_code
+        for n in range(3)
+    ]
+    assert statuses == [400, 400, 429]
+    assert scrape(client)["arena_throttle_refusals_total"][login] == before + 1
