@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from bots import operations
 from tests.support import builders
+from tests.support.servers import free_port
 from tournaments.models import HostFailure, Ladder, Match
 
 pytestmark = [
@@ -151,3 +152,11 @@ def test_a_drain_with_no_worker_stops_none_and_remembers_none(staff):
     response = staff.post("/operations/act/", {"action": "drain", "queue": "matches"}, follow=True)
     assert "Queue matches drained: 0 worker(s)" in response.content.decode()
     assert operations.drained_by("matches") == []
+
+
+def test_the_page_says_when_the_broker_does_not_answer(staff):
+    with override_settings(CELERY_BROKER_URL=f"redis://127.0.0.1:{free_port()}/0"):
+        html = staff.get("/operations/").content.decode()
+    assert "The broker does not answer" in html
+    assert 'id="check-broker"' in html and "DOWN: OperationalError" in html
+    assert "consumers unknown" in html
