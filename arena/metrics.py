@@ -8,10 +8,10 @@ each queue's depth, the workers answering a ping, whether each dependency answer
 from __future__ import annotations
 
 import hmac
-import logging
 import time
 
 from django.conf import settings
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -25,7 +25,7 @@ from bots import metrics as counted
 from bots import operations
 from tournaments.models import Match
 
-log = logging.getLogger(__name__)
+IN_FLIGHT = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 class LiveCollector:
@@ -42,6 +42,8 @@ class LiveCollector:
         for name, check in report["checks"].items():
             up.add_metric([name], 1.0 if check["ok"] else 0.0)
         yield up
+        if "database" not in report["failed"]:
+            yield self._matches()
         if "broker" in report["failed"]:
             return
         depths = operations.queue_depths(timeout=settings.ARENA_READY_TIMEOUT_SECONDS)
@@ -52,7 +54,6 @@ class LiveCollector:
             if count is not None:
                 depth.add_metric([queue], count)
         yield depth
-        yield from self._matches()
         workers = operations.workers_alive(timeout=settings.ARENA_METRICS_INSPECT_SECONDS)
         alive = GaugeMetricFamily(
             "arena_workers_alive", "Celery workers that answered a ping just now."
@@ -60,29 +61,24 @@ class LiveCollector:
         alive.add_metric([], len(workers))
         yield alive
 
-    def _matches(self):
-        """Matches waiting and being played, and the ladder's share of them (its tables in
-        flight), from the database; nothing when it does not answer."""
-        try:
-            rows = list(
-                Match.objects.filter(
-                    status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-                ).values_list("status", "ladder_id")
-            )
-        except Exception:  # the database's outage shows in arena_dependency_up
-            log.warning("matches in flight not counted: the database did not answer")
-            return
+    def _matches(self) -> GaugeMetricFamily:
+        """Matches waiting and being played, the ladder's (its tables in flight) apart."""
         gauge = GaugeMetricFamily(
             "arena_matches_in_flight",
             "Matches queued or running, by state, with the ladder's apart.",
             labels=["state", "source"],
         )
-        for state in (Match.Status.QUEUED, Match.Status.RUNNING):
-            ladder = sum(1 for status, ladder_id in rows if status == state and ladder_id)
-            total = sum(1 for status, _ in rows if status == state)
-            gauge.add_metric([state, "ladder"], ladder)
-            gauge.add_metric([state, "other"], total - ladder)
-        yield gauge
+        counts = {
+            row["status"]: row
+            for row in Match.objects.filter(status__in=IN_FLIGHT)
+            .values("status")
+            .annotate(total=Count("pk"), ladder=Count("pk", filter=Q(ladder__isnull=False)))
+        }
+        for state in IN_FLIGHT:
+            row = counts.get(state, {"total": 0, "ladder": 0})
+            gauge.add_metric([state, "ladder"], row["ladder"])
+            gauge.add_metric([state, "other"], row["total"] - row["ladder"])
+        return gauge
 
 
 def registry() -> CollectorRegistry:
