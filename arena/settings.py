@@ -321,19 +321,21 @@ if ARENA_WORKER_DB_CONN_MAX_AGE > 0:
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Three queues, so the reaper, tournament starts and validations never wait behind a
-# backlog of matches: "matches", "validations" and "maintenance" (everything else).
-# Names are repeated in bots/queueing.py. Declared, so that a worker started without -Q
-# consumes all three; -Q names the ones a worker takes (the production shape). Each has the
+# Four queues, so the reaper, tournament starts and validations never wait behind a
+# backlog of matches: "matches", "validations", "human_games" (games people play in the
+# browser: each holds a worker process for as long as the person plays) and "maintenance"
+# (everything else). Names are repeated in bots/queueing.py. Declared, so that a worker
+# started without -Q consumes all four; -Q names the ones a worker takes (the production shape). Each has the
 # exchange and routing key of its own name, as Celery makes for a queue it was not given
 # (a Queue without them would share the default queue's, and get its messages too).
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name)
-    for name in ("matches", "validations", "maintenance")
+    for name in ("matches", "validations", "human_games", "maintenance")
 ]
 CELERY_TASK_DEFAULT_QUEUE = "maintenance"
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.play_match": {"queue": "matches"},
+    "tournaments.tasks.play_human_game": {"queue": "human_games"},
     "bots.tasks.validate_bot_version": {"queue": "validations"},
     "bots.tasks.validate_options": {"queue": "validations"},
 }
@@ -471,6 +473,14 @@ ARENA_CHALLENGE_GAMES_PER_DAY = int(os.environ.get("ARENA_CHALLENGE_GAMES_PER_DA
 ARENA_CHALLENGES_AT_ONCE = int(os.environ.get("ARENA_CHALLENGES_AT_ONCE", "2"))
 ARENA_CHALLENGE_MAX_GAMES = int(os.environ.get("ARENA_CHALLENGE_MAX_GAMES", "200"))
 ARENA_CHALLENGE_ASK_SECONDS = int(os.environ.get("ARENA_CHALLENGE_ASK_SECONDS", "86400"))
+# Games people play against bots in the browser (docs/human-games.md). AT_ONCE caps the
+# live games on the whole server (each holds a process of a "human_games" worker: give
+# that worker as many); PER_PERSON caps one person's; MOVE_SECONDS is a person's time for
+# each move; POLL_SECONDS how often the worker looks for the person's answer.
+ARENA_HUMAN_GAMES_AT_ONCE = int(os.environ.get("ARENA_HUMAN_GAMES_AT_ONCE", "4"))
+ARENA_HUMAN_GAMES_PER_PERSON = int(os.environ.get("ARENA_HUMAN_GAMES_PER_PERSON", "2"))
+ARENA_HUMAN_MOVE_SECONDS = int(os.environ.get("ARENA_HUMAN_MOVE_SECONDS", "300"))
+ARENA_HUMAN_POLL_SECONDS = float(os.environ.get("ARENA_HUMAN_POLL_SECONDS", "0.1"))
 
 # ARENA_LOG_JSON=1: every line a JSON object (arena/log_format.py), with the match,
 # version and worker ids of the events of bots/events.py as fields of their own.

@@ -17,10 +17,10 @@ from typing import TypeVar
 from celery import current_app
 from django.core.cache import cache
 
-from bots.queueing import MAINTENANCE, MATCHES, VALIDATIONS, waiting
+from bots.queueing import HUMAN_GAMES, MAINTENANCE, MATCHES, VALIDATIONS, waiting
 
 log = logging.getLogger(__name__)
-QUEUES = (MATCHES, VALIDATIONS, MAINTENANCE)
+QUEUES = (MATCHES, VALIDATIONS, HUMAN_GAMES, MAINTENANCE)
 T = TypeVar("T")
 
 

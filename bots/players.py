@@ -21,7 +21,12 @@ from bots.wire import DETAIL_CHARS, STDERR_TAIL, Channel, WireError, short, stor
 from games.protocol import Game
 from games.rng import Rng, derive_seed
 
-FAULT_KINDS = ("timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed")
+# "resigned" is a person's seat giving up (tournaments/services/human_games.py); the rest are
+# a program's.
+FAULT_KINDS = (
+    "timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed",
+    "resigned",
+)  # fmt: skip
 
 
 @dataclass

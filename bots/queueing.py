@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 MATCHES = "matches"
 VALIDATIONS = "validations"
 MAINTENANCE = "maintenance"
+HUMAN_GAMES = "human_games"
 # The queues whose work would wait in silence without a worker (maintenance runs the check).
-WATCHED = (MATCHES, VALIDATIONS)
+WATCHED = (MATCHES, VALIDATIONS, HUMAN_GAMES)
 
 PLAY_MATCH = "tournaments.tasks.play_match"
+PLAY_HUMAN_GAME = "tournaments.tasks.play_human_game"
 VALIDATE_BOT_VERSION = "bots.tasks.validate_bot_version"
 VALIDATE_OPTIONS = "bots.tasks.validate_options"
 

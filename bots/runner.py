@@ -14,6 +14,12 @@ A fault's ``reason`` and ``move`` are in the result, for everyone; its ``detail`
 bot wrote) is in ``fault_details``, beside the logs, for the bot's owner only.
 ``play_match`` never raises because of a bot; it raises for a bad game, options or player
 count, and :class:`bots.sandbox.SandboxUnavailable` when a program cannot be run safely.
+
+A match can be resumed (``resume``): the moves recorded so far are applied without asking
+anyone, the seats that had faulted stay out, and the others are started afresh and asked
+from the next move on. A game a person plays continues that way on another worker after
+its worker died; a bot started mid-game sees only the observation of the move it is
+asked, as every bot does.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bots.players import BuiltinPlayer, Fault, Player, ProgramPlayer
 from bots.sandbox import Limits
@@ -28,6 +35,13 @@ from bots.sandbox.slots import BotTooLarge
 from bots.wire import DETAIL_CHARS, short
 from games import registry
 from games.protocol import is_legal
+
+if TYPE_CHECKING:
+    from games.protocol import State
+
+# Called with the state, the moves so far and the faults so far: before the first move
+# and after each one.
+PositionHook = Callable[["State", list[dict], dict[int, Fault]], None]
 
 
 @dataclass
@@ -87,6 +101,10 @@ def play_match(
     on_move: Callable[[int], None] | None = None,
     while_starting: Callable[[], None] | None = None,
     leave_open: bool = False,
+    seat_clocks: dict[int, Clock] | None = None,
+    on_position: PositionHook | None = None,
+    resume: list[dict] | None = None,
+    resume_faults: dict[int, Fault] | None = None,
 ) -> MatchOutcome:
     """Play the match out. ``while_starting`` runs once every seat has been started and
     before the runner waits for their "ready" (a worker prepares its next match's sandboxes
@@ -99,15 +117,23 @@ def play_match(
     (:func:`seat_logs`, the logs the runner would have returned) and must close them
     (:func:`close_players`); ``logs`` stays empty. If the match raises, the seats are
     closed here.
+
+    ``seat_clocks``: a seat's own time control instead of ``clock`` (a person's minutes).
+    ``on_position``: see :data:`PositionHook`. ``resume`` and ``resume_faults``: the moves
+    and faults of an earlier start of this match, to go on from (see the module).
     """
     clock = clock or Clock()
     game = registry.get(game_slug)
     count = len(players)
     state = game.new_match(players=count, options=options, seed=seed)
     teams = game.teams(count, state.options)
-    faults: dict[int, Fault] = {}
-    banks = [clock.bank_ms] * count
+    faults: dict[int, Fault] = dict(resume_faults or {})
+    clocks = [(seat_clocks or {}).get(seat, clock) for seat in range(count)]
+    banks = [c.bank_ms for c in clocks]
     moves: list[dict] = []
+    for move in resume or []:  # the recorded part of a resumed match: nobody is asked
+        state.apply({int(seat): action for seat, action in move["actions"].items()})
+        moves.append(move)
 
     # Seats that can be paused. A bot is paused only while another such seat thinks: built-in
     # policies answer in microseconds, so pausing for them would only cost time.
@@ -120,14 +146,18 @@ def play_match(
         # "start" before the runner waits for any "ready" (begin_start, finish_start), so
         # the interpreters' start-ups overlap too. Each seat still has its own start-up
         # allowance, counted from its own release, its own faults, and pauses once ready.
-        for player in players:
-            if hasattr(player, "prepare"):
+        for seat in faults:
+            players[seat].close()  # faulted before a resume: never started again
+        for seat, player in enumerate(players):
+            if seat not in faults and hasattr(player, "prepare"):
                 player.prepare()
         starting: list[int] = []
         for seat, player in enumerate(players):
+            if seat in faults:
+                continue
             info = {
                 "game": game.slug, "version": game.version, "seat": seat, "players": count,
-                "options": state.options, "teams": teams, "clock": clock.to_dict(),
+                "options": state.options, "teams": teams, "clock": clocks[seat].to_dict(),
             }  # fmt: skip
             # A launch that fails for the host's reasons (no sandbox, no free uid, a missing
             # directory) raises: the match is the host's to retry, not the bot's to lose.
@@ -144,6 +174,8 @@ def play_match(
             while_starting()
         for seat in starting:
             _note_start(seat, players[seat].finish_start(), players, faults)  # type: ignore[attr-defined]
+        if on_position is not None:
+            on_position(state, moves, faults)
         while acting := state.to_act():
             actions, wall, cpu, defaulted = {}, {}, {}, []
             for seat in acting:  # each seat sees only its own observation: no peeking
@@ -152,7 +184,8 @@ def play_match(
                         if other != seat and other not in faults:
                             players[other].pause()  # type: ignore[attr-defined]
                     legal = state.legal_actions(seat)
-                    seat_clock = {"move_ms": clock.move_ms, "bank_ms": banks[seat]}
+                    move_ms = clocks[seat].move_ms
+                    seat_clock = {"move_ms": move_ms, "bank_ms": banks[seat]}
                     # Moves are numbered as the replay viewer shows them: the match's
                     # move list from 1 (a fault's ``move`` is that number less one).
                     number = len(moves) + 1
@@ -162,11 +195,11 @@ def play_match(
                     wall[str(seat)] = answer.wall_ms
                     cpu[str(seat)] = answer.cpu_ms
                     problem = answer.fault
-                    over = answer.wall_ms - clock.move_ms
+                    over = answer.wall_ms - move_ms
                     if problem is None and over > banks[seat]:
                         problem = Fault(
                             "timeout", f"timed out on move {number} after {answer.wall_ms}"
-                            f" ms (move {clock.move_ms} ms + bank {banks[seat]} ms)",
+                            f" ms (move {move_ms} ms + bank {banks[seat]} ms)",
                         )  # fmt: skip
                     if problem is None and not is_legal(answer.action, legal):
                         problem = Fault(
@@ -190,6 +223,8 @@ def play_match(
             })  # fmt: skip
             if on_move is not None:
                 on_move(len(moves))
+            if on_position is not None:
+                on_position(state, moves, faults)
         result = rank_with_faults(state.result(), faults, [p.label for p in players])
         for seat, player in enumerate(players):
             if seat not in faults:

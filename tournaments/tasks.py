@@ -5,6 +5,7 @@ from django.db import InterfaceError, OperationalError
 
 from tournaments import services
 from tournaments.read_models import replays
+from tournaments.services import human_games
 
 # A database that is down or restarting must not cost the message. The task is sent
 # again with a jittered backoff, at most RETRY_BACKOFF_MAX seconds apart, so play resumes
@@ -28,6 +29,20 @@ RETRY_LIMIT = 200
 )
 def play_match(match_id: int) -> None:
     services.play_queued_match(match_id=match_id)
+
+
+# A game a person plays holds its worker process for as long as they play; its own queue.
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+    max_retries=RETRY_LIMIT,
+)
+def play_human_game(match_id: int) -> None:
+    human_games.play_human_game(match_id=match_id)
 
 
 # Maintenance runs again on the next beat tick; a database error just skips this one.

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from django.db import connection
+from django.db.models import Q
 
 from tournaments.models import Match, MatchSeat, Tournament
 
@@ -100,7 +101,9 @@ def owned_seats(*, match_id: int, user) -> set[int]:
     """The seats of a match whose bot ``user`` owns (one query; none when signed out)."""
     if user is None or not user.is_authenticated:
         return set()
-    rows = MatchSeat.objects.filter(match_id=match_id, version__bot__owner_id=user.id)
+    rows = MatchSeat.objects.filter(match_id=match_id).filter(
+        Q(version__bot__owner_id=user.id) | Q(user_id=user.id)
+    )
     return set(rows.values_list("seat", flat=True))
 
 
@@ -199,7 +202,7 @@ def _same_deal(match: Match, sibling: tuple) -> bool:
 
 
 def _owned_in(match: Match, user) -> set[int]:
-    return {s.seat for s in match.seats.all() if s.version.bot.owner_id == user.id}
+    return {s.seat for s in match.seats.all() if s.owned_by(user.id)}
 
 
 def seen_moves(moves: list | None, seats: Collection[int]) -> list:

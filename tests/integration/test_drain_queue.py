@@ -25,11 +25,11 @@ def test_drain_and_take_up_again(celery_worker_process, client):
     needs_redis_and_postgres()
     staff = get_user_model().objects.create_user("drainer", is_staff=True)
     client.force_login(staff)
-    assert queues_of_the_worker() == ["maintenance", "matches", "validations"]
+    assert queues_of_the_worker() == ["human_games", "maintenance", "matches", "validations"]
 
     page = client.post("/operations/act/", {"action": "drain", "queue": "validations"}, follow=True)
     assert "Queue validations drained: 1 worker(s)" in page.content.decode()
-    assert queues_of_the_worker() == ["maintenance", "matches"]
+    assert queues_of_the_worker() == ["human_games", "maintenance", "matches"]
     assert len(operations.drained_by("validations")) == 1
     assert 'value="undrain"' in client.get("/operations/live/").content.decode()
 
@@ -53,4 +53,4 @@ def test_drain_and_take_up_again(celery_worker_process, client):
         "the waiting validation to be done",
         celery_worker_process,
     )
-    assert queues_of_the_worker() == ["maintenance", "matches", "validations"]
+    assert queues_of_the_worker() == ["human_games", "maintenance", "matches", "validations"]

@@ -122,7 +122,7 @@ def test_counts_from_every_process_of_two_workers_equal_the_database(transaction
         assert expected["arena_host_failures_total"][()] > 0, "the broken worker took no match"
         assert samples["arena_workers_alive"] == {(): 2.0}
         assert set(samples["arena_queue_depth"]) == {
-            (("queue", q),) for q in ("matches", "validations", "maintenance")
+            (("queue", q),) for q in ("matches", "validations", "human_games", "maintenance")
         }
         assert samples["arena_dependency_up"] == {
             (("dependency", d),): 1.0 for d in ("database", "broker", "cache")

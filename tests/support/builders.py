@@ -17,7 +17,7 @@ from bots.runner import play_match
 from games import registry
 from tournaments import services
 from tournaments.models import Match, MatchSeat, Tournament
-from tournaments.services.playing import _release, claim_match, record_result
+from tournaments.services.playing import claim_match, record_result, release_attempt
 from tournaments.services.rating import rate_match
 
 
@@ -236,5 +236,5 @@ def fail_every_attempt(*, match: Match) -> None:
     """``match`` failed: the host cannot play it, every attempt (the caller's
     ARENA_MAX_MATCH_ATTEMPTS is 1)."""
     attempt = claim_match(match_id=match.pk)
-    _release(match.pk, attempt, "OSError: the host is out of sandboxes")
+    release_attempt(match.pk, attempt, "OSError: the host is out of sandboxes")
     assert Match.objects.get(pk=match.pk).status == Match.Status.FAILED

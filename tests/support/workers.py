@@ -13,7 +13,7 @@ from tests.support.servers import ROOT, database_url, stop_process_group, wait_f
 # The name the worker tests know it by.
 stop_worker = stop_process_group
 
-ALL_QUEUES = "matches,validations,maintenance"
+ALL_QUEUES = "matches,validations,human_games,maintenance"
 
 
 def purge_broker() -> None:

@@ -15,6 +15,13 @@ from tournaments.apis.challenges import (  # noqa: F401
     ChallengeDetailApi,
     ChallengeListCreateApi,
 )
+from tournaments.apis.human_games import (  # noqa: F401
+    HumanGameActApi,
+    HumanGameDetailApi,
+    HumanGameListCreateApi,
+    HumanGameRematchApi,
+    HumanGameResignApi,
+)
 from tournaments.apis.ladders import (  # noqa: F401
     LadderDetailApi,
     LadderListApi,

@@ -33,13 +33,21 @@ SEAT_PARAMETER = OpenApiParameter(
 
 
 class SeatSerializer(serializers.ModelSerializer):
-    bot = serializers.CharField(source="version.bot.name")
-    bot_id = serializers.IntegerField(source="version.bot_id")
-    version = serializers.IntegerField(source="version.number")
+    bot = serializers.CharField(
+        source="player_name",
+        help_text="the bot's name; in a game against people, the person's or built-in bot's",
+    )
+    bot_id = serializers.IntegerField(source="version.bot_id", allow_null=True)
+    version = serializers.IntegerField(source="version.number", allow_null=True)
+    player = serializers.ChoiceField(
+        source="player_kind",
+        choices=["bot", "builtin", "human"],
+        help_text="bot: an uploaded bot's version; builtin: a built-in policy; human: a person",
+    )
 
     class Meta:
         model = MatchSeat
-        fields = ["seat", "bot", "bot_id", "version", "score", "rank", "fault"]
+        fields = ["seat", "bot", "bot_id", "version", "player", "score", "rank", "fault"]
 
 
 class ReproduceFileSerializer(serializers.Serializer):
@@ -96,9 +104,10 @@ class MatchSerializer(serializers.ModelSerializer):
         seats = [
             {
                 "seat": int(seat.seat),
-                "bot": str(seat.version.bot.name),
-                "bot_id": int(seat.version.bot_id),
-                "version": int(seat.version.number),
+                "bot": str(seat.player_name),
+                "bot_id": _number(seat.version.bot_id) if seat.version_id else None,
+                "version": _number(seat.version.number) if seat.version_id else None,
+                "player": seat.player_kind,
                 "score": _number(seat.score),
                 "rank": _number(seat.rank),
                 "fault": seat.fault,
@@ -313,7 +322,7 @@ class SeatLogApi(APIView):
         )
         if not request.user.is_authenticated:
             raise NotAuthenticated("sign in as the bot's owner to read its log")
-        if seat_row.version.bot.owner_id != request.user.id:
+        if seat_row.version_id is None or seat_row.version.bot.owner_id != request.user.id:
             raise PermissionDenied("only the bot's owner may read its log")
         return HttpResponse(seat_row.log, content_type="text/plain; charset=utf-8")
 

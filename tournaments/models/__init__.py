@@ -7,6 +7,7 @@ holds no table: it writes and reads many rows of them in one statement.
 """
 
 from tournaments.models.challenges import Challenge, ChallengeOpponent
+from tournaments.models.human_games import HumanGame
 from tournaments.models.ladders import Ladder
 from tournaments.models.matches import HostFailure, Match, MatchSeat
 from tournaments.models.ratings import (
@@ -38,6 +39,7 @@ __all__ = [
     "Ladder",
     "Challenge",
     "ChallengeOpponent",
+    "HumanGame",
     "ReadVersion",
     "LadderCount",
     "HostFailure",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from bots.models import BotVersion
@@ -64,6 +65,10 @@ class Match(models.Model):
     challenge = models.ForeignKey(
         "Challenge", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
+    # A game a person plays against bots (tournament None): unrated, on its own queue.
+    human_game = models.OneToOneField(
+        "HumanGame", on_delete=models.CASCADE, null=True, blank=True, related_name="match"
+    )
 
     class Meta:
         ordering = ["round", "number", "id"]
@@ -107,7 +112,15 @@ class Match(models.Model):
 class MatchSeat(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
-    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    # Who plays the seat: a bot version; or, in a game a person plays (Match.human_game),
+    # that person (``user``) or a game's built-in policy (``policy``, its name).
+    version = models.ForeignKey(
+        BotVersion, on_delete=models.PROTECT, related_name="seats", null=True, blank=True
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    policy = models.CharField(max_length=40, blank=True, default="", db_default="")
     score = models.IntegerField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     # {"kind", "reason", "move"}, as in the match's result: public, so never what the bot wrote.
@@ -121,7 +134,40 @@ class MatchSeat(models.Model):
 
     class Meta:
         ordering = ["match", "seat"]
-        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat")]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat"),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(version__isnull=False, user__isnull=True, policy="")
+                    | models.Q(version__isnull=True, user__isnull=False, policy="")
+                    | (models.Q(version__isnull=True, user__isnull=True) & ~models.Q(policy=""))
+                ),
+                name="match_seat_one_player",
+            ),
+        ]
+
+    @property
+    def player_name(self) -> str:
+        """The seat's player as pages and lists name it."""
+        if self.version_id is not None:
+            return self.version.bot.name
+        if self.user_id is not None:
+            return f"{self.user.username} (person)"
+        return f"{self.policy} (built-in)"
+
+    def owned_by(self, user_id: int) -> bool:
+        """Whether ``user_id`` may take this seat's own view: its bot's owner, or the
+        person who played it."""
+        if self.version_id is not None:
+            return self.version.bot.owner_id == user_id
+        return self.user_id == user_id
+
+    @property
+    def player_kind(self) -> str:
+        """``bot``, ``human`` or ``builtin``."""
+        if self.version_id is not None:
+            return "bot"
+        return "human" if self.user_id is not None else "builtin"
 
 
 class HostFailure(models.Model):

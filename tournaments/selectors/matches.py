@@ -29,7 +29,7 @@ def public_seats() -> Prefetch:
     list may load."""
     # Only what the pages, lists and reproduce commands read: whole bot and version rows
     # cost most of a list page's time in building model instances.
-    seats = MatchSeat.objects.select_related("version__bot").only(*SEAT_FIELDS)
+    seats = MatchSeat.objects.select_related("version__bot", "user").only(*SEAT_FIELDS)
     return Prefetch("seats", queryset=seats)
 
 
@@ -44,6 +44,9 @@ SEAT_FIELDS = (
     "version__bot_id",
     "version__bot__name",
     "version__bot__owner_id",
+    "policy",
+    "user_id",
+    "user__username",
 )
 
 
@@ -70,7 +73,7 @@ def owned_seats(*, match: Match, user) -> set[int]:
     """The seats of ``match`` whose bot ``user`` owns (none for an anonymous visitor)."""
     if user is None or not user.is_authenticated:
         return set()
-    return {s.seat for s in match.seats.all() if s.version.bot.owner_id == user.id}
+    return {s.seat for s in match.seats.all() if s.owned_by(user.id)}
 
 
 def seat_logs(*, match: Match, user) -> dict[int, str]:
@@ -104,6 +107,15 @@ def reproduce(*, match: Match, user, export_url: str) -> dict:
     files = []
     for seat in match.seats.all():
         version = seat.version
+        if version is None:  # a game against people: a built-in bot, or the person
+            files.append(
+                {
+                    "seat": seat.seat, "bot": seat.player_name, "version": None,
+                    # A person's moves can only be replayed: "random" stands in for play.
+                    "file": seat.policy or "random", "yours": False, "source": None,
+                }
+            )  # fmt: skip
+            continue
         extension = "." + version.kind if version.kind else ""
         files.append(
             {
@@ -111,7 +123,7 @@ def reproduce(*, match: Match, user, export_url: str) -> dict:
                 "bot": version.bot.name,
                 "version": version.number,
                 "file": f"{version.bot.name}-v{version.number}{extension}",
-                "yours": seat.seat in yours,
+                "yours": seat.seat in yours and seat.version_id is not None,
                 "source": f"/api/versions/{version.pk}/source/" if seat.seat in yours else None,
             }
         )
@@ -214,10 +226,10 @@ def match_list(
 
 
 def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
-    """The bot's latest matches (any version), newest first."""
-    return list(
-        match_list().filter(seats__version__bot_id=bot_id).distinct().order_by("-id")[:limit]
-    )
+    """The bot's latest matches (any version), newest first; not its games against people
+    (``selectors.human_games.games_against_people``)."""
+    rows = match_list().filter(seats__version__bot_id=bot_id, human_game__isnull=True)
+    return list(rows.distinct().order_by("-id")[:limit])
 
 
 # The columns a replay endpoint needs to find its cached answer: not the record or moves.

@@ -81,7 +81,7 @@ def _sql() -> str:
     return (
         f"WITH claimed AS (UPDATE {match} SET status = %s, attempts = attempts + 1,"
         " worker = %s, heartbeat_at = %s, started_at = %s"
-        " WHERE id = %s AND attempts < %s"
+        " WHERE id = %s AND attempts < %s AND human_game_id IS NULL"
         " AND (status = %s OR (status = %s AND heartbeat_at < %s))"
         f" RETURNING {', '.join(quote(f.column) for f in _MATCH)})"
         f" SELECT {select_sql(_MATCH, 'm')}, {select_sql(_SEAT, 's')},"

@@ -18,7 +18,7 @@ from django.utils import timezone
 from bots import events, held_sandboxes, metrics
 from bots import services as bot_services
 from bots.players import ProgramPlayer
-from bots.queueing import MATCHES, PLAY_MATCH, held_first_args, resend_missing
+from bots.queueing import MATCHES, PLAY_HUMAN_GAME, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock, close_players, seat_logs
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
@@ -39,19 +39,20 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def claim_match(*, match_id: int) -> int | None:
+def claim_match(*, match_id: int, human: bool = False) -> int | None:
     """Take the match for this worker with one conditional UPDATE; the new attempt number or None.
 
     A match is claimable when queued, or when running with a heartbeat so old
     that its worker must be gone. A redelivered or duplicated task therefore
-    never plays a match someone else is playing.
+    never plays a match someone else is playing. A game a person plays is claimed only
+    by its own task (``human``), and other matches only by theirs.
     """
-    if not _claim(match_id):
+    if not _claim(match_id, human=human):
         return None
     return Match.objects.values_list("attempts", flat=True).get(pk=match_id)
 
 
-def _claim(match_id: int) -> bool:
+def _claim(match_id: int, *, human: bool = False) -> bool:
     """``claim_match``'s conditional UPDATE; the caller reads the attempt number."""
     now = timezone.now()
     stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
@@ -59,7 +60,10 @@ def _claim(match_id: int) -> bool:
         status=Match.Status.RUNNING, heartbeat_at__lt=stale
     )
     claimed = Match.objects.filter(
-        claimable, pk=match_id, attempts__lt=settings.ARENA_MAX_MATCH_ATTEMPTS
+        claimable,
+        pk=match_id,
+        attempts__lt=settings.ARENA_MAX_MATCH_ATTEMPTS,
+        human_game__isnull=not human,
     ).update(
         status=Match.Status.RUNNING,
         attempts=F("attempts") + 1,
@@ -162,7 +166,7 @@ def play_queued_match(*, match_id: int) -> bool:
         ).to_dict()
     except Exception as exc:  # the host failed, not a bot: give the match back
         log.exception("match %s attempt %s could not be played", match_id, attempt)
-        _release(match_id, attempt, f"{type(exc).__name__}: {exc}")
+        release_attempt(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
 
     try:
@@ -176,7 +180,7 @@ def play_queued_match(*, match_id: int) -> bool:
         )
     except SeatsNotClosed as exc:  # as when the play raises: the host's, not the bots'
         log.exception("match %s attempt %s: its seats could not be closed", match_id, attempt)
-        _release(match_id, attempt, str(exc))
+        release_attempt(match_id, attempt, str(exc))
         raise
     finally:  # after the commit, so the teardown holds no lock
         try:
@@ -288,7 +292,7 @@ def _record_when_the_database_answers(
             delay = min(delay * 2, 4.0)
 
 
-def _release(match_id: int, attempt: int, error: str) -> None:
+def release_attempt(match_id: int, attempt: int, error: str, *, human: bool = False) -> None:
     """The host failed this attempt: record the failure, and queue the match again (or
     fail it, out of attempts) if the attempt still holds it."""
     with transaction.atomic():
@@ -313,7 +317,7 @@ def _release(match_id: int, attempt: int, error: str) -> None:
         if updated:
             _announce_release(match_id, attempt, error, failed=out_of_attempts)
         if updated and not out_of_attempts:
-            queue_match_after_commit(match_id)
+            queue_match_after_commit(match_id, human=human)
         if updated and out_of_attempts and tournament_id is not None:
             count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
@@ -366,9 +370,9 @@ def requeue_stuck_matches() -> int:
 def _requeue_abandoned_matches() -> int:
     stale = timezone.now() - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
     count = 0
-    for match_id, attempts in Match.objects.filter(
+    for match_id, attempts, human_game in Match.objects.filter(
         status=Match.Status.RUNNING, heartbeat_at__lt=stale
-    ).values_list("pk", "attempts"):
+    ).values_list("pk", "attempts", "human_game_id"):
         if attempts >= settings.ARENA_MAX_MATCH_ATTEMPTS:
             _fail_if_out_of_attempts(match_id)
             continue
@@ -376,7 +380,7 @@ def _requeue_abandoned_matches() -> int:
             if Match.objects.filter(
                 pk=match_id, status=Match.Status.RUNNING, attempts=attempts, heartbeat_at__lt=stale
             ).update(status=Match.Status.QUEUED, queued_at=timezone.now()):
-                queue_match_after_commit(match_id)
+                queue_match_after_commit(match_id, human=human_game is not None)
                 count += 1
                 events.emit(
                     "match.requeued",
@@ -419,12 +423,14 @@ def _resend_lost_match_messages() -> int:
     """
     now = timezone.now()
     sent_before = now - timedelta(seconds=settings.ARENA_LOST_MESSAGE_SECONDS)
-    waiting = Match.objects.filter(
+    queued = Match.objects.filter(
         Q(queued_at__lt=sent_before) | Q(queued_at__isnull=True), status=Match.Status.QUEUED
     )
+    count = _resend_lost_human_games(queued, now)
+    waiting = queued.filter(human_game__isnull=True)
     candidates = list(waiting.values_list("pk", flat=True))
     if not candidates:
-        return 0
+        return count
     # A queued match's message is delivered only to be claimed (seconds) or to wait out
     # a retry's backoff; one delivered longer ago than a heartbeat's staleness belongs to
     # a worker that died, and waits for the visibility timeout (hours) otherwise.
@@ -435,7 +441,19 @@ def _resend_lost_match_messages() -> int:
         stale = now - timedelta(seconds=settings.ARENA_STALE_MATCH_SECONDS)
         candidates = list(waiting.filter(queued_at__lt=stale).values_list("pk", flat=True))
         held = set()
-    count = resend_missing(waiting, candidates, held, task_name=PLAY_MATCH, now=now)
-    if count:
-        log.warning("re-sent %d match message(s) the broker no longer held", count)
-    return count
+    resent = resend_missing(waiting, candidates, held, task_name=PLAY_MATCH, now=now)
+    if resent:
+        log.warning("re-sent %d match message(s) the broker no longer held", resent)
+    return count + resent
+
+
+def _resend_lost_human_games(queued, now) -> int:
+    """Games people play are few and each is claimed within moments of its message: one
+    still queued after ARENA_LOST_MESSAGE_SECONDS lost its message (a duplicate is
+    harmless, only one task can claim)."""
+    waiting = queued.filter(human_game__isnull=False)
+    ids = list(waiting.values_list("pk", flat=True))
+    resent = resend_missing(waiting, ids, set(), task_name=PLAY_HUMAN_GAME, now=now)
+    if resent:
+        log.warning("re-sent %d game(s) against people the broker no longer held", resent)
+    return resent

@@ -8,7 +8,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from bots.queueing import PLAY_MATCH, publish_after_commit
+from bots.queueing import PLAY_HUMAN_GAME, PLAY_MATCH, publish_after_commit
 
 log = logging.getLogger(__name__)
 
@@ -16,13 +16,14 @@ FIT_POOL = "tournaments.tasks.fit_pool"
 STORE_REPLAY = "tournaments.tasks.store_replay"
 
 
-def queue_match_after_commit(match_id: int) -> None:
-    """Publish the match's task once the transaction commits.
+def queue_match_after_commit(match_id: int, *, human: bool = False) -> None:
+    """Publish the match's task once the transaction commits: a game a person plays
+    (``human``) goes to its own queue and task.
 
     A broker that is down is logged, not raised: the match is stored as queued, and the
     reaper sends it again when the broker no longer holds a message for it.
     """
-    publish_after_commit(PLAY_MATCH, args=[match_id])
+    publish_after_commit(PLAY_HUMAN_GAME if human else PLAY_MATCH, args=[match_id])
 
 
 def publish_fit(pool: str, *, countdown: float = 0.0) -> bool:

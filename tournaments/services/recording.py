@@ -67,11 +67,13 @@ def record_result(
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
         _store_seats(seats, outcome, batch, with_logs=logs is None)
-        # A version gate's matches test two versions of one bot, and a challenge's are
-        # asked for by one author: neither are games of the pool.
+        # A version gate's matches test two versions of one bot, a challenge's are asked
+        # for by one author, and a person played in a game against bots: none are games
+        # of the pool.
         if (
             match.gate_id is None
             and match.challenge_id is None
+            and match.human_game_id is None
             and match.rated_seq is None
             and (tournament is None or tournament.rated)
         ):

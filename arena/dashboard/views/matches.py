@@ -46,8 +46,8 @@ def match_detail(request, pk):
         "seats": [
             {
                 "seat": s.seat,
-                "bot": s.version.bot.name,
-                "version": s.version.number,
+                "bot": s.player_name,
+                "version": s.version.number if s.version_id else None,
                 "score": s.score,
                 "rank": s.rank,
                 "fault": s.fault,
@@ -62,7 +62,7 @@ def match_detail(request, pk):
             "match": match,
             "seats": seats,
             "seat": seat,
-            "seat_choices": [(s.seat, s.version.bot.name) for s in seats if view.may_take(s.seat)],
+            "seat_choices": [(s.seat, s.player_name) for s in seats if view.may_take(s.seat)],
             "view": view,
             "viewer": viewer,
             # Lazy: a finished match's text log is cached and stored (frames.text_log).

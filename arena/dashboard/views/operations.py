@@ -71,6 +71,7 @@ def _context() -> dict:
                 "name": queue,
                 "depth": depths.get(queue),
                 "oldest_seconds": (now - since).total_seconds() if since else None,
+                "oldest_tracked": queue in oldest,
                 "consumers": [w.name for w in workers if queue in w.queues],
                 "drained_by": operations.drained_by(queue),
             }

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0020_bot_list_api_challenges'),
+        ('tournaments', '0021_human_games'),
     ]
 
     operations = [
