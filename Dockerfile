@@ -18,7 +18,8 @@ COPY . .
 # (bots/sandbox/launcher.py; the image's /tmp is the worker's own).
 RUN cc -O2 -Wall -Wextra -Werror -o /usr/local/bin/arena-launch bots/sandbox/launch.c
 ENV ARENA_SANDBOX_LAUNCHER=/usr/local/bin/arena-launch
-RUN useradd --create-home arena && mkdir -p /app/var && chown arena /app/var
+# var/metrics exists in the image so a new named volume mounted there is the user's.
+RUN useradd --create-home arena && mkdir -p /app/var/metrics && chown -R arena /app/var
 USER arena
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000

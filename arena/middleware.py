@@ -3,7 +3,8 @@
 Django reads a body lazily, but the first middleware to touch ``request.POST`` (CSRF, for
 one) reads all of it, and a multipart file part over FILE_UPLOAD_MAX_MEMORY_SIZE goes to
 the temporary directory, so a large anonymous POST to /login/ would land on disk before
-its 403. This middleware runs first and answers from the headers alone:
+its 403. This middleware runs before any that reads the request, and answers from the
+headers alone:
 
 - a ``Content-Length`` over the path's cap: 413 (uploads take the upload cap plus the form
   around it; everything else DATA_UPLOAD_MAX_MEMORY_SIZE), so no body ever reaches the

@@ -89,7 +89,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: refuses oversized and chunked bodies before anything below can read them.
+    # Outermost: every answer's time, refusals below included (arena_request_seconds).
+    "arena.metrics.RequestTimingMiddleware",
+    # Next: refuses oversized and chunked bodies before anything below can read them.
     "arena.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files (the API docs' Swagger UI, the browsable API's CSS) from
@@ -395,6 +397,18 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Arena itself.
+# /metrics (arena/metrics.py): answered only to "Authorization: Bearer <ARENA_METRICS_TOKEN>";
+# with no token set, to nobody. Every process counting writes its values under
+# PROMETHEUS_MULTIPROC_DIR (default var/metrics): web and workers must share it (a
+# volume in compose); a Celery inspect of at most ARENA_METRICS_INSPECT_SECONDS counts workers.
+ARENA_METRICS_TOKEN = os.environ.get("ARENA_METRICS_TOKEN", "")
+ARENA_METRICS_DIR = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or VAR_DIR / "metrics")
+ARENA_METRICS_DIR.mkdir(parents=True, exist_ok=True)
+# Set for this process and those it starts, before bots.metrics defines the counters.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(ARENA_METRICS_DIR)
+ARENA_METRICS_INSPECT_SECONDS = float(os.environ.get("ARENA_METRICS_INSPECT_SECONDS", "1"))
+# /readyz: how long the database, the broker and the cache each have to answer (arena/health.py).
+ARENA_READY_TIMEOUT_SECONDS = float(os.environ.get("ARENA_READY_TIMEOUT_SECONDS", "2"))
 ARENA_BOT_CACHE = Path(os.environ.get("ARENA_BOT_CACHE", VAR_DIR / "bot-cache"))
 ARENA_MAX_MATCH_ATTEMPTS = int(os.environ.get("ARENA_MAX_MATCH_ATTEMPTS", "3"))
 ARENA_MAX_VALIDATION_ATTEMPTS = int(os.environ.get("ARENA_MAX_VALIDATION_ATTEMPTS", "3"))
@@ -468,11 +482,22 @@ ARENA_HUMAN_GAMES_PER_PERSON = int(os.environ.get("ARENA_HUMAN_GAMES_PER_PERSON"
 ARENA_HUMAN_MOVE_SECONDS = int(os.environ.get("ARENA_HUMAN_MOVE_SECONDS", "300"))
 ARENA_HUMAN_POLL_SECONDS = float(os.environ.get("ARENA_HUMAN_POLL_SECONDS", "0.1"))
 
+# ARENA_LOG_JSON=1: every line a JSON object (arena/log_format.py), with the match,
+# version and worker ids of the events of bots/events.py as fields of their own.
+ARENA_LOG_JSON = env_bool("ARENA_LOG_JSON", False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "arena.log_format.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if ARENA_LOG_JSON else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # axes logs every log-in at INFO: its warnings (a lock-out) are what an operator needs.
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},

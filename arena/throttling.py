@@ -46,6 +46,8 @@ from django.utils import timezone
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
+from bots import metrics
+
 
 def client_address(request) -> str:
     """REMOTE_ADDR, or with ``ARENA_TRUSTED_PROXIES`` = N > 0 the N-th X-Forwarded-For
@@ -126,6 +128,8 @@ class ArenaThrottle(SimpleRateThrottle):
         if self.key is None:
             return True
         allowed = count_request(self.key, self.duration) <= self.num_requests
+        if not allowed:
+            metrics.throttle_refused(scope=self.scope)
         if allowed and self.scope in MADE_NOT_ASKED:
             django_request = getattr(request, "_request", request)
             django_request.arena_places = [*getattr(django_request, "arena_places", ()), self.key]
@@ -304,6 +308,13 @@ def lock_lifts_in(request, username: str) -> float:
 def login_refusal(request, username: str) -> LoginRefusal | None:
     """Whether a log-in as ``username`` from this request's address is refused before its
     password is checked, and why; None lets the password be checked."""
+    refused = _login_refusal(request, username)
+    if refused is not None:
+        metrics.throttle_refused(scope="login")
+    return refused
+
+
+def _login_refusal(request, username: str) -> LoginRefusal | None:
     credentials = {"username": username}
     failures_here = AxesProxyHandler.get_failures(request, credentials)
     if failures_here >= settings.AXES_FAILURE_LIMIT:

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from arena import api
+from arena import api, health, metrics
 from arena.dashboard.forms import ThrottledAdminLoginForm
 from arena.dashboard.views.matches import MatchFramesApi
 from bots import apis as bot_apis
@@ -63,6 +63,9 @@ admin.site.login_form = ThrottledAdminLoginForm
 urlpatterns = [
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("", include("arena.dashboard.urls")),
 ]
 

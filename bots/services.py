@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
-from bots import build, hooks, queueing, runner, sandbox, validation
+from bots import build, events, hooks, metrics, queueing, runner, sandbox, validation
 from bots.models import Bot, BotVersion, BuildArtifact, OptionsValidation
 from bots.selectors import current_version
 from bots.wire import storable
@@ -138,6 +138,16 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             size=checked.size,
         )
         transaction.on_commit(lambda: _queue_validation(version.pk))
+        transaction.on_commit(
+            lambda: events.emit(
+                "version.uploaded",
+                f"{version.label} uploaded ({version.size} bytes)",
+                version=version.pk,
+                bot=bot.pk,
+                number=number,
+                size=version.size,
+            )
+        )
     return version
 
 
@@ -300,13 +310,15 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
     """Store the verdict: ``reason`` for everyone, ``detail`` (what the bot wrote) for its
     owner. An active version's parent is the bot's current version at that moment; with
     gating on (and a parent to beat) it must pass its gate to become current."""
+    decided_at = timezone.now()
     if not ok:
-        BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
+        if BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
             status=BotVersion.Status.INVALID,
             reason=storable(reason),
             reason_detail=storable(detail),
-            validated_at=timezone.now(),
-        )
+            validated_at=decided_at,
+        ):
+            _count_verdict(version, decided_at, BotVersion.Status.INVALID)
         version.refresh_from_db()
         return version
     with transaction.atomic():
@@ -319,7 +331,7 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
             status=BotVersion.Status.ACTIVE,
             reason=storable(reason),
             reason_detail=storable(detail),
-            validated_at=timezone.now(),
+            validated_at=decided_at,
             parent=parent,
             gating=BotVersion.Gating.RUNNING if gated else BotVersion.Gating.NONE,
         )
@@ -330,6 +342,7 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
         if activated:
             hooks.bot_changed(bot.pk)
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
+            _count_verdict(version, decided_at, BotVersion.Status.ACTIVE)
     version.refresh_from_db()
     return version
 
@@ -452,13 +465,36 @@ def _give_up(*, version: BotVersion, status: str) -> BotVersion:
     """Invalid after its last allowed attempt; ``version.reason`` holds the last error (empty
     when every attempt ended with its worker)."""
     last_error = version.reason or "a worker stopped during each of them"
-    BotVersion.objects.filter(pk=version.pk, status=status).update(
+    decided_at = timezone.now()
+    if BotVersion.objects.filter(pk=version.pk, status=status).update(
         status=BotVersion.Status.INVALID,
         reason=f"validation could not run after {version.attempts} attempts: {last_error}",
-        validated_at=timezone.now(),
-    )
+        validated_at=decided_at,
+    ):
+        _count_verdict(version, decided_at, BotVersion.Status.INVALID)
     version.refresh_from_db()
     return version
+
+
+def _count_verdict(version: BotVersion, decided_at, status: str) -> None:
+    """Once the verdict is stored for good: the time from upload to verdict in
+    ``arena_validation_seconds``, and the event ``version.validated``."""
+    seconds = (decided_at - version.created_at).total_seconds()
+
+    def announce() -> None:
+        metrics.validation_decided(seconds=seconds)
+        events.emit(
+            "version.validated",
+            f"{version.label} validated: {status}",
+            version=version.pk,
+            bot=version.bot_id,
+            status=status,
+            seconds=round(seconds, 3),
+            attempts=version.attempts,
+            worker=events.worker_id(),
+        )
+
+    transaction.on_commit(announce)
 
 
 def _validation_clock() -> runner.Clock:

@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from tournaments import services
-from tournaments.models import Match, MatchSeat, Tournament
+from tournaments.models import HostFailure, Match, MatchSeat, Tournament
 from tournaments.services.requeue import requeue_failed_match
 
 
@@ -94,3 +94,20 @@ class MatchAdmin(ReadOnlyFieldsMixin, admin.ModelAdmin):
             lambda m: requeue_failed_match(match=m),
             "match(es) queued again",
         )
+
+
+@admin.register(HostFailure)
+class HostFailureAdmin(ReadOnlyFieldsMixin, admin.ModelAdmin):
+    """Read only: the record of attempts the host could not play (workers write it)."""
+
+    list_display = ["failed_at", "match", "attempt", "worker", "error"]
+    list_filter = ["failed_at", "worker"]
+    search_fields = ["=match__id", "worker", "error"]
+    list_select_related = ["match"]
+    raw_id_fields = ["match"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

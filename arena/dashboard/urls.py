@@ -8,6 +8,7 @@ from arena.dashboard.views import (
     games,
     human_games,
     matches,
+    operations,
     ratings,
     tournaments,
 )
@@ -52,6 +53,9 @@ urlpatterns = [
     path("ladders/", tournaments.ladder_list, name="ladders"),
     path("ladders/<int:pk>/", tournaments.ladder_detail, name="ladder"),
     path("ladders/<int:pk>/live/", tournaments.ladder_live, name="ladder-live"),
+    path("operations/", operations.operations_page, name="operations"),
+    path("operations/live/", operations.operations_live, name="operations-live"),
+    path("operations/act/", operations.operations_act, name="operations-act"),
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

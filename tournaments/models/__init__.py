@@ -9,7 +9,7 @@ holds no table: it writes and reads many rows of them in one statement.
 from tournaments.models.challenges import Challenge, ChallengeOpponent
 from tournaments.models.human_games import HumanGame
 from tournaments.models.ladders import Ladder
-from tournaments.models.matches import Match, MatchSeat
+from tournaments.models.matches import HostFailure, Match, MatchSeat
 from tournaments.models.ratings import (
     Gate,
     LeaderboardRow,
@@ -42,6 +42,7 @@ __all__ = [
     "HumanGame",
     "ReadVersion",
     "LadderCount",
+    "HostFailure",
     "Match",
     "MatchReplay",
     "MatchSeat",

@@ -168,3 +168,21 @@ class MatchSeat(models.Model):
         if self.version_id is not None:
             return "bot"
         return "human" if self.user_id is not None else "builtin"
+
+
+class HostFailure(models.Model):
+    """An attempt at a match that the host could not play (the worker or the sandbox
+    failed, not a bot): what the operations page lists and ``arena_host_failures_total``
+    counts. The match's own ``error`` keeps only the last one."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="host_failures")
+    attempt = models.PositiveSmallIntegerField()
+    worker = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    failed_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-failed_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} attempt {self.attempt}: {self.error[:60]}"

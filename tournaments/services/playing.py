@@ -15,14 +15,14 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from bots import held_sandboxes
+from bots import events, held_sandboxes, metrics
 from bots import services as bot_services
 from bots.players import ProgramPlayer
 from bots.queueing import MATCHES, PLAY_HUMAN_GAME, PLAY_MATCH, held_first_args, resend_missing
 from bots.runner import Clock, close_players, seat_logs
 from bots.runner import play_match as run_match
 from bots.sandbox import Limits
-from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.models import Entry, HostFailure, Match, MatchSeat, Tournament
 from tournaments.read_models import count_result
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.claiming import claim_and_load
@@ -85,6 +85,16 @@ def _fail_if_out_of_attempts(match_id: int) -> None:
             pk=match_id,
             attempts__gte=settings.ARENA_MAX_MATCH_ATTEMPTS,
         ).update(status=Match.Status.FAILED, finished_at=timezone.now(), error="out of attempts")
+        if failed:
+            transaction.on_commit(
+                lambda: events.emit(
+                    "match.failed",
+                    f"match {match_id} failed: out of attempts",
+                    level=logging.WARNING,
+                    match=match_id,
+                    error="out of attempts",
+                )
+            )
         if failed and tournament_id is not None:
             count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
@@ -109,6 +119,16 @@ def play_queued_match(*, match_id: int) -> bool:
     # Read right after the claim: only a heartbeat gone stale (minutes) lets another
     # worker claim it again, so this is the attempt this worker holds.
     attempt = match.attempts
+    events.emit(
+        "match.claimed",
+        f"match {match_id} claimed, attempt {attempt}",
+        match=match_id,
+        attempt=attempt,
+        worker=worker_name(),
+        game=match.game,
+        tournament=match.tournament_id,
+        versions=[seat.version_id for seat in seats],
+    )
     players = []
     try:
         for seat in seats:
@@ -273,8 +293,18 @@ def _record_when_the_database_answers(
 
 
 def release_attempt(match_id: int, attempt: int, error: str, *, human: bool = False) -> None:
+    """The host failed this attempt: record the failure, and queue the match again (or
+    fail it, out of attempts) if the attempt still holds it."""
     with transaction.atomic():
         tournament_id = _lock_tournament_of(match_id)
+        HostFailure.objects.create(
+            match_id=match_id,
+            attempt=attempt,
+            worker=worker_name(),
+            error=error[:2000],
+            failed_at=timezone.now(),
+        )
+        transaction.on_commit(metrics.host_failed)
         out_of_attempts = attempt >= settings.ARENA_MAX_MATCH_ATTEMPTS
         updated = Match.objects.filter(
             pk=match_id, status=Match.Status.RUNNING, attempts=attempt
@@ -284,11 +314,26 @@ def release_attempt(match_id: int, attempt: int, error: str, *, human: bool = Fa
             finished_at=timezone.now() if out_of_attempts else None,
             queued_at=timezone.now(),
         )
+        if updated:
+            _announce_release(match_id, attempt, error, failed=out_of_attempts)
         if updated and not out_of_attempts:
             queue_match_after_commit(match_id, human=human)
         if updated and out_of_attempts and tournament_id is not None:
             count_result(match_id=match_id)
             advance_tournament(tournament_id=tournament_id)
+
+
+def _announce_release(match_id: int, attempt: int, error: str, *, failed: bool) -> None:
+    event, done = ("match.failed", "failed") if failed else ("match.requeued", "queued again")
+    fields = {"match": match_id, "attempt": attempt, "worker": worker_name(), "error": error}
+    transaction.on_commit(
+        lambda: events.emit(
+            event,
+            f"match {match_id} {done} after a host failure in attempt {attempt}: {error}",
+            level=logging.WARNING,
+            **fields,
+        )
+    )
 
 
 def _lock_tournament_of(match_id: int) -> int | None:
@@ -337,6 +382,14 @@ def _requeue_abandoned_matches() -> int:
             ).update(status=Match.Status.QUEUED, queued_at=timezone.now()):
                 queue_match_after_commit(match_id, human=human_game is not None)
                 count += 1
+                events.emit(
+                    "match.requeued",
+                    f"match {match_id} queued again: its worker's heartbeat went stale",
+                    level=logging.WARNING,
+                    match=match_id,
+                    attempt=attempts,
+                    error="heartbeat stale",
+                )
     return count
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from django.db import connection, transaction
 from django.utils import timezone
 
+from bots import events, metrics
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
@@ -59,6 +60,7 @@ def record_result(
         if not counted and not ours.update(**fields):
             return False
         store_replay_after_commit(match_id=match_id, moves=len(outcome["moves"]))
+        _announce_after_commit(match, attempt, outcome, fields["finished_at"])
         if seats is None:
             seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
         seats = sorted(seats, key=lambda seat: seat.seat)
@@ -112,6 +114,41 @@ def record_result(
             )
         batch.send()
     return True
+
+
+def _announce_after_commit(match: Match, attempt: int, outcome: dict, finished_at) -> None:
+    """Once the result is stored for good: the metrics (the game, each seat's fault by
+    kind: the bots' faults; the host's are counted where a match is released) and the
+    events ``match.finished`` and ``match.faulted``."""
+    seats = outcome["result"]["seats"]
+    faults = [(index, seat["fault"]) for index, seat in enumerate(seats) if seat.get("fault")]
+    started = match.started_at
+    seconds = (finished_at - started).total_seconds() if started is not None else None
+
+    def announce() -> None:
+        kinds = [fault["kind"] for _seat, fault in faults]
+        metrics.match_recorded(game=match.game, fault_kinds=kinds, seconds=seconds)
+        ids = {"match": match.pk, "attempt": attempt, "worker": events.worker_id()}
+        events.emit(
+            "match.finished",
+            f"match {match.pk} finished in {len(outcome['moves'])} moves",
+            **ids,
+            game=match.game,
+            moves=len(outcome["moves"]),
+            seconds=seconds,
+            faults=len(faults),
+        )
+        for seat, fault in faults:
+            events.emit(
+                "match.faulted",
+                f"match {match.pk} seat {seat}: {fault['kind']} ({fault['reason']})",
+                **ids,
+                seat=seat,
+                kind=fault["kind"],
+                reason=fault["reason"],
+            )
+
+    transaction.on_commit(announce)
 
 
 def _lock_and_finish(

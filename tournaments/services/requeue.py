@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from bots import events
 from tournaments.models import Match, Tournament
 from tournaments.read_models import count_result
 from tournaments.services.queueing import queue_match_after_commit
@@ -54,5 +55,13 @@ def requeue_failed_match(*, match: Match) -> Match:
             status=Tournament.Status.RUNNING, finished_at=None
         )
     queue_match_after_commit(match.pk)
+    # Logged now rather than on commit: nothing after this can undo the requeue.
+    events.emit(
+        "match.requeued",
+        f"match {match.pk} queued again by staff",
+        match=match.pk,
+        attempt=0,
+        error="requeued by staff",
+    )
     match.refresh_from_db()
     return match

@@ -65,3 +65,18 @@ def breakable(name: str) -> str:
     from django.utils.html import escape, mark_safe
 
     return mark_safe(escape(name).replace("_", "_<wbr>"))
+
+
+@register.filter
+def seconds_text(seconds) -> str:
+    """An age in its two largest whole units: "42 s", "7 min 5 s", "2 min", "3 h 12 min"."""
+    if seconds is None:
+        return ""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        minutes, rest = divmod(whole, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, minutes = divmod(whole // 60, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
