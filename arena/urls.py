@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from arena import api
 from arena.dashboard.forms import ThrottledAdminLoginForm
 from arena.dashboard.views.matches import MatchFramesApi
+from arena.integrations import apis as integration_apis
 from bots import apis as bot_apis
 from tournaments import apis
 
@@ -49,6 +50,14 @@ api_patterns = [
     _api("matches/<int:pk>/replay/", apis.MatchReplayApi, "api-match-replay"),
     _api("matches/<int:pk>/frames/", MatchFramesApi, "api-match-frames"),
     _api("leaderboards/<str:game>/", apis.LeaderboardApi, "api-leaderboard"),
+    _api("tokens/", integration_apis.TokenListCreateApi, "api-tokens"),
+    _api("tokens/<int:pk>/", integration_apis.TokenRevokeApi, "api-token-detail"),
+    _api("notifications/", integration_apis.NotificationListApi, "api-notifications"),
+    _api("notifications/read/", integration_apis.NotificationReadApi, "api-notifications-read"),
+    _api("webhooks/", integration_apis.WebhookListCreateApi, "api-webhooks"),
+    _api("webhooks/<int:pk>/", integration_apis.WebhookDetailApi, "api-webhook"),
+    _api("webhooks/<int:pk>/test/", integration_apis.WebhookTestApi, "api-webhook-test"),
+    _api("webhooks/<int:pk>/enable/", integration_apis.WebhookEnableApi, "api-webhook-enable"),
     _api("schema/", SpectacularAPIView, "api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
@@ -58,6 +67,7 @@ admin.site.login_form = ThrottledAdminLoginForm
 urlpatterns = [
     path("api/", include(api_patterns)),
     path("admin/", admin.site.urls),
+    path("account/", include("arena.integrations.urls")),
     path("", include("arena.dashboard.urls")),
 ]
 

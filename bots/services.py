@@ -301,13 +301,17 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
     owner. An active version's parent is the bot's current version at that moment; with
     gating on (and a parent to beat) it must pass its gate to become current."""
     if not ok:
-        BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
+        refused = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.VALIDATING
+        ).update(
             status=BotVersion.Status.INVALID,
             reason=storable(reason),
             reason_detail=storable(detail),
             validated_at=timezone.now(),
         )
         version.refresh_from_db()
+        if refused:
+            _tell_verdict(version)
         return version
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=version.bot_id)
@@ -331,7 +335,35 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
             hooks.bot_changed(bot.pk)
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
     version.refresh_from_db()
+    if activated:
+        _tell_verdict(version)
     return version
+
+
+def _tell_verdict(version: BotVersion) -> None:
+    """The owner hears of the verdict: active (and whether a gate decides if it plays) or
+    refused, with the reason."""
+    bot = version.bot
+    data = {"bot_id": bot.pk, "bot": bot.name, "version_id": version.pk}
+    data.update(number=version.number, status=version.status, reason=version.reason)
+    if version.status == BotVersion.Status.ACTIVE:
+        gated = version.gating == BotVersion.Gating.RUNNING
+        text = f"{version.label} passed its validation" + (
+            " and plays its gate against the current version" if gated else " and plays now"
+        )
+        kind = "version.validated"
+    else:
+        text = f"{version.label} was refused: {version.reason}"
+        kind = "version.refused"
+    hooks.emit(
+        hooks.Event(
+            kind=kind,
+            user_ids=(bot.owner_id,),
+            text=text,
+            link=f"/bots/{bot.pk}/",
+            data=data,
+        )
+    )
 
 
 def request_options_validation(
@@ -452,12 +484,14 @@ def _give_up(*, version: BotVersion, status: str) -> BotVersion:
     """Invalid after its last allowed attempt; ``version.reason`` holds the last error (empty
     when every attempt ended with its worker)."""
     last_error = version.reason or "a worker stopped during each of them"
-    BotVersion.objects.filter(pk=version.pk, status=status).update(
+    refused = BotVersion.objects.filter(pk=version.pk, status=status).update(
         status=BotVersion.Status.INVALID,
         reason=f"validation could not run after {version.attempts} attempts: {last_error}",
         validated_at=timezone.now(),
     )
     version.refresh_from_db()
+    if refused:
+        _tell_verdict(version)
     return version
 
 

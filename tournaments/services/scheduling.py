@@ -21,7 +21,7 @@ from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
 from tournaments.ratings import pools
 from tournaments.read_models import reset_totals
-from tournaments.services import admission
+from tournaments.services import admission, telling
 from tournaments.services.advancing import advance_tournament
 
 MAX_MATCHES = 5000
@@ -312,6 +312,7 @@ def start_tournament(*, tournament_id: int) -> bool:
             cancel_reason=_too_few(entries, playable, exc),
         )
         return True
+    telling.tournament_started(tournament)
     advance_tournament(tournament_id=tournament_id)
     return True
 
