@@ -552,6 +552,20 @@ def _requeue(rows, Status, task_name: str) -> int:
     return count + queueing.resend_missing(waiting, candidates, held, task_name=task_name, now=now)
 
 
+def take_out_of_play(*, version_id: int, reason: str) -> BotVersion | None:
+    """One active version disabled with ``reason`` (its bot falls back to its latest other
+    active version); None when it was not active. In the caller's transaction."""
+    with transaction.atomic():
+        changed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.ACTIVE).update(
+            status=BotVersion.Status.DISABLED, reason=reason
+        )
+        if not changed:
+            return None
+        version = BotVersion.objects.select_related("bot").defer("upload").get(pk=version_id)
+        hooks.bot_changed(version.bot_id)
+    return version
+
+
 def disable_bot(*, bot: Bot, reason: str) -> int:
     """Take every version of ``bot`` out of play (staff's switch); returns how many changed.
 
