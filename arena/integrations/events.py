@@ -15,8 +15,9 @@ KINDS = {
     "tournament.started": "A tournament your bot entered (or you organise) started",
     "tournament.finished": "A tournament your bot entered (or you organise) finished, with the places",
     "webhook.disabled": "One of your webhooks was turned off after failing",
-    "webhook.test": "A test sent from the webhooks page",
 }
+# Sent to one webhook by its "Send a test" button, whatever kinds it takes: not a choice.
+TEST_KIND = "webhook.test"
 
 # (inbox, email, webhooks) for a kind without a choice of its own.
 DEFAULT_CHANNELS = (True, False, True)

@@ -17,6 +17,9 @@ from arena.integrations import selectors, services
 from arena.integrations.events import KINDS
 from arena.integrations.models import ApiToken, Webhook
 
+# The session key of a new token's key or a new webhook's secret, until the page shows it.
+SHOW_ONCE = "integrations_show_once"
+
 
 def _errors(form: forms.Form, exc: ValidationError) -> None:
     for field, messages_ in exc.message_dict.items():
@@ -69,19 +72,22 @@ class TokenForm(forms.Form):
 @login_required
 def token_list(request):
     form = TokenForm(request.POST or None)
-    new_key = None
     if request.method == "POST" and form.is_valid():
         days = form.cleaned_data["days"]
         try:
-            _, new_key = services.create_token(
+            _, key = services.create_token(
                 user=request.user,
                 name=form.cleaned_data["name"],
                 scopes=form.cleaned_data["scopes"],
                 expires_at=timezone.now() + timedelta(days=days) if days else None,
             )
-            form = TokenForm()
         except ValidationError as exc:
             _errors(form, exc)
+        else:
+            # Shown by the next page alone (a reload of it does not post the form again).
+            request.session[SHOW_ONCE] = key
+            return redirect("tokens")
+    new_key = request.session.pop(SHOW_ONCE, None) if request.method == "GET" else None
     context = {"form": form, "new_key": new_key, "rows": selectors.tokens(user=request.user)}
     return render(request, "integrations/tokens.html", context)
 
@@ -113,19 +119,21 @@ class WebhookForm(forms.Form):
 @login_required
 def webhook_list(request):
     form = WebhookForm(request.POST or None)
-    created = None
     if request.method == "POST" and form.is_valid():
         try:
-            created = services.create_webhook(
+            hook = services.create_webhook(
                 user=request.user,
                 url=form.cleaned_data["url"],
                 events=form.cleaned_data["events"],
                 format=form.cleaned_data["format"],
             )
-            form = WebhookForm()
         except ValidationError as exc:
             _errors(form, exc)
-    context = {"form": form, "created": created, "rows": selectors.webhooks(user=request.user)}
+        else:
+            request.session[SHOW_ONCE] = hook.secret
+            return redirect("webhooks")
+    secret = request.session.pop(SHOW_ONCE, None) if request.method == "GET" else None
+    context = {"form": form, "secret": secret, "rows": selectors.webhooks(user=request.user)}
     return render(request, "integrations/webhooks.html", context)
 
 

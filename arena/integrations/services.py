@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.integrations import signing, tokens
-from arena.integrations.events import DEFAULT_CHANNELS, KINDS
+from arena.integrations.events import DEFAULT_CHANNELS, KINDS, TEST_KIND
 from arena.integrations.models import (
     ApiToken,
     ChannelPreference,
@@ -262,7 +262,7 @@ def send_test(*, webhook: Webhook) -> WebhookDelivery:
     if not webhook.active:
         raise ValidationError({"webhook": "this webhook is off: turn it on first"})
     event = hooks.Event(
-        kind="webhook.test",
+        kind=TEST_KIND,
         user_ids=(webhook.user_id,),
         text=f"A test from Arena for {webhook.user.username}: this webhook works.",
         link="/account/webhooks/",
