@@ -395,6 +395,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": ARENA_QUEUE_CHECK_SECONDS,
         "options": {"expires": ARENA_QUEUE_CHECK_SECONDS},
     },
+    "resend-lost-webhook-deliveries": {
+        "task": "arena.integrations.tasks.resend_lost_deliveries",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
+    },
     "end-orphaned-sandboxes": {
         "task": "bots.tasks.end_orphaned_sandboxes",
         "schedule": _REAPER_SECONDS,

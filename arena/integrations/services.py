@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 DELIVER_WEBHOOK = "arena.integrations.tasks.deliver_webhook"
 MAX_TOKENS = 50  # live tokens per account
 MAX_WEBHOOKS = 20  # per account
+# A message may arrive this much before its delivery's next attempt is due (clocks differ).
+EARLY = timedelta(seconds=2)
 
 
 # Tokens.
@@ -282,6 +284,22 @@ def queue_delivery(*, webhook: Webhook, document: dict) -> WebhookDelivery:
     return delivery
 
 
+def resend_lost_deliveries() -> int:
+    """The beat's safety net: a pending delivery whose attempt is overdue by more than
+    ARENA_LOST_MESSAGE_SECONDS (and a request's timeout) lost its message (the broker was
+    down when it was sent, or a worker died holding it): send it again. How many."""
+    overdue = timezone.now() - timedelta(
+        seconds=settings.ARENA_LOST_MESSAGE_SECONDS + 2 * settings.ARENA_WEBHOOK_TIMEOUT_SECONDS
+    )
+    lost = WebhookDelivery.objects.filter(
+        status=WebhookDelivery.Status.PENDING, next_attempt_at__lt=overdue
+    ).order_by("next_attempt_at")
+    ids = list(lost.values_list("pk", flat=True)[:500])
+    for delivery_id in ids:
+        queueing.publish(DELIVER_WEBHOOK, args=[delivery_id])
+    return len(ids)
+
+
 def backoff(attempts: int) -> float:
     """Seconds before the next attempt after ``attempts`` failed ones: doubling each time."""
     return settings.ARENA_WEBHOOK_BACKOFF_SECONDS * 2 ** (attempts - 1)
@@ -325,6 +343,8 @@ def attempt_delivery(*, delivery_id: int) -> float | None:
         )
         if delivery is None or delivery.status != WebhookDelivery.Status.PENDING:
             return None
+        if delivery.next_attempt_at and delivery.next_attempt_at > timezone.now() + EARLY:
+            return None  # a copy of a message re-sent while its own waits for its time
         hook = delivery.webhook
         if not hook.active:
             delivery.status, delivery.error = WebhookDelivery.Status.FAILED, "the webhook is off"

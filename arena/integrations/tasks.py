@@ -12,3 +12,8 @@ def deliver_webhook(self, delivery_id: int) -> None:
     wait = services.attempt_delivery(delivery_id=delivery_id)
     if wait is not None:
         raise self.retry(countdown=wait)
+
+
+@shared_task
+def resend_lost_deliveries() -> None:
+    services.resend_lost_deliveries()

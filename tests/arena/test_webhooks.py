@@ -9,9 +9,11 @@ import hashlib
 import hmac
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from arena.integrations import services
@@ -46,7 +48,10 @@ def local_receivers(settings):
 
 
 def run_pending() -> list[float | None]:
-    """One attempt at every pending delivery, as the worker's task makes it."""
+    """One attempt at every pending delivery, as the worker's task makes it once due (the
+    backoff's wait is taken as passed)."""
+    pending = WebhookDelivery.objects.filter(status="pending")
+    pending.filter(next_attempt_at__gt=timezone.now()).update(next_attempt_at=timezone.now())
     return [
         services.attempt_delivery(delivery_id=pk)
         for pk in WebhookDelivery.objects.filter(status="pending").values_list("pk", flat=True)
@@ -248,3 +253,20 @@ def test_no_webhook_hears_of_a_match_whose_record_is_hidden(
     services.dispatch_event(event)
     assert Notification.objects.filter(user=alice, text="hidden").exists()  # the inbox: yes
     assert not WebhookDelivery.objects.exists()  # webhooks: not while the record is hidden
+
+
+def test_a_delivery_whose_message_was_lost_is_sent_again(alice, local_receivers):
+    receiver = local_receivers()
+    hook = services.create_webhook(user=alice, url=receiver.url, events=[])
+    lost, waiting = (services.send_test(webhook=hook) for _ in range(2))
+    long_ago = timezone.now() - timedelta(hours=1)
+    WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=long_ago)
+    # The other waits for a retry later: a copy of its message arriving now does nothing.
+    later = timezone.now() + timedelta(minutes=5)
+    WebhookDelivery.objects.filter(pk=waiting.pk).update(next_attempt_at=later)
+    assert services.resend_lost_deliveries() == 1
+    assert services.attempt_delivery(delivery_id=waiting.pk) is None
+    assert WebhookDelivery.objects.get(pk=waiting.pk).attempts == 0
+    assert services.attempt_delivery(delivery_id=lost.pk) is None
+    assert WebhookDelivery.objects.get(pk=lost.pk).status == "delivered"
+    assert len(receiver.requests) == 1
