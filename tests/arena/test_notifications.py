@@ -166,4 +166,6 @@ def test_a_tournament_tells_its_entrants_owners_and_organiser_the_places(
         assert kinds == ["tournament.started", "tournament.finished"], (user, kinds)
     finished = Notification.objects.get(user=bob, kind="tournament.finished")
     assert [p["bot"] for p in finished.data["places"]] == ["a1", "b1"]
-    assert "1. a1, 2. b1" in finished.text
+    assert finished.text == "Tournament cup finished: 1. a1, 2. b1; yours: b1 2nd of 2"
+    organisers = Notification.objects.get(user=organiser, kind="tournament.finished")
+    assert organisers.text == "Tournament cup finished: 1. a1, 2. b1"

@@ -270,3 +270,24 @@ def test_a_delivery_whose_message_was_lost_is_sent_again(alice, local_receivers)
     assert services.attempt_delivery(delivery_id=lost.pk) is None
     assert WebhookDelivery.objects.get(pk=lost.pk).status == "delivered"
     assert len(receiver.requests) == 1
+
+
+def test_a_tournament_s_webhook_gets_each_of_its_events_once(
+    alice, make_user, django_capture_on_commit_callbacks
+):
+    bob = make_user("bob")
+    bots = [
+        builders.bot_with_version(name="ta", owner=alice)[0],
+        builders.bot_with_version(name="tb", owner=bob)[0],
+    ]
+    organiser = make_user("org")
+    tournament = builders.started_tournament(organiser=organiser, bots=bots)
+    hook = services.create_webhook(
+        user=organiser, url="https://example.org/cup", events=[], tournament_id=tournament.pk
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        builders.play_queued(tournament_id=tournament.pk)
+    kinds = list(hook.deliveries.values_list("kind", flat=True))
+    assert kinds == ["tournament.finished"]
+    body = json.loads(hook.deliveries.get().body)
+    assert [p["bot"] for p in body["data"]["places"]] == ["ta", "tb"]

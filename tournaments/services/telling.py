@@ -116,24 +116,39 @@ def tournament_started(tournament: Tournament) -> None:
     )
 
 
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def tournament_finished(tournament_id: int) -> None:
+    """One event per person, each told their own bots' places beside the podium; the
+    tournament's webhooks get the organiser's alone (every place is in its data)."""
     tournament = Tournament.objects.get(pk=tournament_id)
     entries = list(tournament.entries.select_related("bot").order_by("place", "pk"))
     placed = [e for e in entries if e.place is not None]
     podium = ", ".join(f"{e.place}. {e.bot.name}" for e in placed[:3])
-    hooks.emit(
-        hooks.Event(
-            kind="tournament.finished",
-            user_ids=_people(tournament, entries),
-            text=f"Tournament {tournament.name} finished: {podium}",
-            link=f"/tournaments/{tournament.pk}/",
-            data={
-                "tournament_id": tournament.pk,
-                "places": [
-                    {"bot_id": e.bot_id, "bot": e.bot.name, "place": e.place, "points": e.points}
-                    for e in placed
-                ],
-            },
-            tournament_id=tournament.pk,
+    data = {
+        "tournament_id": tournament.pk,
+        "places": [
+            {"bot_id": e.bot_id, "bot": e.bot.name, "place": e.place, "points": e.points}
+            for e in placed
+        ],
+    }
+    for user_id in _people(tournament, entries):
+        mine = [e for e in placed if e.bot.owner_id == user_id]
+        text = f"Tournament {tournament.name} finished: {podium}"
+        if mine:
+            text += "; yours: " + ", ".join(
+                f"{e.bot.name} {_ordinal(e.place)} of {len(placed)}" for e in mine
+            )
+        hooks.emit(
+            hooks.Event(
+                kind="tournament.finished",
+                user_ids=(user_id,),
+                text=text,
+                link=f"/tournaments/{tournament.pk}/",
+                data=data,
+                tournament_id=tournament.pk if user_id == tournament.organiser_id else None,
+            )
         )
-    )
