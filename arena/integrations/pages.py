@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from arena.integrations import selectors, services
 from arena.integrations.events import KINDS
 from arena.integrations.models import ApiToken, Webhook
+from tournaments.models import Tournament
 
 # The session key of a new token's key or a new webhook's secret, until the page shows it.
 SHOW_ONCE = "integrations_show_once"
@@ -114,18 +115,32 @@ class WebhookForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         help_text="none ticked: every kind",
     )
+    tournament = forms.ModelChoiceField(
+        queryset=Tournament.objects.none(),
+        required=False,
+        empty_label="my own events",
+        help_text="or every event of a tournament you organise",
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tournament"].queryset = Tournament.objects.filter(organiser=user).order_by(
+            "-id"
+        )
 
 
 @login_required
 def webhook_list(request):
-    form = WebhookForm(request.POST or None)
+    form = WebhookForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        tournament = form.cleaned_data["tournament"]
         try:
             hook = services.create_webhook(
                 user=request.user,
                 url=form.cleaned_data["url"],
                 events=form.cleaned_data["events"],
                 format=form.cleaned_data["format"],
+                tournament_id=tournament.pk if tournament else None,
             )
         except ValidationError as exc:
             _errors(form, exc)

@@ -291,3 +291,20 @@ def test_a_tournament_s_webhook_gets_each_of_its_events_once(
     assert kinds == ["tournament.finished"]
     body = json.loads(hook.deliveries.get().body)
     assert [p["bot"] for p in body["data"]["places"]] == ["ta", "tb"]
+
+
+def test_the_webhooks_page_offers_only_the_reader_s_own_tournaments(alice, make_user, client):
+    bots = [builders.bot_with_version(name=f"o{i}", owner=alice)[0] for i in range(2)]
+    mine = builders.started_tournament(organiser=alice, bots=bots, name="my cup")
+    theirs = builders.started_tournament(organiser=make_user("bob"), bots=bots, name="bob cup")
+    client.force_login(alice)
+    page = client.get("/account/webhooks/").content.decode()
+    assert "my cup" in page and "bob cup" not in page
+    refused = client.post(
+        "/account/webhooks/", {"url": "https://example.org/h", "tournament": theirs.pk}
+    )
+    assert refused.status_code == 200 and not Webhook.objects.exists()
+    made = client.post(
+        "/account/webhooks/", {"url": "https://example.org/h", "tournament": mine.pk}
+    )
+    assert made.status_code == 302 and Webhook.objects.get().tournament == mine
