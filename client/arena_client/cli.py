@@ -202,15 +202,17 @@ def cmd_status(api: Api, args) -> tuple[dict, str]:
     progress = tournament.get("progress") or {}
     text = f"tournament {tournament['id']} {tournament['name']} ({tournament['status']})"
     if progress:
-        text += "\n" + "  ".join(
-            f"{k}: {v}" for k, v in progress.items() if not isinstance(v, (dict, list))
-        )
+        text += f"\nmatches played: {progress.get('done', 0)}/{progress.get('total', 0)}"
+        ended = ("done", "total", "finished", "failed")
+        waiting = {k: v for k, v in progress.items() if k not in ended and v}
+        if waiting:
+            text += " (" + ", ".join(f"{v} {k}" for k, v in waiting.items()) + ")"
     standings = tournament.get("standings") or []
     if standings:
         rows = [
             {
-                "place": s.get("place"),
-                "bot": s.get("bot") or s.get("name"),
+                "place": s.get("position"),
+                "bot": s.get("bot") or s.get("bot_id"),
                 "points": s.get("points"),
             }
             for s in standings
