@@ -163,7 +163,8 @@ def test_the_client_drives_a_live_server_and_a_webhook_tells_the_author(live, tm
     assert any("cli-bot@v1 passed its validation" in m for m in messages), messages
     assert any(f"Challenge {challenge['id']} finished" in m for m in messages), messages
     assert not any("cheater" in m or "refused" in m for m in messages)  # not subscribed
-    assert hook.deliveries.filter(status="delivered").count() == 2
+    delivered = hook.deliveries.filter(status="delivered")
+    wait_for(lambda: delivered.count() == 2, 30, "both deliveries to be logged")
     chat.server.shutdown()
 
 
@@ -181,7 +182,9 @@ def test_a_webhook_that_fails_is_retried_with_backoff_then_turned_off(live, tmp_
     wait_for(lambda: not Webhook.objects.get(pk=hook.pk).active, 30, "the hook to be turned off")
     delivery = hook.deliveries.get()
     assert (delivery.status, delivery.attempts, delivery.status_code) == ("failed", 3, 503)
-    assert Notification.objects.filter(user=alice, kind="webhook.disabled").exists()
+    # Its owner is told just after the commit that turned it off.
+    told = Notification.objects.filter(user=alice, kind="webhook.disabled")
+    wait_for(told.exists, 30, "the owner to be told")
     time.sleep(5)  # a fourth attempt would have come 4 s after the third
     assert len(failing.requests) == 3
     failing.server.shutdown()
