@@ -54,6 +54,8 @@ api_patterns = [
     _api("tokens/<int:pk>/", integration_apis.TokenRevokeApi, "api-token-detail"),
     _api("notifications/", integration_apis.NotificationListApi, "api-notifications"),
     _api("notifications/read/", integration_apis.NotificationReadApi, "api-notifications-read"),
+    _api("notifications/channels/", integration_apis.ChannelListApi, "api-channels"),
+    _api("notifications/channels/<str:kind>/", integration_apis.ChannelDetailApi, "api-channel"),
     _api("webhooks/", integration_apis.WebhookListCreateApi, "api-webhooks"),
     _api("webhooks/<int:pk>/", integration_apis.WebhookDetailApi, "api-webhook"),
     _api("webhooks/<int:pk>/test/", integration_apis.WebhookTestApi, "api-webhook-test"),

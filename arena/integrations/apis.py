@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -246,3 +247,47 @@ class WebhookEnableApi(APIView):
     @extend_schema(request=None, responses=WebhookSerializer)
     def post(self, request, pk: int):
         return Response(WebhookSerializer(services.turn_on(webhook=own_webhook(request, pk))).data)
+
+
+class ChannelSerializer(serializers.Serializer):
+    kind = serializers.CharField(read_only=True)
+    label = serializers.CharField(read_only=True)
+    inbox = serializers.BooleanField(required=False, help_text="left out: as it is")
+    email = serializers.BooleanField(required=False, help_text="left out: as it is")
+    webhooks = serializers.BooleanField(required=False, help_text="left out: as it is")
+
+
+def channel_row(user, kind: str) -> dict:
+    return next(r for r in selectors.channel_rows(user=user) if r["kind"] == kind)
+
+
+class ChannelListApi(APIView):
+    """Where each kind of event goes for you: the inbox, email, your webhooks."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=ChannelSerializer(many=True))
+    def get(self, request):
+        return Response(
+            ChannelSerializer(selectors.channel_rows(user=request.user), many=True).data
+        )
+
+
+class ChannelDetailApi(APIView):
+    """Change where one kind of event goes; the channels left out stay as they are."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=ChannelSerializer, responses=ChannelSerializer)
+    def patch(self, request, kind: str):
+        if kind not in KINDS:
+            raise NotFound(f"no event kind {kind!r}")
+        data = ChannelSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        current = channel_row(request.user, kind)
+        services.set_channels(
+            user=request.user,
+            kind=kind,
+            **{c: data.validated_data.get(c, current[c]) for c in ("inbox", "email", "webhooks")},
+        )
+        return Response(ChannelSerializer(channel_row(request.user, kind)).data)

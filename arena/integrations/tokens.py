@@ -41,6 +41,7 @@ WRITE_SCOPES = {
     "api-ladder-resume": Scope.ORGANISE,
     # The inbox and webhooks send and change only what the account may read.
     "api-notifications-read": Scope.READ,
+    "api-channel": Scope.READ,
     "api-webhooks": Scope.READ,
     "api-webhook": Scope.READ,
     "api-webhook-test": Scope.READ,

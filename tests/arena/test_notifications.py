@@ -169,3 +169,30 @@ def test_a_tournament_tells_its_entrants_owners_and_organiser_the_places(
     assert finished.text == "Tournament cup finished: 1. a1, 2. b1; yours: b1 2nd of 2"
     organisers = Notification.objects.get(user=organiser, kind="tournament.finished")
     assert organisers.text == "Tournament cup finished: 1. a1, 2. b1"
+
+
+def test_the_channels_api_changes_only_the_reader_s_choices(alice, make_user, client_for):
+    assert APIClient().get("/api/notifications/channels/").status_code == 401
+    path = "/api/notifications/channels/challenge.finished/"
+    assert APIClient().patch(path, {"email": True}, format="json").status_code == 401
+    api = client_for(alice)
+    rows = {r["kind"]: r for r in api.get("/api/notifications/channels/").json()}
+    assert (rows["challenge.finished"]["inbox"], rows["challenge.finished"]["email"]) == (
+        True,
+        False,
+    )
+    answer = api.patch(path, {"email": True, "webhooks": False}, format="json")
+    assert answer.json() == {
+        "kind": "challenge.finished",
+        "label": rows["challenge.finished"]["label"],
+        "inbox": True,
+        "email": True,
+        "webhooks": False,
+    }
+    missing = api.patch("/api/notifications/channels/no.such/", {"email": True}, format="json")
+    assert missing.status_code == 404
+    bad = api.patch(path, {"email": "maybe"}, format="json")
+    assert bad.status_code == 400 and "email" in bad.json()["errors"]
+    bob = client_for(make_user("bob"))
+    theirs = {r["kind"]: r for r in bob.get("/api/notifications/channels/").json()}
+    assert theirs["challenge.finished"]["email"] is False
