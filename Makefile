@@ -48,9 +48,11 @@ system-test: system
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt
+# The `arena` command (client/) too: its tests run it from client/, and people from here.
+$(VENV)/.installed: requirements.txt client/pyproject.toml
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install -q --disable-pip-version-check ./client
 	@touch $@
 
 # The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the server's.

@@ -10,7 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["bots", "tournaments"])
+app.autodiscover_tasks(["bots", "tournaments", "arena.integrations"])
 
 _keep_connections = False
 

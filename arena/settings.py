@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "tournaments",
     "arena",
     "arena.dashboard",
+    "arena.integrations",
     "axes",
 ]
 
@@ -118,6 +119,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "arena.integrations.context_processors.inbox",
             ]
         },
     }
@@ -215,7 +217,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # The account's own key and scoped tokens (arena.integrations.tokens).
+        "arena.integrations.tokens.ScopedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -232,13 +235,19 @@ REST_FRAMEWORK = {
     ],
     # A view's throttle_scope picks its rate; the count is per user when logged
     # in, else per address (arena.throttling, shared with the dashboard forms).
-    "DEFAULT_THROTTLE_CLASSES": ["arena.throttling.ScopedThrottle"],
+    # A scoped API token is counted per token, in these and in "token" (every request).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "arena.throttling.ScopedThrottle",
+        "arena.throttling.TokenThrottle",
+    ],
     # Rates of arena.throttling, shared by the API and the dashboard forms:
     # "N/second", "N/minute", "N/hour" or "N/day".
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
         "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
         "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
+        # Every request made with one scoped API token.
+        "token": os.environ.get("ARENA_TOKEN_RATE", "3600/hour"),
         # Failed log-ins from an address (any accounts), after which even the right password
         # is refused there for a while; and for an account from anywhere, after which it is
         # slowed down (ARENA_LOGIN_SLOW_SECONDS) where it failed.
@@ -338,6 +347,7 @@ CELERY_TASK_ROUTES = {
     "tournaments.tasks.play_human_game": {"queue": "human_games"},
     "bots.tasks.validate_bot_version": {"queue": "validations"},
     "bots.tasks.validate_options": {"queue": "validations"},
+    "arena.integrations.tasks.deliver_webhook": {"queue": "maintenance"},
 }
 # Every ARENA_QUEUE_CHECK_SECONDS a maintenance worker asks every worker which queues it
 # consumes; "matches" or "validations" without a consumer for ARENA_UNSERVED_QUEUE_SECONDS
@@ -388,6 +398,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "bots.tasks.check_queue_consumers",
         "schedule": ARENA_QUEUE_CHECK_SECONDS,
         "options": {"expires": ARENA_QUEUE_CHECK_SECONDS},
+    },
+    "resend-lost-webhook-deliveries": {
+        "task": "arena.integrations.tasks.resend_lost_deliveries",
+        "schedule": _REAPER_SECONDS,
+        "options": {"expires": _REAPER_SECONDS},
     },
     "end-orphaned-sandboxes": {
         "task": "bots.tasks.end_orphaned_sandboxes",
@@ -485,6 +500,34 @@ ARENA_HUMAN_POLL_SECONDS = float(os.environ.get("ARENA_HUMAN_POLL_SECONDS", "0.1
 # ARENA_LOG_JSON=1: every line a JSON object (arena/log_format.py), with the match,
 # version and worker ids of the events of bots/events.py as fields of their own.
 ARENA_LOG_JSON = env_bool("ARENA_LOG_JSON", False)
+# Integrations (docs/integrations.md). Links in emails and webhooks start with this.
+ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "http://127.0.0.1:8000")
+# Email: SMTP when EMAIL_HOST is set, else printed on the console (`make run` shows them).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", bool(EMAIL_HOST))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "arena@localhost")
+# Webhook deliveries: ATTEMPTS per delivery, waiting BACKOFF_SECONDS, then twice as long
+# each time; a hook whose last DISABLE_AFTER attempts (any deliveries) failed is turned off.
+ARENA_WEBHOOK_ATTEMPTS = int(os.environ.get("ARENA_WEBHOOK_ATTEMPTS", "6"))
+ARENA_WEBHOOK_BACKOFF_SECONDS = float(os.environ.get("ARENA_WEBHOOK_BACKOFF_SECONDS", "30"))
+ARENA_WEBHOOK_DISABLE_AFTER = int(os.environ.get("ARENA_WEBHOOK_DISABLE_AFTER", "10"))
+ARENA_WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("ARENA_WEBHOOK_TIMEOUT_SECONDS", "10"))
+# Webhooks to loopback and private addresses (this machine, its network) are refused
+# unless this is on: a hook must not reach what only the server can.
+ARENA_WEBHOOK_PRIVATE_ADDRESSES = env_bool("ARENA_WEBHOOK_PRIVATE_ADDRESSES", False)
+# A version whose seat faulted in this many of its matches in a row is taken out of play
+# and its owner told; 0 never.
+ARENA_CRASH_STREAK = int(os.environ.get("ARENA_CRASH_STREAK", "5"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from arena import api, health, metrics
 from arena.dashboard.forms import ThrottledAdminLoginForm
 from arena.dashboard.views.matches import MatchFramesApi
+from arena.integrations import apis as integration_apis
 from bots import apis as bot_apis
 from tournaments import apis
 
@@ -54,6 +55,16 @@ api_patterns = [
     _api("matches/<int:pk>/replay/", apis.MatchReplayApi, "api-match-replay"),
     _api("matches/<int:pk>/frames/", MatchFramesApi, "api-match-frames"),
     _api("leaderboards/<str:game>/", apis.LeaderboardApi, "api-leaderboard"),
+    _api("tokens/", integration_apis.TokenListCreateApi, "api-tokens"),
+    _api("tokens/<int:pk>/", integration_apis.TokenRevokeApi, "api-token-detail"),
+    _api("notifications/", integration_apis.NotificationListApi, "api-notifications"),
+    _api("notifications/read/", integration_apis.NotificationReadApi, "api-notifications-read"),
+    _api("notifications/channels/", integration_apis.ChannelListApi, "api-channels"),
+    _api("notifications/channels/<str:kind>/", integration_apis.ChannelDetailApi, "api-channel"),
+    _api("webhooks/", integration_apis.WebhookListCreateApi, "api-webhooks"),
+    _api("webhooks/<int:pk>/", integration_apis.WebhookDetailApi, "api-webhook"),
+    _api("webhooks/<int:pk>/test/", integration_apis.WebhookTestApi, "api-webhook-test"),
+    _api("webhooks/<int:pk>/enable/", integration_apis.WebhookEnableApi, "api-webhook-enable"),
     _api("schema/", SpectacularAPIView, "api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
@@ -66,6 +77,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
+    path("account/", include("arena.integrations.urls")),
     path("", include("arena.dashboard.urls")),
 ]
 

@@ -66,7 +66,8 @@ class BotVersion(models.Model):
         VALIDATING = "validating"
         ACTIVE = "active"
         INVALID = "invalid"
-        # Taken out of play by staff (bots.services.disable_bot); never validated again.
+        # Taken out of play by staff (bots.services.disable_bot) or after faulting in
+        # ARENA_CRASH_STREAK matches in a row; never validated again.
         DISABLED = "disabled"
 
     class Kind(models.TextChoices):

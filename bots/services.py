@@ -312,14 +312,19 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
     gating on (and a parent to beat) it must pass its gate to become current."""
     decided_at = timezone.now()
     if not ok:
-        if BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.VALIDATING).update(
+        refused = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.VALIDATING
+        ).update(
             status=BotVersion.Status.INVALID,
             reason=storable(reason),
             reason_detail=storable(detail),
             validated_at=decided_at,
-        ):
+        )
+        if refused:
             _count_verdict(version, decided_at, BotVersion.Status.INVALID)
         version.refresh_from_db()
+        if refused:
+            _tell_verdict(version)
         return version
     with transaction.atomic():
         bot = Bot.objects.select_for_update().get(pk=version.bot_id)
@@ -344,7 +349,35 @@ def _record_verdict(*, version: BotVersion, ok: bool, reason: str, detail: str =
             transaction.on_commit(lambda: hooks.version_became_active(version.pk))
             _count_verdict(version, decided_at, BotVersion.Status.ACTIVE)
     version.refresh_from_db()
+    if activated:
+        _tell_verdict(version)
     return version
+
+
+def _tell_verdict(version: BotVersion) -> None:
+    """The owner hears of the verdict: active (and whether a gate decides if it plays) or
+    refused, with the reason."""
+    bot = version.bot
+    data = {"bot_id": bot.pk, "bot": bot.name, "version_id": version.pk}
+    data.update(number=version.number, status=version.status, reason=version.reason)
+    if version.status == BotVersion.Status.ACTIVE:
+        gated = version.gating == BotVersion.Gating.RUNNING
+        text = f"{version.label} passed its validation" + (
+            " and plays its gate against the current version" if gated else " and plays now"
+        )
+        kind = "version.validated"
+    else:
+        text = f"{version.label} was refused: {version.reason}"
+        kind = "version.refused"
+    hooks.emit(
+        hooks.Event(
+            kind=kind,
+            user_ids=(bot.owner_id,),
+            text=text,
+            link=f"/bots/{bot.pk}/",
+            data=data,
+        )
+    )
 
 
 def request_options_validation(
@@ -466,13 +499,16 @@ def _give_up(*, version: BotVersion, status: str) -> BotVersion:
     when every attempt ended with its worker)."""
     last_error = version.reason or "a worker stopped during each of them"
     decided_at = timezone.now()
-    if BotVersion.objects.filter(pk=version.pk, status=status).update(
+    refused = BotVersion.objects.filter(pk=version.pk, status=status).update(
         status=BotVersion.Status.INVALID,
         reason=f"validation could not run after {version.attempts} attempts: {last_error}",
         validated_at=decided_at,
-    ):
+    )
+    if refused:
         _count_verdict(version, decided_at, BotVersion.Status.INVALID)
     version.refresh_from_db()
+    if refused:
+        _tell_verdict(version)
     return version
 
 
@@ -552,6 +588,20 @@ def _requeue(rows, Status, task_name: str) -> int:
         )
         held = set()
     return count + queueing.resend_missing(waiting, candidates, held, task_name=task_name, now=now)
+
+
+def take_out_of_play(*, version_id: int, reason: str) -> BotVersion | None:
+    """One active version disabled with ``reason`` (its bot falls back to its latest other
+    active version); None when it was not active. In the caller's transaction."""
+    with transaction.atomic():
+        changed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.ACTIVE).update(
+            status=BotVersion.Status.DISABLED, reason=reason
+        )
+        if not changed:
+            return None
+        version = BotVersion.objects.select_related("bot").defer("upload").get(pk=version_id)
+        hooks.bot_changed(version.bot_id)
+    return version
 
 
 def disable_bot(*, bot: Bot, reason: str) -> int:

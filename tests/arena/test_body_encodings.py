@@ -165,6 +165,23 @@ def create_challenge(api, encoding, alice, stored_version):
     return {**challenge, "pick_for_me": picked}
 
 
+def change_channels(api, encoding, alice, stored_version):
+    kind = {"json": "version.validated", "form": "version.refused", "multipart": "gate.decided"}[
+        encoding
+    ]
+    # Not the defaults first: a left-out channel must stay as it is, not take a default.
+    assert api.patch(
+        f"/api/notifications/channels/{kind}/",
+        {"inbox": False, "email": True, "webhooks": False},
+        format="json",
+    ).json()["email"]
+    answer = send(
+        api, "patch", f"/api/notifications/channels/{kind}/", {"email": "false"}, encoding
+    )
+    assert answer.status_code == 200, answer.content
+    return answer.json()
+
+
 CASES = {
     ("post", "/api/bots/"): create_bot,
     ("post", "/api/challenges/"): create_challenge,
@@ -172,6 +189,7 @@ CASES = {
     ("patch", "/api/bots/{id}/gating/"): change_gating,
     ("post", "/api/tournaments/"): create_tournament,
     ("patch", "/api/tournaments/{id}/"): change_tournament,
+    ("patch", "/api/notifications/channels/{kind}/"): change_channels,
 }
 
 

@@ -21,6 +21,7 @@ from tournaments.formats import Finished, Pairing
 from tournaments.formats.round_robin import finish as finish_round_robin
 from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.read_models import bump_results_mark, refresh_after_commit
+from tournaments.services import telling
 from tournaments.services.queueing import queue_match_after_commit
 
 FINAL = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
@@ -118,9 +119,11 @@ def _finish(tournament: Tournament, entries: list[Entry], finished: Finished) ->
         entry.points = standing.points
         entry.tiebreaks = standing.tiebreaks
     Entry.objects.bulk_update(entries, ["place", "points", "tiebreaks"])
-    Tournament.objects.filter(pk=tournament.pk, status=Tournament.Status.RUNNING).update(
+    ended = Tournament.objects.filter(pk=tournament.pk, status=Tournament.Status.RUNNING).update(
         status=Tournament.Status.FINISHED, finished_at=timezone.now()
     )
+    if ended:
+        telling.tournament_finished(tournament.pk)
     # A finished event's snapshot holds its match counts too: build it anew, after the
     # commit, so the final table's first read is one row.
     bump_results_mark(tournament_id=tournament.pk)

@@ -44,6 +44,7 @@ from tournaments.bulk.plan import GameResult, schedule
 from tournaments.bulk.report import pairing_figures, report
 from tournaments.models import Challenge, ChallengeOpponent, LeaderboardRow, Match, MatchSeat
 from tournaments.ratings import pools
+from tournaments.services import telling
 from tournaments.services.admission import validations_for
 from tournaments.services.queueing import queue_match_after_commit
 
@@ -164,6 +165,15 @@ def create_challenge(*, user, asked: Asked, again_of: Challenge | None = None) -
         )
         if not waiting:
             _start(challenge)
+        else:
+            telling.challenge_received(
+                challenge,
+                [
+                    opponent.owner_id
+                    for (opponent, _), answer in zip(opponents, answers)
+                    if answer == ChallengeOpponent.Answer.WAITING
+                ],
+            )
     return challenge
 
 
@@ -197,6 +207,7 @@ def answer_challenge(*, user, challenge_id: int, accept: bool) -> Challenge:
         now = timezone.now()
         answer = ChallengeOpponent.Answer.ACCEPTED if accept else ChallengeOpponent.Answer.DECLINED
         mine.update(answer=answer, answered_at=now)
+        telling.challenge_answered(challenge, accept, user.get_username())
         if not accept:
             _end(challenge, Challenge.Status.DECLINED)
         elif not challenge.opponents.exclude(answer=ChallengeOpponent.Answer.ACCEPTED).exists():
@@ -428,6 +439,8 @@ def advance_challenge(*, challenge_id: int) -> Challenge:
             challenge.finished_at = timezone.now()
             fields += ["status", "finished_at"]
         challenge.save(update_fields=fields)
+        if "status" in fields:
+            telling.challenge_finished(challenge)
         feed_challenges()
     return challenge
 

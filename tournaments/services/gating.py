@@ -37,6 +37,7 @@ from tournaments.models import Gate, Match
 from tournaments.ratings import match as match_stats
 from tournaments.ratings import pools, sprt
 from tournaments.read_models import leaderboard_rows
+from tournaments.services import telling
 from tournaments.services.queueing import queue_match_after_commit
 
 log = logging.getLogger(__name__)
@@ -191,6 +192,7 @@ def _finish(gate: Gate, status: str) -> None:
         Bot.objects.filter(versions=gate.candidate_id).update(current_id=gate.candidate_id)
     bot_id = BotVersion.objects.filter(pk=gate.candidate_id).values_list("bot_id", flat=True)
     leaderboard_rows.after_bot_change(bot_id.get())
+    telling.gate_decided(gate)
     log.info("gate %s of version %s: %s (LLR %.2f)", gate.pk, gate.candidate_id, status, gate.llr)
 
 

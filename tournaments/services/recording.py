@@ -14,6 +14,7 @@ from tournaments.models.row_statements import Batch, from_row, select_sql, updat
 from tournaments.read_models import count_new_result, count_result
 from tournaments.services.advancing import advance_tournament, unfinished_statement
 from tournaments.services.challenges import advance_challenge
+from tournaments.services.crash_streaks import check_crash_streaks
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import store_replay_after_commit
 from tournaments.services.rating import rate_result
@@ -113,6 +114,9 @@ def record_result(
                 tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
             )
         batch.send()
+        faulted = [seat.version_id for seat in seats if seat.fault is not None]
+        if faulted:
+            check_crash_streaks(version_ids=faulted, match_id=match_id)
     return True
 
 

@@ -21,7 +21,7 @@ from tournaments.formats import Event, swiss
 from tournaments.models import Entry, Match, Rating, Tournament
 from tournaments.ratings import pools
 from tournaments.read_models import reset_totals
-from tournaments.services import admission, refusals
+from tournaments.services import admission, refusals, telling
 from tournaments.services.advancing import advance_tournament
 
 # A start this far in the past is the minute the organiser typed while filling the form:
@@ -459,6 +459,7 @@ def start_tournament(*, tournament_id: int, due_by: datetime | None = None) -> b
             cancel_reason=_too_few(entries, playable, exc),
         )
         return True
+    telling.tournament_started(tournament)
     advance_tournament(tournament_id=tournament_id)
     return True
 

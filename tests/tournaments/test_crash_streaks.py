@@ -1,0 +1,87 @@
+"""A version whose seat faults in ARENA_CRASH_STREAK of its matches in a row is taken out of
+play and its owner told, with the last match linked; a match without a fault breaks the
+streak; the opponent is untouched."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from arena.integrations.models import Notification
+from bots.models import BotVersion
+from bots.selectors import current_version
+from games import registry
+from tests.support import builders
+from tournaments.models import Match, MatchSeat
+from tournaments.services.playing import claim_match, record_result
+
+
+@pytest.fixture
+def streak(settings):
+    settings.ARENA_CRASH_STREAK = 3
+    return 3
+
+
+def play(crasher: BotVersion, other: BotVersion, *, faults: bool) -> Match:
+    match = Match.objects.create(
+        game="pairs",
+        engine_version=registry.get("pairs").version,
+        seed=Match.objects.count() + 1,
+        status=Match.Status.QUEUED,
+    )
+    for seat, version in enumerate([crasher, other]):
+        MatchSeat.objects.create(match=match, seat=seat, version=version)
+    attempt = claim_match(match_id=match.pk)
+    outcome = builders.outcome(match=match, ranks=[2, 1])
+    if faults:
+        outcome["result"]["seats"][0]["fault"] = {"kind": "crashed", "reason": "exit code 1"}
+    assert record_result(match_id=match.pk, attempt=attempt, outcome=outcome)
+    return match
+
+
+@pytest.fixture
+def versions(db):
+    owner = get_user_model().objects.create_user("crasher-owner")
+    bot, old = builders.bot_with_version(name="crasher", owner=owner)
+    new = builders.version(bot=bot)
+    bot.current = new
+    bot.save()
+    _, other = builders.bot_with_version(name="steady")
+    return owner, old, new, other
+
+
+def test_a_crash_streak_takes_the_version_out_of_play_and_tells_its_owner(
+    streak, versions, django_capture_on_commit_callbacks
+):
+    owner, old, new, other = versions
+    with django_capture_on_commit_callbacks(execute=True):
+        play(new, other, faults=True)
+        play(new, other, faults=True)
+        play(new, other, faults=False)  # breaks the streak
+        play(new, other, faults=True)
+        play(new, other, faults=True)
+    new.refresh_from_db()
+    assert new.status == BotVersion.Status.ACTIVE
+    assert not Notification.objects.filter(kind="version.crash_streak").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        last = play(new, other, faults=True)
+    new.refresh_from_db()
+    assert new.status == BotVersion.Status.DISABLED
+    assert new.reason == "taken out of play: it faulted in 3 matches in a row"
+    assert current_version(bot=new.bot) == old  # the bot plays its other active version
+    other.refresh_from_db()
+    assert other.status == BotVersion.Status.ACTIVE
+    note = Notification.objects.get(user=owner, kind="version.crash_streak")
+    assert note.link == f"/matches/{last.pk}/" and "exit code 1" in note.text
+    assert note.data["match_id"] == last.pk
+
+
+def test_no_streak_is_counted_when_the_setting_is_zero(
+    settings, versions, django_capture_on_commit_callbacks
+):
+    settings.ARENA_CRASH_STREAK = 0
+    _, _, new, other = versions
+    for _ in range(4):
+        play(new, other, faults=True)
+    new.refresh_from_db()
+    assert new.status == BotVersion.Status.ACTIVE
