@@ -187,7 +187,14 @@ def _checked_bots(bots, *, game, players: int, user) -> list:
             "a bot's id or a built-in bot's name such as \"random\"",
             field="bots",
         )
-    ids = {b for b in bots if isinstance(b, int) and not isinstance(b, bool)}
+    for bot in bots:
+        if isinstance(bot, bool) or not isinstance(bot, (int, str)):
+            raise HumanGameRefused(
+                f"each entry of bots is a bot's id (a number) or a built-in bot's name, not {bot!r}",
+                field="bots",
+            )
+    # Ids past the database's integer range name no bot (and must not reach a query).
+    ids = {b for b in bots if isinstance(b, int) and 0 < b < 2**63}
     found = {bot.pk: bot for bot in Bot.objects.filter(pk__in=ids)}
     chosen = []
     for bot in bots:
