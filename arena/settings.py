@@ -275,6 +275,9 @@ SPECTACULAR_SETTINGS = {
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "ChallengeStatusEnum": "tournaments.models.Challenge.Status",
+        "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+        "WebhookFormatEnum": "arena.integrations.models.Webhook.Format",
+        "PlayerKindEnum": ["bot", "builtin", "human"],
     },
 }
 

@@ -14,16 +14,6 @@ from tournaments.selectors import human_games as selectors
 from tournaments.services import human_games as services
 
 
-class AnyJSONField(serializers.Field):
-    """Any JSON value as it came (an action, a seat's choice): checked by the service."""
-
-    def to_internal_value(self, data):
-        return data
-
-    def to_representation(self, value):
-        return value
-
-
 class HumanGameRequestSerializer(serializers.Serializer):
     game = serializers.CharField(help_text="the game's slug")
     players = serializers.IntegerField(
@@ -31,19 +21,20 @@ class HumanGameRequestSerializer(serializers.Serializer):
         help_text="seats at the table; default: one more than the bots listed",
     )  # fmt: skip
     options = serializers.DictField(required=False, default=dict)
-    seat = AnyJSONField(
+    seat = serializers.JSONField(
         required=False, default=None,
         help_text='your seat, 0 to players less one; "random" or omitted: any',
     )  # fmt: skip
     bots = serializers.ListField(
-        child=AnyJSONField(), max_length=16,
+        child=serializers.JSONField(), max_length=16,
         help_text='who takes each other seat, in seat order: a bot id (its current version) '
         'or a built-in bot\'s name such as "random"',
     )  # fmt: skip
 
 
+# Actions and seats are any JSON (serializers.JSONField): the service checks them.
 class ActSerializer(serializers.Serializer):
-    action = AnyJSONField(help_text="one of legal, exactly as listed")
+    action = serializers.JSONField(help_text="one of legal, exactly as listed")
     turn = serializers.IntegerField(
         required=False, allow_null=True, default=None,
         help_text="the turn the action answers (from the game's turn): a stale one is refused",
@@ -79,7 +70,7 @@ class HumanGameSerializer(serializers.Serializer):
         allow_null=True, help_text="the engine's observation for your seat, exactly"
     )
     legal = serializers.ListField(
-        child=AnyJSONField(), help_text="your legal actions on your turn, else empty"
+        child=serializers.JSONField(), help_text="your legal actions on your turn, else empty"
     )
     deadline = serializers.DateTimeField(allow_null=True)
     seconds_left = serializers.IntegerField(allow_null=True)
