@@ -11,8 +11,9 @@ import hmac
 import time
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -44,6 +45,7 @@ class LiveCollector:
         yield up
         if "database" not in report["failed"]:
             yield self._matches()
+            yield self._heartbeats()
         if "broker" in report["failed"]:
             return
         depths = operations.queue_depths(timeout=settings.ARENA_READY_TIMEOUT_SECONDS)
@@ -60,6 +62,24 @@ class LiveCollector:
         )
         alive.add_metric([], len(workers))
         yield alive
+
+    def _heartbeats(self) -> GaugeMetricFamily:
+        """Each worker playing a match: seconds since the newest heartbeat of its matches
+        (a worker stuck or gone shows here long before the reaper acts)."""
+        gauge = GaugeMetricFamily(
+            "arena_worker_heartbeat_age_seconds",
+            "Seconds since the newest heartbeat of the matches each worker is playing.",
+            labels=["worker"],
+        )
+        now = timezone.now()
+        rows = (
+            Match.objects.filter(status=Match.Status.RUNNING, heartbeat_at__isnull=False)
+            .values("worker")
+            .annotate(newest=Max("heartbeat_at"))
+        )
+        for row in rows:
+            gauge.add_metric([row["worker"]], max(0.0, (now - row["newest"]).total_seconds()))
+        return gauge
 
     def _matches(self) -> GaugeMetricFamily:
         """Matches waiting and being played, the ladder's (its tables in flight) apart."""

@@ -60,7 +60,12 @@ VALIDATION_SECONDS = Histogram(
     "From an upload to its validation's verdict (active or invalid).",
     buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600),
 )
-
+SANDBOX_START_SECONDS = Histogram(
+    "arena_sandbox_start_seconds",
+    "From a match's first sandbox build to every program seat's \"ready\" (the seats start"
+    " side by side).",
+    buckets=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10),
+)
 
 THROTTLE_REFUSALS = Counter(
     "arena_throttle_refusals",
@@ -81,6 +86,10 @@ def match_recorded(*, game: str, fault_kinds: list[str], seconds: float | None) 
         MATCH_FAULTS.labels(kind=kind).inc()
     if seconds is not None:
         MATCH_SECONDS.observe(max(0.0, seconds))
+
+
+def sandboxes_started(*, seconds: float) -> None:
+    SANDBOX_START_SECONDS.observe(max(0.0, seconds))
 
 
 def host_failed() -> None:

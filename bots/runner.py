@@ -24,11 +24,13 @@ asked, as every bot does.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bots import metrics
 from bots.players import BuiltinPlayer, Fault, Player, ProgramPlayer
 from bots.sandbox import Limits
 from bots.sandbox.slots import BotTooLarge
@@ -148,6 +150,7 @@ def play_match(
         # allowance, counted from its own release, its own faults, and pauses once ready.
         for seat in faults:
             players[seat].close()  # faulted before a resume: never started again
+        began = time.monotonic()
         for seat, player in enumerate(players):
             if seat not in faults and hasattr(player, "prepare"):
                 player.prepare()
@@ -174,6 +177,8 @@ def play_match(
             while_starting()
         for seat in starting:
             _note_start(seat, players[seat].finish_start(), players, faults)  # type: ignore[attr-defined]
+        if starting:
+            metrics.sandboxes_started(seconds=time.monotonic() - began)
         if on_position is not None:
             on_position(state, moves, faults)
         while acting := state.to_act():

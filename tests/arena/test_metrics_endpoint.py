@@ -111,3 +111,30 @@ def test_a_locked_log_in_is_counted(client, settings):
     ]
     assert statuses == [400, 400, 429]
     assert scrape(client)["arena_throttle_refusals_total"][login] == before + 1
+
+
+def test_each_playing_worker_shows_the_age_of_its_newest_heartbeat():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.models import Match
+
+    owner = builders.user(name="beat-owner")
+    bots = [builders.bot_with_version(name=f"hb-{i}", owner=owner)[0] for i in range(3)]
+    tournament = builders.started_tournament(organiser=owner, bots=bots, games_per_pairing=2)
+    first, second, third = tournament.matches.all()[:3]
+    now = timezone.now()
+    Match.objects.filter(pk=first.pk).update(
+        status="running", worker="w-old", heartbeat_at=now - timedelta(seconds=300)
+    )
+    Match.objects.filter(pk=second.pk).update(
+        status="running", worker="w-new", heartbeat_at=now - timedelta(seconds=1)
+    )
+    Match.objects.filter(pk=third.pk).update(
+        status="running", worker="w-new", heartbeat_at=now - timedelta(seconds=200)
+    )
+    ages = scrape(Client())["arena_worker_heartbeat_age_seconds"]
+    assert set(ages) == {(("worker", "w-old"),), (("worker", "w-new"),)}
+    assert 299 <= ages[(("worker", "w-old"),)] < 330
+    assert ages[(("worker", "w-new"),)] < 30  # its newest match's beat, not its oldest

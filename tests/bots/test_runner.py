@@ -214,3 +214,24 @@ def test_faulted_bot_dies_at_once(make_bot):
     )  # fmt: skip
     assert outcome.result["seats"][0]["fault"]["kind"] == "protocol"
     assert seen == [[]]
+
+
+def test_a_match_with_program_seats_times_their_start_up_once_and_one_without_none():
+    from bots import metrics
+
+    def observed() -> float:
+        return sum(
+            s.value
+            for s in metrics.SANDBOX_START_SECONDS.collect()[0].samples
+            if s.name.endswith("_count")
+        )
+
+    game = toygame.GAME
+    before = observed()
+    builtins = [resolve_player("random", game=game, seat=s, seed=1) for s in (0, 1)]
+    play_match(game_slug="toy", players=builtins, options={"rounds": 2}, seed=2)
+    assert observed() == before
+    players = [resolve_player(str(EXAMPLES / "sdk_bot.py"), game=game, seat=0, seed=1)]
+    players.append(resolve_player(str(EXAMPLES / "raw_bot.py"), game=game, seat=1, seed=1))
+    play_match(game_slug="toy", players=players, options={"rounds": 2}, seed=2)
+    assert observed() == before + 1

@@ -61,10 +61,14 @@ def record_result(
         if not counted and not ours.update(**fields):
             return False
         store_replay_after_commit(match_id=match_id, moves=len(outcome["moves"]))
-        _announce_after_commit(match, attempt, outcome, fields["finished_at"])
         if seats is None:
-            seats = list(MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id"))
+            seats = list(
+                MatchSeat.objects.filter(match_id=match_id).only("seat", "version_id", "user_id")
+            )
         seats = sorted(seats, key=lambda seat: seat.seat)
+        # A person's seat (a game against bots) gives up or runs out of time: not a bot's fault.
+        people = {seat.seat for seat in seats if seat.user_id is not None}
+        _announce_after_commit(match, attempt, outcome, fields["finished_at"], people)
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
         _store_seats(seats, outcome, batch, with_logs=logs is None)
@@ -114,18 +118,24 @@ def record_result(
                 tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
             )
         batch.send()
-        faulted = [seat.version_id for seat in seats if seat.fault is not None]
+        faulted = [s.version_id for s in seats if s.fault is not None and s.version_id is not None]
         if faulted:
             check_crash_streaks(version_ids=faulted, match_id=match_id)
     return True
 
 
-def _announce_after_commit(match: Match, attempt: int, outcome: dict, finished_at) -> None:
+def _announce_after_commit(
+    match: Match, attempt: int, outcome: dict, finished_at, people: set[int]
+) -> None:
     """Once the result is stored for good: the metrics (the game, each seat's fault by
-    kind: the bots' faults; the host's are counted where a match is released) and the
-    events ``match.finished`` and ``match.faulted``."""
+    kind: the bots' faults, not a person's; the host's are counted where a match is
+    released) and the events ``match.finished`` and ``match.faulted``."""
     seats = outcome["result"]["seats"]
-    faults = [(index, seat["fault"]) for index, seat in enumerate(seats) if seat.get("fault")]
+    faults = [
+        (index, seat["fault"])
+        for index, seat in enumerate(seats)
+        if seat.get("fault") and index not in people
+    ]
     started = match.started_at
     seconds = (finished_at - started).total_seconds() if started is not None else None
 
