@@ -264,7 +264,17 @@ class State:
         record = {}
         for seat in sorted(acting):
             action = actions[seat]
-            if not is_legal(action, legal_actions(seat)):
+            legal = legal_actions(seat)
+            # ``is_legal``'s two commonest cases inline (a call per seat is dear at a big
+            # table): a string, and a whole number whose first equal candidate is one too.
+            kind = action.__class__
+            if kind is str:
+                ok = action in legal
+            elif kind is int and action in legal and legal[legal.index(action)].__class__ is int:
+                ok = True
+            else:
+                ok = is_legal(action, legal)
+            if not ok:
                 raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
             ordered[seat] = action
             record[names[seat]] = action
@@ -345,6 +355,9 @@ def is_legal(action: JSON, legal: list) -> bool:
             if candidate.__class__ is kind and candidate == action:
                 return True
         return False
+    # A list or an object: the first equal candidate nearly always has the same types too.
+    if _same_types(legal[legal.index(action)], action):
+        return True
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
 
@@ -352,7 +365,10 @@ def _same_types(a: JSON, b: JSON) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
-        return all(_same_types(x, y) for x, y in zip(a, b))
+        for x, y in zip(a, b):
+            if type(x) is not type(y) or (isinstance(x, list | dict) and not _same_types(x, y)):
+                return False
+        return True
     if isinstance(a, dict):
         return all(_same_types(a[k], b[k]) for k in a)
     return True
