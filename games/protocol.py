@@ -361,12 +361,18 @@ def is_legal(action: JSON, legal: list) -> bool:
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _same_types(a: JSON, b: JSON) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
         for x, y in zip(a, b):
-            if type(x) is not type(y) or (isinstance(x, list | dict) and not _same_types(x, y)):
+            kind = type(x)
+            if kind is not type(y):
+                return False
+            if kind not in _SCALARS and isinstance(x, list | dict) and not _same_types(x, y):
                 return False
         return True
     if isinstance(a, dict):
