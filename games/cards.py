@@ -129,25 +129,28 @@ class Shoe:
         draws one by one (each settled as ``_pop`` would) from a pile that holds
         ``count`` cards (the caller checks; no reshuffle here)."""
         pile = self._pile
-        if count > len(pile):
-            raise IndexError("draw_until() past the end of the pile")
-        unshuffled = self._unshuffled
-        below = self.rng.below
-        pop = pile.pop
-        drawn = []
         size = len(pile)
-        for top in range(size - 1, size - 1 - count, -1):
-            if top < unshuffled:
-                if top > 0:
-                    j = below(top + 1)
-                    pile[top], pile[j] = pile[j], pile[top]
-                unshuffled = top
-            drawn.append(pop())
-            if drawn[-1] == card:
+        if count > size:
+            raise IndexError("draw_until() past the end of the pile")
+        stop = size - count
+        unshuffled = self._unshuffled
+        # Cards at or above ``unshuffled`` are settled already: only looked at.
+        top = size - 1
+        while top >= stop and top >= unshuffled:
+            if pile[top] == card:
                 times -= 1
                 if not times:
                     break
-        self._unshuffled = unshuffled
+            top -= 1
+        else:
+            if top >= stop:
+                top = self.rng.shuffle_steps_until(pile, top, stop, card, times)
+                self._unshuffled = top
+            else:
+                top = stop
+        drawn = pile[top:]
+        del pile[top:]
+        drawn.reverse()
         return drawn
 
     def settle(self) -> None:

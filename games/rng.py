@@ -22,6 +22,8 @@ _LIMITS = [0] + [_SPAN - _SPAN % n for n in range(1, _SMALL)]
 _ALWAYS_ACCEPTED = _SPAN - _SMALL
 # Shorter runs of shuffle steps go one output at a time (packing costs more there).
 _PACKED_FROM = 8
+# Run length of ``shuffle_steps_until``'s packed outputs.
+_UNTIL_RUN = 12
 # Outputs computed together, one per 128-bit lane of one integer (see ``_outputs``).
 _LANE = 128
 _PACKINGS: dict[int, tuple[int, int, int, struct.Struct]] = {}
@@ -138,6 +140,42 @@ class Rng:
             j = z % n
             items[i], items[j] = items[j], items[i]
         self._state = state
+
+    def shuffle_steps_until(self, items: list, start: int, stop: int, card, times: int) -> int:
+        """The steps of ``shuffle`` for positions ``start`` down to ``stop``, ending early
+        with the step that settles the ``times``-th ``card`` there; the last position
+        settled. A lazy shoe drawing until a card turns up settles with one call what it
+        would settle card by card (position 0 has no step: its card is already settled).
+        """
+        low = max(stop, 1)
+        i = start
+        while i >= low:
+            # Outputs a run at a time, as in ``shuffle_steps``: a run long enough to pay
+            # for packing, short enough not to waste much when the card turns up early.
+            count = min(i - low + 1, _UNTIL_RUN)
+            if count >= _PACKED_FROM and i < _SMALL - 1:
+                state = self._state
+                outputs = _outputs(state, count)
+                if max(outputs) < _ALWAYS_ACCEPTED:
+                    for taken, z in enumerate(outputs, 1):
+                        j = z % (i + 1)
+                        items[i], items[j] = items[j], items[i]
+                        if items[i] == card:
+                            times -= 1
+                            if not times:
+                                self._state = (state + taken * _GAMMA) & _MASK
+                                return i
+                        i -= 1
+                    self._state = (state + count * _GAMMA) & _MASK
+                    continue
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+            if items[i] == card:
+                times -= 1
+                if not times:
+                    return i
+            i -= 1
+        return stop
 
     def getstate(self) -> int:
         return self._state

@@ -213,9 +213,9 @@ class ChipSession(State):
 
     def muck(self, seat: int) -> None:
         """Discard every card of ``seat``'s piles (in ``card_piles`` order), emptying them."""
-        piles = self.card_piles()
-        self.shoe.discard(*(card for pile in piles for card in pile[seat]))
-        for pile in piles:
+        discard = self.shoe.discard
+        for pile in self.card_piles():
+            discard(*pile[seat])
             pile[seat] = []
 
     def knock_out(self, seat: int, amount: int, why: str) -> None:

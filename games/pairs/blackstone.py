@@ -65,19 +65,20 @@ class BlackstoneState(ChipSession):
         rng = self.game_rng()
         self.shoe = FreshDeck(rng, self.game_forced())
         self.status = [IN] * players
-        self.blacks = [0] * players
-        self.whites = 0
+        self.blacks = blacks = [0] * players
         self.last_take = 0
+        self._legal_cache: dict[int, list] = {}
         cards, first = deal_for_first(self.shoe, deal_order(self.session.dealer, players))
-        extra = 0
-        blacks = self.blacks
-        for seat, dealt in cards.items():
-            tens = dealt.count(BLACK)
+        dealt = [cards[seat] for seat in range(players)]
+        extra = whites = 0
+        for seat, hand in enumerate(dealt):
+            tens = hand.count(BLACK)
             if tens:
                 blacks[seat] = 1
                 extra += tens - 1
-            self.whites += len(dealt) - tens
-        self.log({"type": "deal", "cards": [cards[seat] for seat in range(players)]})
+            whites += len(hand) - tens
+        self.whites = whites
+        self.log({"type": "deal", "cards": dealt})
         if extra:
             # More than one 10 on the deal: the extras go back and the deck is reshuffled.
             self.shoe.cards()  # settles the lazy shuffle before the pile changes
@@ -86,7 +87,7 @@ class BlackstoneState(ChipSession):
             self.log({"type": "return_tens", "count": extra})
         self.first = first
         self.turn = first
-        self.log({"type": "first", "seat": first, "whites": self.whites})
+        self.log({"type": "first", "seat": first, "whites": whites})
 
     def fold_cost(self) -> int:
         """Ante plus half the white stones, rounded up."""
@@ -128,14 +129,19 @@ class BlackstoneState(ChipSession):
         return (self.turn,) if self.turn >= 0 else ()
 
     def _legal_actions(self, seat: int) -> list:
-        least = max(1, self.last_take)
-        most = len(self.shoe)
-        return [*range(least, most + 1), FOLD] if least <= most else [FOLD]
+        legal = self._legal_cache.get(seat)
+        if legal is None:
+            least = max(1, self.last_take)
+            most = len(self.shoe)
+            legal = [*range(least, most + 1), FOLD] if least <= most else [FOLD]
+            self._legal_cache[seat] = legal
+        return legal
 
     def _default_action(self, seat: int) -> object:
         return FOLD
 
     def _apply(self, actions: dict) -> None:
+        self._legal_cache = {}
         seat = self.turn
         action = actions[seat]
         if action == FOLD:

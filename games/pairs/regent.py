@@ -101,16 +101,16 @@ class RegentState(PairsChipSession):
         cached = self._legal_cache.get(seat)
         if cached is not None:
             return cached
-        targets = [t for t in range(self.players) if t != seat and self.alive[t]]
-        legal: list = []
-        drawable = can_draw(self.shoe)
-        if drawable:
-            legal.append([DRAW])
-            legal.extend([ATTACK, t] for t in targets)
-        cards = sorted(set(self.hands[seat]))
+        alive = self.alive
+        hands = self.hands
+        stacks = self.stacks
+        targets = [t for t in range(self.players) if t != seat and alive[t]]
+        legal: list = [[DRAW], *[[ATTACK, t] for t in targets]] if can_draw(self.shoe) else []
+        cards = sorted(set(hands[seat]))
         for t in targets:
-            legal.extend([GIFT, t, card] for card in cards if card not in self.stacks[t])
-        legal.extend([SEE, t] for t in targets if self.hands[t])
+            stack = stacks[t]
+            legal += [[GIFT, t, card] for card in cards if card not in stack]
+        legal += [[SEE, t] for t in targets if hands[t]]
         legal.append([FOLD])
         self._legal_cache[seat] = legal
         return legal

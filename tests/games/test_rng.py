@@ -69,3 +69,35 @@ def test_shuffle_steps_match_below_whatever_the_path(monkeypatch):
                     b[i], b[j] = b[j], b[i]
                 assert a == b
                 assert fast.next_u64() == slow.next_u64()
+
+
+def test_shuffle_steps_until_match_below_whatever_the_path(monkeypatch):
+    """Steps that stop once the ``times``-th ``card`` is settled: packed runs, their
+    fallback (forced as above) and single steps all settle what ``below`` settles, stop
+    at the same place and leave the stream where step-by-step drawing leaves it."""
+    import games.rng
+
+    for fallback in (False, True):
+        if fallback:
+            monkeypatch.setattr(games.rng, "_ALWAYS_ACCEPTED", 1 << 63)
+        for seed in range(40):
+            for size, stop in ((55, 0), (55, 30), (9, 0), (12, 5), (300, 100)):
+                card, times = seed % 10, 1 + seed % 3
+                fast, slow = Rng(seed), Rng(seed)
+                a = [i % 10 for i in range(size)]
+                b = list(a)
+                last = fast.shuffle_steps_until(a, size - 1, stop, card, times)
+                i = size - 1
+                while True:
+                    if i:
+                        j = slow.below(i + 1)
+                        b[i], b[j] = b[j], b[i]
+                    if b[i] == card:
+                        times -= 1
+                        if not times:
+                            break
+                    if i == stop:
+                        break
+                    i -= 1
+                assert (last, a) == (i, b)
+                assert fast.next_u64() == slow.next_u64()
