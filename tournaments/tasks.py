@@ -18,29 +18,25 @@ RETRY_BACKOFF_MAX = 8
 RETRY_LIMIT = 200
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=DATABASE_ERRORS,
-    retry_backoff=1,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
-    max_retries=RETRY_LIMIT,
-)
+# Both kinds of match: acked once played, delivered again if the worker is lost.
+MATCH_TASK = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": DATABASE_ERRORS,
+    "retry_backoff": 1,
+    "retry_backoff_max": RETRY_BACKOFF_MAX,
+    "retry_jitter": True,
+    "max_retries": RETRY_LIMIT,
+}
+
+
+@shared_task(**MATCH_TASK)
 def play_match(match_id: int) -> None:
     services.play_queued_match(match_id=match_id)
 
 
 # A game a person plays holds its worker process for as long as they play; its own queue.
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=DATABASE_ERRORS,
-    retry_backoff=1,
-    retry_backoff_max=RETRY_BACKOFF_MAX,
-    retry_jitter=True,
-    max_retries=RETRY_LIMIT,
-)
+@shared_task(**MATCH_TASK)
 def play_human_game(match_id: int) -> None:
     human_games.play_human_game(match_id=match_id)
 

@@ -110,6 +110,18 @@ def _own(request, pk: int):
     return found
 
 
+class HumanGameApiView(APIView):
+    """The person's own games: signed in, and a refusal of the service answered in the one
+    error shape with its status."""
+
+    permission_classes = [IsAuthenticated]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, services.HumanGameRefused):
+            exc = _refusal(exc)
+        return super().handle_exception(exc)
+
+
 ERRORS = {
     400: OpenApiResponse(description="a bad request, on its field"),
     401: OpenApiResponse(description="not signed in"),
@@ -117,11 +129,9 @@ ERRORS = {
 }
 
 
-class HumanGameListCreateApi(APIView):
+class HumanGameListCreateApi(HumanGameApiView):
     """Your games against bots, newest first; POST starts one (your seat, the bots in the
     others)."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(operation_id="human_games_list", responses=HumanGameListSerializer)
     def get(self, request):
@@ -141,29 +151,22 @@ class HumanGameListCreateApi(APIView):
         data = HumanGameRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         seating = services.Seating(**data.validated_data)
-        try:
-            human_game = services.create_human_game(user=request.user, seating=seating)
-        except services.HumanGameRefused as exc:
-            raise _refusal(exc) from None
+        human_game = services.create_human_game(user=request.user, seating=seating)
         return Response(selectors.human_game_answer(human_game=human_game), status=201)
 
 
-class HumanGameDetailApi(APIView):
+class HumanGameDetailApi(HumanGameApiView):
     """Your view of the game: the table as your seat sees it, your legal actions on your
     turn, the clock, and the result once it is over."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: HumanGameSerializer, **ERRORS})
     def get(self, request, pk):
         return Response(selectors.human_game_answer(human_game=_own(request, pk)))
 
 
-class HumanGameActApi(APIView):
+class HumanGameActApi(HumanGameApiView):
     """Make your move: one of ``legal``. Not your turn, or a stale ``turn``: 409; an action
     not in ``legal``: 400. Either changes nothing."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(
         request=ActSerializer,
@@ -176,22 +179,17 @@ class HumanGameActApi(APIView):
     def post(self, request, pk):
         data = ActSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            human_game = services.submit_action(
-                user=request.user,
-                human_game_id=_own(request, pk).pk,
-                action=data.validated_data["action"],
-                turn=data.validated_data["turn"],
-            )
-        except services.HumanGameRefused as exc:
-            raise _refusal(exc) from None
+        human_game = services.submit_action(
+            user=request.user,
+            human_game_id=_own(request, pk).pk,
+            action=data.validated_data["action"],
+            turn=data.validated_data["turn"],
+        )
         return Response(selectors.human_game_answer(human_game=human_game))
 
 
-class HumanGameResignApi(APIView):
+class HumanGameResignApi(HumanGameApiView):
     """Resign: your seat ranks last and is played by default to the end."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(
         request=None,
@@ -202,17 +200,12 @@ class HumanGameResignApi(APIView):
         },
     )
     def post(self, request, pk):
-        try:
-            human_game = services.resign(user=request.user, human_game_id=_own(request, pk).pk)
-        except services.HumanGameRefused as exc:
-            raise _refusal(exc) from None
+        human_game = services.resign(user=request.user, human_game_id=_own(request, pk).pk)
         return Response(selectors.human_game_answer(human_game=human_game))
 
 
-class HumanGameRematchApi(APIView):
+class HumanGameRematchApi(HumanGameApiView):
     """The same game again: same seats, each bot's current version, a new deal."""
-
-    permission_classes = [IsAuthenticated]
 
     @extend_schema(
         request=None,
@@ -225,8 +218,5 @@ class HumanGameRematchApi(APIView):
         },
     )
     def post(self, request, pk):
-        try:
-            human_game = services.rematch(user=request.user, human_game=_own(request, pk))
-        except services.HumanGameRefused as exc:
-            raise _refusal(exc) from None
+        human_game = services.rematch(user=request.user, human_game=_own(request, pk))
         return Response(selectors.human_game_answer(human_game=human_game), status=201)

@@ -1,5 +1,0 @@
-import sys
-
-from arena_client.cli import main
-
-sys.exit(main())
