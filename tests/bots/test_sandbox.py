@@ -239,7 +239,9 @@ def test_an_unprivileged_worker_says_which_mode_is_in_force(repo_reachable_by_ot
     os.chown(home, int(uid), int(uid))
     env = {**os.environ, "HOME": str(home), "ARENA_SANDBOX_DIR": str(home / "state"),
            "SECRET_KEY": "unprivileged-test", "DJANGO_SETTINGS_MODULE": "arena.settings",
-           "ARENA_SANDBOX_LAUNCHER": steps}  # fmt: skip
+           "ARENA_SANDBOX_LAUNCHER": steps,
+           # Its metrics' files where that user may write (as a container's own volume).
+           "PROMETHEUS_MULTIPROC_DIR": str(home / "metrics")}  # fmt: skip
     try:
         run = subprocess.run(
             ["setpriv", "--reuid", uid, "--regid", uid, "--clear-groups", "--",
