@@ -52,10 +52,19 @@ def test_a_game_of_pairs_against_built_in_bots_plays_to_an_unrated_match_record(
 
     def check(answer):
         # The observation is the engine's for seat 1 at the position the turn is asked at.
-        state = registry.rebuild(Match.objects.get(pk=match.pk).record)
+        record = Match.objects.get(pk=match.pk).record
+        state = registry.rebuild(record)
+        # The events start where seat 1's log stood after its own last move.
+        replayed = registry.rebuild({**record, "moves": []})
+        since = 0
+        for move in record["moves"]:
+            replayed.apply({int(s): action for s, action in move.items()})
+            if "1" in move:
+                since = len(replayed.events(1))
+        assert answer["events_from"] == since
         assert answer["observation"] == state.observation(1)
         assert answer["legal"] == state.legal_actions(1)
-        assert answer["events"] == state.events(1)
+        assert answer["events"] == state.events(1, since=answer["events_from"])
         assert 1 in answer["to_act"] and answer["seconds_left"] > 0
         turns.append(answer["turn"])
 

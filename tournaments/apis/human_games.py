@@ -75,9 +75,12 @@ class HumanGameSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True)
     seconds_left = serializers.IntegerField(allow_null=True)
     move_seconds = serializers.IntegerField(help_text="your time for each move")
-    events = serializers.ListField(child=serializers.DictField(), help_text="as your seat saw them")
-    events_since_your_move = serializers.IntegerField(
-        help_text="events from this index on happened since your last move"
+    events = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="what happened since your last move, as your seat saw it",
+    )
+    events_from = serializers.IntegerField(
+        help_text="the index of the first of events in your seat's whole log (the replay's)"
     )
     resigned = serializers.BooleanField()
     result = serializers.DictField(allow_null=True)

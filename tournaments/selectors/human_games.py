@@ -128,8 +128,10 @@ def human_game_answer(*, human_game: HumanGame) -> dict:
         "deadline": human_game.turn_deadline if your_turn else None,
         "seconds_left": seconds_left,
         "move_seconds": human_game.move_seconds,
+        # What happened since the person's last move, as their seat saw it (the whole log
+        # would grow with every poll of a long game: the replay has it).
         "events": events,
-        "events_since_your_move": since,
+        "events_from": since,
         "resigned": human_game.resigned,
         "result": match.result if status == "finished" else None,
         "rematch_of": human_game.rematch_of_id,
@@ -156,8 +158,8 @@ _POSITIONS_LOCK = threading.Lock()
 
 
 def _seat_view(match_id: int, record: dict, seat: int) -> tuple[dict, list[dict], int, list[int]]:
-    """The seat's observation and events now, where its events stood after its own last
-    move (what happened since is the bots'), and who is to act."""
+    """The seat's observation now, its events since its own last move (what the others did
+    since) with the index of the first of them in its log, and who is to act."""
     inputs = (
         record["game"], record.get("version"), record["players"],
         json.dumps(record.get("options"), sort_keys=True), record.get("seed", 0),
@@ -183,7 +185,12 @@ def _seat_view(match_id: int, record: dict, seat: int) -> tuple[dict, list[dict]
         if key in move:
             kept.since = len(kept.state.events(seat))
     state = kept.state
-    view = (state.observation(seat), state.events(seat), kept.since, list(state.to_act()))
+    view = (
+        state.observation(seat),
+        state.events(seat, since=kept.since),
+        kept.since,
+        list(state.to_act()),
+    )
     with _POSITIONS_LOCK:
         _POSITIONS[match_id] = kept
         while len(_POSITIONS) > _POSITIONS_KEPT:

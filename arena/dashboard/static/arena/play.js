@@ -124,7 +124,7 @@
 
   function drawSince(answer) {
     sinceBox.textContent = "";
-    var events = answer.events.slice(answer.events_since_your_move);
+    var events = answer.events;
     events.slice(-40).forEach(function (event) { sinceBox.appendChild(eventItem(event)); });
     if (!events.length) sinceBox.appendChild(el("li", { class: "muted", text: "Nothing yet." }));
   }
