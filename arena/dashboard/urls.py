@@ -13,6 +13,7 @@ urlpatterns = [
     path("bots/new/", bots.bot_new, name="bot-new"),
     path("bots/<int:pk>/", bots.bot_detail, name="bot"),
     path("bots/<int:pk>/upload/", bots.bot_upload, name="bot-upload"),
+    path("bots/<int:pk>/versions/live/", bots.bot_versions_live, name="bot-versions-live"),
     path("bots/<int:pk>/entries/", bots.bot_entries, name="bot-entries"),
     path("bots/<int:pk>/gating/", ratings.bot_gating, name="bot-gating"),
     path("bots/<int:pk>/current/", bots.bot_current, name="bot-current"),
