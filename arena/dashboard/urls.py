@@ -9,6 +9,7 @@ urlpatterns = [
     path("games/<str:slug>/head-to-head/", ratings.head_to_head, name="head-to-head"),
     path("games/<str:slug>/bot-names/", bots.bot_names, name="bot-names"),
     path("games/<str:slug>/rules/", games.rules, name="rules"),
+    path("languages/", games.languages, name="languages"),
     path("bots/", bots.bot_list, name="bots"),
     path("bots/new/", bots.bot_new, name="bot-new"),
     path("bots/<int:pk>/", bots.bot_detail, name="bot"),

@@ -62,6 +62,8 @@ def test_the_lists_and_pages_fit_with_long_names_signed_in(page_at, live_server,
         ("/bots/", "long-bots"),
         ("/ladders/", "long-ladders"),
         ("/", "long-home"),
+        ("/bots/new/", "long-upload-form"),
+        ("/languages/", "long-languages"),
     ]:
         page.goto(f"{live_server.url}{path}")
         check_page(page, name)
