@@ -321,6 +321,7 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
         "validation_wait": validation_wait(tournament),
         "progress": progress,
         "bar": progress_bar(progress, expected),
+        "plan": selectors.planned_games(tournament=tournament),
         "time_left": time_left_text(seconds),
         "live": is_live(tournament),
         "poll_seconds": POLL_SECONDS,

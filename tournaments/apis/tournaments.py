@@ -6,6 +6,7 @@ import django_filters
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     extend_schema,
+    extend_schema_field,
 )
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -151,6 +152,14 @@ class TournamentSerializer(serializers.ModelSerializer):
         return value
 
 
+class PlanSerializer(serializers.Serializer):
+    games = serializers.IntegerField(help_text="the games the format plans for the field")
+    exact = serializers.BooleanField(
+        help_text="false for elimination: a tied series adds deciders and a grand-final "
+        "reset adds a series, so about this many"
+    )
+
+
 class TournamentDetailSerializer(TournamentSerializer):
     standings = serializers.SerializerMethodField(
         help_text="best first; tiebreaks holds the format's tie-break values by name"
@@ -164,6 +173,10 @@ class TournamentDetailSerializer(TournamentSerializer):
         "and loser go next"
     )
     progress = serializers.SerializerMethodField()
+    planned = serializers.SerializerMethodField(
+        help_text="how many games the format plans (before the start: for every entry); "
+        "null when it cannot play the field"
+    )
     cancel_reason = serializers.CharField(
         read_only=True,
         help_text="why the tournament cancelled itself at its start (too few entrants could "
@@ -178,6 +191,7 @@ class TournamentDetailSerializer(TournamentSerializer):
             "round_tables",
             "bracket",
             "progress",
+            "planned",
         ]
 
     def to_representation(self, tournament):
@@ -216,6 +230,11 @@ class TournamentDetailSerializer(TournamentSerializer):
 
     def get_progress(self, tournament) -> dict:
         return selectors.progress(tournament=tournament)
+
+    @extend_schema_field(PlanSerializer(allow_null=True))
+    def get_planned(self, tournament) -> dict | None:
+        plan = selectors.planned_games(tournament=tournament)
+        return None if plan is None else {"games": plan.games, "exact": plan.exact}
 
 
 class TournamentFilter(django_filters.FilterSet):

@@ -57,6 +57,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     entrants,
     entrants_being_validated,
     expected_games,
+    planned_games,
     game_points,
     load_entrants,
     overview,

@@ -8,7 +8,15 @@ from django.db.models import QuerySet
 
 from bots.models import OptionsValidation
 from bots.selectors import current_version
-from tournaments.format_inputs import results_of, seed_rows, seeded_entries, tournament_event
+from tournaments.format_inputs import (
+    event_of,
+    results_of,
+    seed_rows,
+    seeded_entries,
+    tournament_event,
+)
+from tournaments.formats import plan
+from tournaments.formats.plan import Plan
 from tournaments.formats.overview import describe
 from tournaments.models import (
     Entry,
@@ -265,18 +273,41 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     }
 
 
+def planned_games(*, tournament: Tournament) -> Plan | None:
+    """The games the format plans for this field (:func:`tournaments.formats.plan.
+    planned_games`): before the start every entry, after it the seeded ones. None when the
+    format cannot play the field (it is cancelled at its start) or there is no entry."""
+    rows = entrants(tournament=tournament)
+    seeded = [row for row in rows if row["seed_number"] is not None]
+    if seeded:
+        challengers = tuple(sorted(row["seed_number"] for row in seeded if row["challenger"]))
+        count = len(seeded)
+    else:  # before the start: who is seeded where does not change the count
+        count = len(rows)
+        challengers = tuple(range(sum(1 for row in rows if row["challenger"])))
+    if not count:
+        return None
+    try:
+        return plan.planned_games(
+            tournament.format, event_of(tournament, entrants=count, challengers=challengers)
+        )
+    except ValueError:
+        return None
+
+
 def expected_games(
     *, tournament: Tournament, bracket: list[dict] | None = None, progress: dict | None = None
 ) -> int | None:
-    """About how many games the event plays in all (deciders not counted); None before the
-    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due);
+    """About how many games the event plays in all (deciders not counted); before the
+    start the format's plan (None if it cannot play the field). ``bracket`` is :func:`overview`'s, for elimination (the series still due);
     ``progress``, :func:`progress`'s if the caller has it (its counts are not read again)."""
     from tournaments.formats import swiss
 
     seeded = entrants(tournament=tournament)
     entrants_count = sum(1 for row in seeded if row["seed_number"] is not None)
-    if not entrants_count:
-        return None
+    if not entrants_count:  # not started: the format's plan for every entry
+        planned = planned_games(tournament=tournament)
+        return planned.games if planned else None
     games, seats = tournament.games_per_pairing, tournament.players_per_match
     if progress is not None:
         known = progress["total"] - progress[Match.Status.CANCELLED]
