@@ -22,8 +22,8 @@ from tests.support.builders import (
     started_tournament,
     user,
 )
-from tournaments.services.ladder import schedule_ladders
 from tournaments.models import Ladder, Match
+from tournaments.services.ladder import schedule_ladders
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from tournaments.format_inputs import (
     tournament_event,
 )
 from tournaments.formats import plan
-from tournaments.formats.plan import Plan
 from tournaments.formats.overview import describe
+from tournaments.formats.plan import Plan
 from tournaments.models import (
     Entry,
     Match,
