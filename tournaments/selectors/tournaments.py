@@ -295,6 +295,58 @@ def planned_games(*, tournament: Tournament) -> Plan | None:
         return None
 
 
+# Finished matches read to tell whether the tournament's game is won on the lowest score.
+SCORE_SAMPLE = 20
+
+
+def lowest_score_wins(*, tournament: Tournament) -> bool:
+    """Whether the tournament's latest finished matches all show the lowest score winning
+    (:func:`games.scoring.score_direction`), at least one of them plainly."""
+    from games.scoring import score_direction
+
+    ids = list(
+        tournament.matches.filter(status=Match.Status.FINISHED)
+        .order_by("-id")
+        .values_list("id", flat=True)[:SCORE_SAMPLE]
+    )
+    seats: dict[int, list] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match_id__in=ids).values_list("match_id", "rank", "score")
+    for match_id, rank, score in rows:
+        seats[match_id].append((rank, score))
+    directions = {score_direction(found) for found in seats.values()} - {None}
+    return directions == {"lowest"}
+
+
+def decider_points(*, tournament: Tournament) -> dict[str, dict[int, float]]:
+    """Each elimination series that went to a decider (a level series, or a tie at a
+    table's cut): every bot's game points in its decider games, a failed game a draw.
+    One query over the decider games alone."""
+    from tournaments.formats.common import game_scores
+    from tournaments.formats.common import Pairing as FormatPairing
+    from tournaments.formats.common import Result as FormatResult
+
+    seats = (
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__pairing_key__contains=".D",
+            match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "match__series", "match__status", "version__bot_id", "rank")
+    )
+    games: dict[int, tuple[str, list[tuple[int, int]]]] = {}
+    for match_id, series, status, bot_id, rank in seats:
+        failed = status == Match.Status.FAILED
+        games.setdefault(match_id, (series, []))[1].append((bot_id, 1 if failed else rank or 1))
+    points: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for series, seated in games.values():
+        pairing = FormatPairing("", 0, tuple(bot for bot, _ in seated), 0, 0)
+        result = FormatResult(pairing, tuple(rank for _, rank in seated))
+        for bot_id, share in game_scores(result).items():
+            points[series][bot_id] += float(share)
+    return {series: dict(by_bot) for series, by_bot in points.items()}
+
+
 def expected_games(
     *, tournament: Tournament, bracket: list[dict] | None = None, progress: dict | None = None
 ) -> int | None:
