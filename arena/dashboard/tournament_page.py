@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.pagination import KeysetPagination
 from tournaments import selectors
+from tournaments.formats import swiss
 from tournaments.models import Ladder, Match, MatchSeat, Tournament
 from tournaments.services import admission
 
@@ -311,6 +312,18 @@ def validation_wait(tournament: Tournament) -> dict | None:
     return {"entrants": waiting, "until": tournament.start_at + bound}
 
 
+def swiss_rounds(tournament: Tournament) -> int | None:
+    """The rounds a Swiss plays: its own, else the default for its field (every entry
+    before the start, the seeded ones after); None for other formats."""
+    if tournament.format != Tournament.Format.SWISS:
+        return None
+    if tournament.rounds:
+        return tournament.rounds
+    rows = selectors.entrants(tournament=tournament)
+    seeded = sum(1 for row in rows if row["seed_number"] is not None)
+    return swiss.default_rounds(seeded or len(rows))
+
+
 def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
     """Everything the live part of the tournament page shows (``user``: the reader, who
     alone reads why their own bots were withdrawn)."""
@@ -353,6 +366,7 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
         "progress": progress,
         "bar": progress_bar(progress, expected),
         "plan": selectors.planned_games(tournament=tournament),
+        "swiss_rounds": swiss_rounds(tournament),
         "lowest_wins": bool(overview["standings"])
         and overview["standings"][0]["position"] is not None
         and selectors.lowest_score_wins(tournament=tournament),

@@ -61,3 +61,14 @@ def test_a_field_the_format_cannot_play_says_so():
     tournament.entries.create(bot=bots[0])
     page = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Not started yet: no match can be planned for this field." in page
+
+
+def test_a_swiss_without_rounds_says_how_many_it_plays_and_why():
+    organiser = user(name="organiser")
+    bots = active_bots(owner=organiser, count=7)
+    tournament = services.create_tournament(
+        organiser=organiser, name="Swiss", game="pairs", bot_ids=[b.pk for b in bots],
+        format="swiss", start_at=datetime(2030, 1, 6, 9, tzinfo=UTC),
+    )  # fmt: skip
+    page = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "(4 rounds: enough to separate the field, log2 of the entrants rounded up" in page

@@ -85,7 +85,10 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "help_text": "games per pairing or series; with seat rotation a multiple of "
                 "players_per_match (the default is one game per rotation)",
             },
-            "rounds": {"help_text": "swiss: rounds to play (default: log2 of the field plus one)"},
+            "rounds": {
+                "help_text": "swiss: rounds to play; null: enough to separate the field, "
+                "log2 of the entrants rounded up, plus one (4 for 7 or 8 entrants)"
+            },
             "advance": {
                 "help_text": "elimination with 3+ seats: how many of each table go through"
             },

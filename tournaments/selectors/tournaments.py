@@ -321,9 +321,9 @@ def decider_points(*, tournament: Tournament) -> dict[str, dict[int, float]]:
     """Each elimination series that went to a decider (a level series, or a tie at a
     table's cut): every bot's game points in its decider games, a failed game a draw.
     One query over the decider games alone."""
-    from tournaments.formats.common import game_scores
     from tournaments.formats.common import Pairing as FormatPairing
     from tournaments.formats.common import Result as FormatResult
+    from tournaments.formats.common import game_scores
 
     seats = (
         MatchSeat.objects.filter(
