@@ -54,7 +54,9 @@ def signup(request):
         user = form.save()
         # The account was just made: no password to check (the lock backend checks none).
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("home")
+        response = redirect("home")
+        throttling.remember_login(request, response, user.get_username())
+        return response
     return render(request, "arena/form.html", {"form": form, **context})
 
 
@@ -74,6 +76,11 @@ class LoginView(auth_views.LoginView):
                 'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
             ),
         }
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        throttling.remember_login(self.request, response, form.get_user().get_username())
+        return response
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
