@@ -154,6 +154,19 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # Serve straight from the apps' static folders: no collectstatic step to forget.
 WHITENOISE_USE_FINDERS = True
+# Password reset emails: printed on the console (the web process's output) unless an SMTP
+# server is named, as on the embedded default.
+EMAIL_HOST = os.environ.get("ARENA_EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("ARENA_EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("ARENA_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("ARENA_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = os.environ.get("ARENA_EMAIL_TLS", "1") == "1"
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = os.environ.get("ARENA_EMAIL_FROM", "arena@localhost")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -236,6 +249,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
         "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
+        # Password reset requests (each may send an email), per address.
+        "password_reset": os.environ.get("ARENA_PASSWORD_RESET_RATE", "10/hour"),
         "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
         # Failed log-ins from an address (any accounts), after which even the right password
         # is refused there for a while; and for an account from anywhere, after which it is

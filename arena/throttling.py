@@ -173,6 +173,13 @@ class SignUpThrottle(ArenaThrottle):
     refusal_text = "Too many sign-ups from your address"
 
 
+class PasswordResetThrottle(ArenaThrottle):
+    """Password reset requests per address: each may send an email."""
+
+    scope = "password_reset"
+    refusal_text = "Too many password reset requests from your address"
+
+
 class UploadThrottle(ArenaThrottle):
     """New bots and new versions, per user (the API's upload throttle uses this scope too)."""
 

@@ -43,4 +43,12 @@ urlpatterns = [
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password-reset/", accounts.PasswordResetView.as_view(), name="password-reset"),
+    path("password-reset/sent/", accounts.password_reset_done, name="password-reset-done"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        accounts.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("password-reset/done/", accounts.password_reset_complete, name="password-reset-complete"),
 ]

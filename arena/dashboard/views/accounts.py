@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.html import format_html
 
 from arena import throttling
@@ -41,8 +42,20 @@ SIGN_UP_INTRO = (
 )
 
 
+class SignUpForm(UserCreationForm):
+    """Django's sign-up with an email address, kept only to reset a forgotten password."""
+
+    email = forms.EmailField(
+        required=False,
+        help_text="Optional: only to send you a link if you forget your password.",
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+
 def signup(request):
-    form = UserCreationForm(request.POST or None)
+    form = SignUpForm(request.POST or None)
     context = {
         "title": "Sign up",
         "intro": SIGN_UP_INTRO,
@@ -73,7 +86,10 @@ class LoginView(auth_views.LoginView):
             "intro": "Log in to upload bots, enter tournaments and organise them; "
             "everything else here is open to all.",
             "after": format_html(
-                'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
+                'New here? <a href="{}">Sign up</a>: it takes a minute. '
+                '<a href="{}" id="forgot">Forgot your password?</a>',
+                reverse("signup"),
+                reverse("password-reset"),
             ),
         }
 
@@ -87,3 +103,58 @@ class LoginView(auth_views.LoginView):
         if form.has_error(NON_FIELD_ERRORS, "throttled"):
             response.status_code = TOO_MANY_REQUESTS
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset request: an email with a one-time link to every active account with
+    that address (none said either way, so the page tells nobody who has an account).
+    Requests are limited per address (``ARENA_PASSWORD_RESET_RATE``)."""
+
+    template_name = "arena/form.html"
+    email_template_name = "arena/password_reset_email.txt"
+    subject_template_name = "arena/password_reset_subject.txt"
+    success_url = reverse_lazy("password-reset-done")
+    extra_context = {
+        "title": "Reset your password",
+        "intro": "Give the email address of your account: we send it a link to choose a new "
+        "password. An account made without an address cannot be reset this way: ask the "
+        "site's staff.",
+    }
+
+    def post(self, request, *args, **kwargs):
+        form = self.get_form()
+        context = {"view": self, **self.extra_context}
+        if refused := throttled_form(request, form, context, throttling.PasswordResetThrottle):
+            return refused
+        return super().post(request, *args, **kwargs)
+
+
+def password_reset_done(request):
+    return render(
+        request,
+        "arena/account_message.html",
+        {
+            "title": "Check your email",
+            "message": "If an account has that address, a link to choose a new password is on "
+            "its way. It works once, for a few days.",
+        },
+    )
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "arena/password_reset_confirm.html"
+    success_url = reverse_lazy("password-reset-complete")
+    post_reset_login = False
+
+
+def password_reset_complete(request):
+    return render(
+        request,
+        "arena/account_message.html",
+        {
+            "title": "Password changed",
+            "message": "Your new password is set.",
+            "link": reverse("login"),
+            "link_text": "Log in",
+        },
+    )
