@@ -84,4 +84,4 @@ def test_the_gating_box_shows_only_when_gating_is_on_or_to_its_owner():
     page = " ".join(Client().get(f"/bots/{bot.pk}/").content.decode().split())
     assert '<section id="gating">' in page and "New versions are tested first" in page
     assert "about 15 Elo stronger" in page and "wrong at most 5%" in page
-    assert "at most 300 games" in page
+    assert "after 300 games at most" in page
