@@ -58,9 +58,7 @@ api_patterns = [
     _api("matches/<int:pk>/replay/", apis.MatchReplayApi, "api-match-replay"),
     _api("matches/<int:pk>/frames/", MatchFramesApi, "api-match-frames"),
     _api("leaderboards/<str:game>/", apis.LeaderboardApi, "api-leaderboard"),
-    *_exports(
-        "tournaments/<int:pk>/standings", exports.TournamentStandingsExport, "api-standings"
-    ),
+    *_exports("tournaments/<int:pk>/standings", exports.TournamentStandingsExport, "api-standings"),
     *_exports(
         "tournaments/<int:pk>/crosstable", exports.TournamentCrosstableExport, "api-crosstable"
     ),

@@ -146,9 +146,7 @@ def export_view(base: type[ExportApi], fmt: str):
     view = type(f"{base.__name__}{fmt.title()}", (base,), {"fmt": fmt})
     view.get = extend_schema(
         responses=ok, operation_id=f"{base.__name__}_{fmt}", description=WHAT[base]
-    )(
-        _copy_get(base)
-    )
+    )(_copy_get(base))
     return view.as_view()
 
 

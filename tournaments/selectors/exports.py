@@ -61,7 +61,9 @@ def standings_table(*, tournament: Tournament) -> Table:
         row = {k: r[k] for k in ("position", "bot", "version", "played", "points")}
         row.update(wins=r["wins"], score=r["score"], faults=r["faults"])
         # A tie-break named faults is its own column, in place of the count.
-        row.update({name: None if name == "head_to_head" else values.get(name) for name in tiebreaks})
+        row.update(
+            {name: None if name == "head_to_head" else values.get(name) for name in tiebreaks}
+        )
         rows.append(row)
     return Table(f"tournament-{tournament.pk}-standings", columns, rows)
 
