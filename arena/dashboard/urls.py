@@ -43,6 +43,7 @@ urlpatterns = [
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/", accounts.account, name="account"),
     path("password-reset/", accounts.PasswordResetView.as_view(), name="password-reset"),
     path("password-reset/sent/", accounts.password_reset_done, name="password-reset-done"),
     path(

@@ -24,7 +24,10 @@ def long_bot_name(i: int) -> str:
 
 @pytest.fixture
 def teacher(transactional_db):
-    return user(name=TEACHER, password=PASSWORD)
+    teacher = user(name=TEACHER, password=PASSWORD)
+    teacher.first_name = "Marguerite Delacroix-Villeneuve, Head of Computing"  # display name
+    teacher.save()
+    return teacher
 
 
 def log_in(page, base: str) -> None:

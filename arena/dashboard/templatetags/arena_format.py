@@ -65,3 +65,14 @@ def breakable(name: str) -> str:
     from django.utils.html import escape, mark_safe
 
     return mark_safe(escape(name).replace("_", "_<wbr>"))
+
+
+# Django's User has no display name: its first_name column (150 characters, already in
+# every account's row) holds the name a person chose to show beside their username.
+@register.filter
+def who(user) -> str:
+    """``Display Name (username)``, or the username alone when no display name is set."""
+    if user is None:
+        return ""
+    shown = (getattr(user, "first_name", "") or "").strip()
+    return f"{shown} ({user.get_username()})" if shown else user.get_username()

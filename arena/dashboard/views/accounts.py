@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.shortcuts import redirect, render
@@ -42,16 +43,54 @@ SIGN_UP_INTRO = (
 )
 
 
-class SignUpForm(UserCreationForm):
-    """Django's sign-up with an email address, kept only to reset a forgotten password."""
+DISPLAY_NAME_HELP = (
+    "Optional: the name shown beside your username (your real name, say, so a teacher "
+    "knows whose bot is whose)."
+)
+EMAIL_HELP = "Optional: only to send you a link if you forget your password."
 
-    email = forms.EmailField(
-        required=False,
-        help_text="Optional: only to send you a link if you forget your password.",
-    )
+
+class SignUpForm(UserCreationForm):
+    """Django's sign-up with a display name (kept in the account's first_name column, see
+    the ``who`` filter) and an email address for a password reset."""
+
+    email = forms.EmailField(required=False, help_text=EMAIL_HELP)
 
     class Meta(UserCreationForm.Meta):
-        fields = ("username", "email")
+        fields = ("username", "first_name", "email")
+        labels = {"first_name": "Display name"}
+        help_texts = {"first_name": DISPLAY_NAME_HELP}
+
+
+class AccountForm(forms.ModelForm):
+    """What an account holder changes themselves: the display name and the email address."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ("first_name", "email")
+        labels = {"first_name": "Display name"}
+        help_texts = {"first_name": DISPLAY_NAME_HELP, "email": EMAIL_HELP}
+
+
+@login_required
+def account(request):
+    """The signed-in person's display name and email. Saving the account moves every stored
+    page (``readcache.bump_names``), which shows names beside usernames."""
+    form = AccountForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Account saved.")
+        return redirect("account")
+    context = {
+        "form": form,
+        "title": "Your account",
+        "intro": f"Signed in as {request.user.get_username()}.",
+        "after": format_html(
+            'To change your password, <a href="{}">reset it by email</a>.',
+            reverse("password-reset"),
+        ),
+    }
+    return render(request, "arena/form.html", context)
 
 
 def signup(request):
