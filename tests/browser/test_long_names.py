@@ -67,6 +67,7 @@ def test_the_lists_and_pages_fit_with_long_names_signed_in(page_at, live_server,
         ("/", "long-home"),
         ("/bots/new/", "long-upload-form"),
         ("/languages/", "long-languages"),
+        ("/account/", "long-account"),
     ]:
         page.goto(f"{live_server.url}{path}")
         check_page(page, name)

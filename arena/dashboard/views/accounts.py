@@ -84,6 +84,7 @@ def account(request):
     context = {
         "form": form,
         "title": "Your account",
+        "submit": "Save",
         "intro": f"Signed in as {request.user.get_username()}.",
         "after": format_html(
             'To change your password, <a href="{}">reset it by email</a>.',
@@ -155,6 +156,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     success_url = reverse_lazy("password-reset-done")
     extra_context = {
         "title": "Reset your password",
+        "submit": "Send me a link",
         "intro": "Give the email address of your account: we send it a link to choose a new "
         "password. An account made without an address cannot be reset this way: ask the "
         "site's staff.",
