@@ -158,6 +158,7 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # Serve straight from the apps' static folders: no collectstatic step to forget.
 WHITENOISE_USE_FINDERS = True
+# Email (password resets, notifications): see EMAIL_HOST below.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -245,6 +246,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("ARENA_UPLOAD_RATE", "60/hour"),  # per user
         "register": os.environ.get("ARENA_REGISTER_RATE", "60/hour"),  # per address
+        # Password reset requests (each may send an email), per address.
+        "password_reset": os.environ.get("ARENA_PASSWORD_RESET_RATE", "10/hour"),
         "tournaments": os.environ.get("ARENA_TOURNAMENT_RATE", "10/hour"),  # per user
         # Every request made with one scoped API token.
         "token": os.environ.get("ARENA_TOKEN_RATE", "3600/hour"),
@@ -505,7 +508,8 @@ ARENA_HUMAN_POLL_SECONDS = float(os.environ.get("ARENA_HUMAN_POLL_SECONDS", "0.1
 ARENA_LOG_JSON = env_bool("ARENA_LOG_JSON", False)
 # Integrations (docs/integrations.md). Links in emails and webhooks start with this.
 ARENA_SITE_URL = os.environ.get("ARENA_SITE_URL", "http://127.0.0.1:8000")
-# Email: SMTP when EMAIL_HOST is set, else printed on the console (`make run` shows them).
+# Email (notifications, password resets): SMTP when EMAIL_HOST is set, else printed on the
+# console of the process that sends it (`make run` shows them).
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 EMAIL_BACKEND = os.environ.get(
     "EMAIL_BACKEND",

@@ -189,6 +189,13 @@ class SignUpThrottle(ArenaThrottle):
     refusal_text = "Too many sign-ups from your address"
 
 
+class PasswordResetThrottle(ArenaThrottle):
+    """Password reset requests per address: each may send an email."""
+
+    scope = "password_reset"
+    refusal_text = "Too many password reset requests from your address"
+
+
 class UploadThrottle(ArenaThrottle):
     """New bots and new versions, per user (the API's upload throttle uses this scope too)."""
 
@@ -335,7 +342,11 @@ def _login_refusal(request, username: str) -> LoginRefusal | None:
             lock_lifts_in(request, username),
         )
     address = client_address(request)
-    if (wait := FAILURES_BY_ADDRESS.reached(address)) is not None:
+    # A class behind one school address shares it: an account that has logged in from
+    # this browser before is not held back by the others' mistakes (its own failures at
+    # this address still lock it, above).
+    known = username_ident(username) in known_logins(request)
+    if not known and (wait := FAILURES_BY_ADDRESS.reached(address)) is not None:
         return LoginRefusal("Too many failed log-ins from your address.", wait)
     if failures_here and FAILURES_BY_USERNAME.reached(username_ident(username)) is not None:
         # The account is being guessed from several addresses, this one among them: one
@@ -351,6 +362,37 @@ def _login_refusal(request, username: str) -> LoginRefusal | None:
                 max(1.0, wait),
             )
     return None
+
+
+# A signed cookie naming the accounts (hashed) that logged in from this browser.
+KNOWN_LOGINS_COOKIE = "arena_known"
+KNOWN_LOGINS_SALT = "arena.throttling.known_logins"
+KNOWN_LOGINS_KEPT = 8
+KNOWN_LOGINS_SECONDS = 365 * 24 * 3600
+
+
+def known_logins(request) -> list[str]:
+    """The hashed usernames of the accounts that logged in from this browser (a signed
+    cookie: a forged or stale one reads as none)."""
+    value = request.get_signed_cookie(
+        KNOWN_LOGINS_COOKIE, default="", salt=KNOWN_LOGINS_SALT, max_age=KNOWN_LOGINS_SECONDS
+    )
+    return [ident for ident in value.split(".") if ident][:KNOWN_LOGINS_KEPT]
+
+
+def remember_login(request, response, username: str) -> None:
+    """After a log-in that succeeded: this browser knows the account from now on."""
+    ident = username_ident(normal_username(username))
+    idents = [ident] + [other for other in known_logins(request) if other != ident]
+    response.set_signed_cookie(
+        KNOWN_LOGINS_COOKIE,
+        ".".join(idents[:KNOWN_LOGINS_KEPT]),
+        salt=KNOWN_LOGINS_SALT,
+        max_age=KNOWN_LOGINS_SECONDS,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
 
 
 def login_refusal_text(refusal: LoginRefusal) -> str:

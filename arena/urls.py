@@ -8,6 +8,15 @@ from arena.dashboard.views.matches import MatchFramesApi
 from arena.integrations import apis as integration_apis
 from bots import apis as bot_apis
 from tournaments import apis
+from tournaments.apis import exports
+
+
+def _exports(route: str, view, name: str) -> list:
+    """``route.csv`` and ``route.json``: one table as a spreadsheet or as JSON."""
+    return [
+        path(f"{route}.{fmt}", exports.export_view(view, fmt), name=f"{name}-{fmt}")
+        for fmt in ("csv", "json")
+    ]
 
 
 def _api(route: str, view, name: str):
@@ -65,6 +74,17 @@ api_patterns = [
     _api("webhooks/<int:pk>/", integration_apis.WebhookDetailApi, "api-webhook"),
     _api("webhooks/<int:pk>/test/", integration_apis.WebhookTestApi, "api-webhook-test"),
     _api("webhooks/<int:pk>/enable/", integration_apis.WebhookEnableApi, "api-webhook-enable"),
+    *_exports("tournaments/<int:pk>/standings", exports.TournamentStandingsExport, "api-standings"),
+    *_exports(
+        "tournaments/<int:pk>/crosstable", exports.TournamentCrosstableExport, "api-crosstable"
+    ),
+    *_exports(
+        "tournaments/<int:pk>/matches",
+        exports.TournamentMatchesExport,
+        "api-tournament-matches-export",
+    ),
+    *_exports("ladders/<int:pk>/matches", exports.LadderMatchesExport, "api-ladder-matches-export"),
+    *_exports("bots/<int:pk>/ratings", exports.BotRatingsExport, "api-bot-ratings-export"),
     _api("schema/", SpectacularAPIView, "api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

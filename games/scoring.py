@@ -5,6 +5,25 @@ from __future__ import annotations
 from games.rng import derive_seed
 
 
+def score_direction(seats: list[tuple[int | None, float | None]]) -> str | None:
+    """``"lowest"`` when a finished game's ``(rank, score)`` seats show the lower score
+    placing better (every two seats of different rank and score agree, and at least two
+    differ), ``"highest"`` for the reverse, else None (nothing to compare, or a game
+    ranked by another key first, such as Pairs' games lost)."""
+    known = [(rank, score) for rank, score in seats if rank is not None and score is not None]
+    lower_better = [
+        (a_rank < b_rank) == (a_score < b_score)
+        for i, (a_rank, a_score) in enumerate(known)
+        for b_rank, b_score in known[i + 1 :]
+        if a_rank != b_rank and a_score != b_score
+    ]
+    if not lower_better:
+        return None
+    if all(lower_better):
+        return "lowest"
+    return "highest" if not any(lower_better) else None
+
+
 def ranks_from_scores(scores: list[int], higher_is_better: bool = True) -> list[int]:
     """Competition ranking: 1 = best, ties share a rank, the next rank skips (1, 1, 3)."""
     keyed = [s if higher_is_better else -s for s in scores]

@@ -11,6 +11,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
@@ -35,11 +36,30 @@ class BotUploadForm(forms.Form):
         label="Other organisers may enter it",
         help_text="Your own tournaments may always enter your bots.",
     )
-    file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
+    file = forms.FileField()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = upload_help()
 
 
 class VersionUploadForm(forms.Form):
-    file = forms.FileField(help_text="A .py file, or a .zip with main.py at its root")
+    file = forms.FileField()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = upload_help()
+
+
+def upload_help() -> str:
+    """Every kind of upload the server accepts (bots.validation), with the page that says
+    how to make each."""
+    return format_html(
+        "A Python file (<code>.py</code>), or a <code>.zip</code> holding <code>main.py</code>, "
+        "a program called <code>main</code> (C, C++, JavaScript, Java, a script) or a "
+        '<code>build.sh</code> that makes one. <a href="{}">How to upload each kind</a>.',
+        reverse("languages"),
+    )
 
 
 FORMAT_HELP = {
@@ -238,7 +258,10 @@ class TournamentForm(forms.Form):
         required=False, initial=True, help_text="Every bot plays every seat of each deal"
     )
     rounds = forms.IntegerField(
-        min_value=1, max_value=100, required=False, help_text="Empty: log2(entrants) + 1"
+        min_value=1,
+        max_value=100,
+        required=False,
+        help_text="Empty: enough rounds to separate the field (log2 of the entrants rounded up, plus one: 4 for 7 or 8)",
     )
     challengers = BotField(
         queryset=Bot.objects.none(),

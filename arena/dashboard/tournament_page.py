@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.pagination import KeysetPagination
 from tournaments import selectors
+from tournaments.formats import swiss
 from tournaments.models import Ladder, Match, MatchSeat, Tournament
 from tournaments.services import admission
 
@@ -221,7 +222,33 @@ def _round_tables(rounds: list[dict], tables: dict, names: dict[int, str]) -> li
     return out
 
 
-def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[dict]:
+def series_why(series: dict, deciders: dict, names: dict[int, str]) -> str:
+    """Why a series that went to a decider ended as it did (empty for one won outright):
+    the decider's winner, or the higher seed when the decider was level too."""
+    decider = deciders.get(series["series"])
+    if not decider:
+        return ""
+    if not series["complete"]:
+        return "Level: a decider on a fresh deal is being played."
+    present = [b for b in series["entrants"] if b is not None]
+    if len(present) != 2:
+        return (
+            "A tie at the cut went to a decider on a fresh deal, and to the higher seed "
+            "if that was level too."
+        )
+    winner = series["winners"][0] if series["winners"] else None
+    name = names.get(winner, "?")
+    if len(set(decider.get(b, 0.0) for b in present)) > 1:
+        shown = "–".join(
+            points_text(decider.get(b, 0.0)) for b in sorted(present, key=lambda b: b != winner)
+        )
+        return f"Level after the series: {name} won the decider on a fresh deal ({shown})."
+    return f"Level after the series and its decider too: {name}, the higher seed, went through."
+
+
+def _bracket(
+    series: list[dict], scores: dict, names: dict[int, str], deciders: dict | None = None
+) -> list[dict]:
     """Stages (winners, losers, finals) of rounds (columns) of series boxes."""
     stages: OrderedDict[str, OrderedDict[int, list]] = OrderedDict()
     order = {"winners": 0, "losers": 1, "third_place": 2, "final": 3}
@@ -246,7 +273,12 @@ def _bracket(series: list[dict], scores: dict, names: dict[int, str]) -> list[di
             state = "playing"
         else:
             state = "to come"
-        box = {**s, "entrants_shown": entrants, "state": state}
+        box = {
+            **s,
+            "entrants_shown": entrants,
+            "state": state,
+            "why": series_why(s, deciders or {}, names) if s["played"] else "",
+        }
         stages.setdefault(s["stage"], OrderedDict()).setdefault(s["round"], []).append(box)
     return [
         {"stage": stage, "rounds": [{"round": n, "series": boxes} for n, boxes in rounds.items()]}
@@ -278,6 +310,18 @@ def validation_wait(tournament: Tournament) -> dict | None:
         return None
     bound = timedelta(seconds=settings.ARENA_OPTIONS_VALIDATION_WAIT_SECONDS)
     return {"entrants": waiting, "until": tournament.start_at + bound}
+
+
+def swiss_rounds(tournament: Tournament) -> int | None:
+    """The rounds a Swiss plays: its own, else the default for its field (every entry
+    before the start, the seeded ones after); None for other formats."""
+    if tournament.format != Tournament.Format.SWISS:
+        return None
+    if tournament.rounds:
+        return tournament.rounds
+    rows = selectors.entrants(tournament=tournament)
+    seeded = sum(1 for row in rows if row["seed_number"] is not None)
+    return swiss.default_rounds(seeded or len(rows))
 
 
 def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
@@ -321,13 +365,23 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
         "validation_wait": validation_wait(tournament),
         "progress": progress,
         "bar": progress_bar(progress, expected),
+        "plan": selectors.planned_games(tournament=tournament),
+        "swiss_rounds": swiss_rounds(tournament),
+        "lowest_wins": bool(overview["standings"])
+        and overview["standings"][0]["position"] is not None
+        and selectors.lowest_score_wins(tournament=tournament),
         "time_left": time_left_text(seconds),
         "live": is_live(tournament),
         "poll_seconds": POLL_SECONDS,
         "bot_names": names,
         "crosstable": crosstable,
         "round_tables": _round_tables(overview["rounds"], points["tables"], names),
-        "bracket": _bracket(overview["bracket"], points["series"], names),
+        "bracket": _bracket(
+            overview["bracket"],
+            points["series"],
+            names,
+            selectors.decider_points(tournament=tournament) if overview["bracket"] else {},
+        ),
         "matches": match_page(
             selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER
         ),

@@ -67,3 +67,21 @@ def test_owner_turns_gating_on_from_the_bot_page_and_others_cannot():
     stranger.force_login(user(name="stranger"))
     assert stranger.post(f"/bots/{bot.pk}/gating/", {"elo0": "0"}).status_code == 404
     assert 'id="gating-form"' not in stranger.get(f"/bots/{bot.pk}/").content.decode()
+
+
+def test_the_gating_box_shows_only_when_gating_is_on_or_to_its_owner():
+    bot, _ = bot_with_version(name="student_minimax_alphabeta_v2")
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert 'id="gating"' not in page and "head to head" in page  # off: nothing to read
+    owner = Client()
+    owner.force_login(bot.owner)
+    mine = owner.get(f"/bots/{bot.pk}/").content.decode()
+    assert '<details id="gating"' in mine and "Test new versions before they play" in mine
+    owner.post(
+        f"/bots/{bot.pk}/gating/",
+        {"gating": "on", "elo0": "0", "elo1": "15", "max_games": "300"},
+    )
+    page = " ".join(Client().get(f"/bots/{bot.pk}/").content.decode().split())
+    assert '<section id="gating">' in page and "New versions are tested first" in page
+    assert "about 15 Elo stronger" in page and "wrong at most 5%" in page
+    assert "after 300 games at most" in page

@@ -54,7 +54,10 @@ def test_the_page_shows_what_the_games_say(organiser, settings, client, fields, 
     assert shown["round_tables"] == tournament_page._round_tables(
         old["rounds"], points["tables"], names
     )
-    assert shown["bracket"] == tournament_page._bracket(old["bracket"], points["series"], names)
+    deciders = selectors.decider_points(tournament=fresh)
+    assert shown["bracket"] == tournament_page._bracket(
+        old["bracket"], points["series"], names, deciders
+    )
     if fields["format"] == "round_robin":
         assert shown["crosstable"] == tournament_page._crosstable(
             old["standings"], pairwise_from_every_game(fresh)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
@@ -82,7 +82,10 @@ class TournamentSerializer(serializers.ModelSerializer):
                 "help_text": "games per pairing or series; with seat rotation a multiple of "
                 "players_per_match (the default is one game per rotation)",
             },
-            "rounds": {"help_text": "swiss: rounds to play (default: log2 of the field plus one)"},
+            "rounds": {
+                "help_text": "swiss: rounds to play; null: enough to separate the field, "
+                "log2 of the entrants rounded up, plus one (4 for 7 or 8 entrants)"
+            },
             "advance": {
                 "help_text": "elimination with 3+ seats: how many of each table go through"
             },
@@ -159,6 +162,14 @@ class TournamentSerializer(serializers.ModelSerializer):
         return value
 
 
+class PlanSerializer(serializers.Serializer):
+    games = serializers.IntegerField(help_text="the games the format plans for the field")
+    exact = serializers.BooleanField(
+        help_text="false for elimination: a tied series adds deciders and a grand-final "
+        "reset adds a series, so about this many"
+    )
+
+
 class TournamentDetailSerializer(TournamentSerializer):
     standings = serializers.SerializerMethodField(
         help_text="best first; tiebreaks holds the format's tie-break values by name"
@@ -172,6 +183,10 @@ class TournamentDetailSerializer(TournamentSerializer):
         "and loser go next"
     )
     progress = serializers.SerializerMethodField()
+    planned = serializers.SerializerMethodField(
+        help_text="how many games the format plans (before the start: for every entry); "
+        "null when it cannot play the field"
+    )
     cancel_reason = serializers.CharField(
         read_only=True,
         help_text="why the tournament cancelled itself at its start (too few entrants could "
@@ -186,6 +201,7 @@ class TournamentDetailSerializer(TournamentSerializer):
             "round_tables",
             "bracket",
             "progress",
+            "planned",
         ]
 
     def to_representation(self, tournament):
@@ -224,6 +240,11 @@ class TournamentDetailSerializer(TournamentSerializer):
 
     def get_progress(self, tournament) -> dict:
         return selectors.progress(tournament=tournament)
+
+    @extend_schema_field(PlanSerializer(allow_null=True))
+    def get_planned(self, tournament) -> dict | None:
+        plan = selectors.planned_games(tournament=tournament)
+        return None if plan is None else {"games": plan.games, "exact": plan.exact}
 
 
 class TournamentFilter(django_filters.FilterSet):

@@ -54,13 +54,16 @@ from tournaments.selectors.ratings import (  # noqa: F401
 )
 from tournaments.selectors.tournaments import (  # noqa: F401
     DURATION_SAMPLE,
+    decider_points,
     entrants,
     entrants_being_validated,
     expected_games,
     game_points,
     load_entrants,
+    lowest_score_wins,
     overview,
     overview_from_matches,
+    planned_games,
     progress,
     standings,
     time_left,

@@ -8,8 +8,16 @@ from django.db.models import QuerySet
 
 from bots.models import OptionsValidation
 from bots.selectors import current_version
-from tournaments.format_inputs import results_of, seed_rows, seeded_entries, tournament_event
+from tournaments.format_inputs import (
+    event_of,
+    results_of,
+    seed_rows,
+    seeded_entries,
+    tournament_event,
+)
+from tournaments.formats import plan
 from tournaments.formats.overview import describe
+from tournaments.formats.plan import Plan
 from tournaments.models import (
     Entry,
     Match,
@@ -265,18 +273,93 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     }
 
 
+def planned_games(*, tournament: Tournament) -> Plan | None:
+    """The games the format plans for this field (:func:`tournaments.formats.plan.
+    planned_games`): before the start every entry, after it the seeded ones. None when the
+    format cannot play the field (it is cancelled at its start) or there is no entry."""
+    rows = entrants(tournament=tournament)
+    seeded = [row for row in rows if row["seed_number"] is not None]
+    if seeded:
+        challengers = tuple(sorted(row["seed_number"] for row in seeded if row["challenger"]))
+        count = len(seeded)
+    else:  # before the start: who is seeded where does not change the count
+        count = len(rows)
+        challengers = tuple(range(sum(1 for row in rows if row["challenger"])))
+    if not count:
+        return None
+    try:
+        return plan.planned_games(
+            tournament.format, event_of(tournament, entrants=count, challengers=challengers)
+        )
+    except ValueError:
+        return None
+
+
+# Finished matches read to tell whether the tournament's game is won on the lowest score.
+SCORE_SAMPLE = 20
+
+
+def lowest_score_wins(*, tournament: Tournament) -> bool:
+    """Whether the tournament's latest finished matches all show the lowest score winning
+    (:func:`games.scoring.score_direction`), at least one of them plainly."""
+    from games.scoring import score_direction
+
+    ids = list(
+        tournament.matches.filter(status=Match.Status.FINISHED)
+        .order_by("-id")
+        .values_list("id", flat=True)[:SCORE_SAMPLE]
+    )
+    seats: dict[int, list] = defaultdict(list)
+    rows = MatchSeat.objects.filter(match_id__in=ids).values_list("match_id", "rank", "score")
+    for match_id, rank, score in rows:
+        seats[match_id].append((rank, score))
+    directions = {score_direction(found) for found in seats.values()} - {None}
+    return directions == {"lowest"}
+
+
+def decider_points(*, tournament: Tournament) -> dict[str, dict[int, float]]:
+    """Each elimination series that went to a decider (a level series, or a tie at a
+    table's cut): every bot's game points in its decider games, a failed game a draw.
+    One query over the decider games alone."""
+    from tournaments.formats.common import Pairing as FormatPairing
+    from tournaments.formats.common import Result as FormatResult
+    from tournaments.formats.common import game_scores
+
+    seats = (
+        MatchSeat.objects.filter(
+            match__tournament=tournament,
+            match__pairing_key__contains=".D",
+            match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "match__series", "match__status", "version__bot_id", "rank")
+    )
+    games: dict[int, tuple[str, list[tuple[int, int]]]] = {}
+    for match_id, series, status, bot_id, rank in seats:
+        failed = status == Match.Status.FAILED
+        games.setdefault(match_id, (series, []))[1].append((bot_id, 1 if failed else rank or 1))
+    points: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for series, seated in games.values():
+        pairing = FormatPairing("", 0, tuple(bot for bot, _ in seated), 0, 0)
+        result = FormatResult(pairing, tuple(rank for _, rank in seated))
+        for bot_id, share in game_scores(result).items():
+            points[series][bot_id] += float(share)
+    return {series: dict(by_bot) for series, by_bot in points.items()}
+
+
 def expected_games(
     *, tournament: Tournament, bracket: list[dict] | None = None, progress: dict | None = None
 ) -> int | None:
-    """About how many games the event plays in all (deciders not counted); None before the
-    start. ``bracket`` is :func:`overview`'s, for elimination (the series still due);
+    """About how many games the event plays in all (deciders not counted); before the
+    start the format's plan (None if it cannot play the field). ``bracket`` is :func:`overview`'s, for elimination (the series still due);
     ``progress``, :func:`progress`'s if the caller has it (its counts are not read again)."""
     from tournaments.formats import swiss
 
     seeded = entrants(tournament=tournament)
     entrants_count = sum(1 for row in seeded if row["seed_number"] is not None)
-    if not entrants_count:
-        return None
+    if not entrants_count:  # not started: the format's plan for every entry
+        planned = planned_games(tournament=tournament)
+        return planned.games if planned else None
     games, seats = tournament.games_per_pairing, tournament.players_per_match
     if progress is not None:
         known = progress["total"] - progress[Match.Status.CANCELLED]

@@ -80,3 +80,14 @@ def seconds_text(seconds) -> str:
         return f"{minutes} min {rest} s" if rest else f"{minutes} min"
     hours, minutes = divmod(whole // 60, 60)
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+# Django's User has no display name: its first_name column (150 characters, already in
+# every account's row) holds the name a person chose to show beside their username.
+@register.filter
+def who(user) -> str:
+    """``Display Name (username)``, or the username alone when no display name is set."""
+    if user is None:
+        return ""
+    shown = (getattr(user, "first_name", "") or "").strip()
+    return f"{shown} ({user.get_username()})" if shown else user.get_username()

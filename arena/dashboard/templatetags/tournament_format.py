@@ -8,15 +8,10 @@ from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.dashboard.templatetags.arena_links import id_url
+from tournaments.selectors.exports import tiebreak_label as _tiebreak_label
 
 register = template.Library()
 
-TIEBREAK_LABELS = {
-    "buchholz": "Buchholz",
-    "sonneborn_berger": "Sonneborn-Berger",
-    "head_to_head": "Head-to-head",
-    "faults": "Faults",
-}
 # Narrow screens: short column heads, the full name in the abbreviation's title.
 TIEBREAK_SHORT = {
     "buchholz": "Bh",
@@ -34,7 +29,7 @@ STAGE_LABELS = {
 
 @register.filter
 def tiebreak_label(name: str) -> str:
-    return TIEBREAK_LABELS.get(name, name.replace("_", " "))
+    return _tiebreak_label(name)
 
 
 @register.filter

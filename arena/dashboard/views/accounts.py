@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.html import format_html
 
 from arena import throttling
@@ -41,8 +43,59 @@ SIGN_UP_INTRO = (
 )
 
 
+DISPLAY_NAME_HELP = (
+    "Optional: the name shown beside your username (your real name, say, so a teacher "
+    "knows whose bot is whose)."
+)
+EMAIL_HELP = "Optional: only to send you a link if you forget your password."
+
+
+class SignUpForm(UserCreationForm):
+    """Django's sign-up with a display name (kept in the account's first_name column, see
+    the ``who`` filter) and an email address for a password reset."""
+
+    email = forms.EmailField(required=False, help_text=EMAIL_HELP)
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "first_name", "email")
+        labels = {"first_name": "Display name"}
+        help_texts = {"first_name": DISPLAY_NAME_HELP}
+
+
+class AccountForm(forms.ModelForm):
+    """What an account holder changes themselves: the display name and the email address."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ("first_name", "email")
+        labels = {"first_name": "Display name"}
+        help_texts = {"first_name": DISPLAY_NAME_HELP, "email": EMAIL_HELP}
+
+
+@login_required
+def account(request):
+    """The signed-in person's display name and email. Saving the account moves every stored
+    page (``readcache.bump_names``), which shows names beside usernames."""
+    form = AccountForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Account saved.")
+        return redirect("account")
+    context = {
+        "form": form,
+        "title": "Your account",
+        "submit": "Save",
+        "intro": f"Signed in as {request.user.get_username()}.",
+        "after": format_html(
+            'To change your password, <a href="{}">reset it by email</a>.',
+            reverse("password-reset"),
+        ),
+    }
+    return render(request, "arena/form.html", context)
+
+
 def signup(request):
-    form = UserCreationForm(request.POST or None)
+    form = SignUpForm(request.POST or None)
     context = {
         "title": "Sign up",
         "intro": SIGN_UP_INTRO,
@@ -54,7 +107,9 @@ def signup(request):
         user = form.save()
         # The account was just made: no password to check (the lock backend checks none).
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("home")
+        response = redirect("home")
+        throttling.remember_login(request, response, user.get_username())
+        return response
     return render(request, "arena/form.html", {"form": form, **context})
 
 
@@ -71,12 +126,76 @@ class LoginView(auth_views.LoginView):
             "intro": "Log in to upload bots, enter tournaments and organise them; "
             "everything else here is open to all.",
             "after": format_html(
-                'New here? <a href="{}">Sign up</a>: it takes a minute.', reverse("signup")
+                'New here? <a href="{}">Sign up</a>: it takes a minute. '
+                '<a href="{}" id="forgot">Forgot your password?</a>',
+                reverse("signup"),
+                reverse("password-reset"),
             ),
         }
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        throttling.remember_login(self.request, response, form.get_user().get_username())
+        return response
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
         if form.has_error(NON_FIELD_ERRORS, "throttled"):
             response.status_code = TOO_MANY_REQUESTS
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset request: an email with a one-time link to every active account with
+    that address (none said either way, so the page tells nobody who has an account).
+    Requests are limited per address (``ARENA_PASSWORD_RESET_RATE``)."""
+
+    template_name = "arena/form.html"
+    email_template_name = "arena/password_reset_email.txt"
+    subject_template_name = "arena/password_reset_subject.txt"
+    success_url = reverse_lazy("password-reset-done")
+    extra_context = {
+        "title": "Reset your password",
+        "submit": "Send me a link",
+        "intro": "Give the email address of your account: we send it a link to choose a new "
+        "password. An account made without an address cannot be reset this way: ask the "
+        "site's staff.",
+    }
+
+    def post(self, request, *args, **kwargs):
+        form = self.get_form()
+        context = {"view": self, **self.extra_context}
+        if refused := throttled_form(request, form, context, throttling.PasswordResetThrottle):
+            return refused
+        return super().post(request, *args, **kwargs)
+
+
+def password_reset_done(request):
+    return render(
+        request,
+        "arena/account_message.html",
+        {
+            "title": "Check your email",
+            "message": "If an account has that address, a link to choose a new password is on "
+            "its way. It works once, for a few days.",
+        },
+    )
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "arena/password_reset_confirm.html"
+    success_url = reverse_lazy("password-reset-complete")
+    post_reset_login = False
+
+
+def password_reset_complete(request):
+    return render(
+        request,
+        "arena/account_message.html",
+        {
+            "title": "Password changed",
+            "message": "Your new password is set.",
+            "link": reverse("login"),
+            "link_text": "Log in",
+        },
+    )

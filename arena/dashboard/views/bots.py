@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from arena import throttling
 from arena.dashboard import bot_page
@@ -16,7 +16,7 @@ from arena.dashboard.page_cache import cached_page, for_anonymous
 from arena.dashboard.views.accounts import throttled_form
 from bots import selectors as bot_selectors
 from bots import services as bot_services
-from bots.models import Bot
+from bots.models import Bot, BotVersion
 from bots.validation import UploadRejected
 from games import registry
 from tournaments.readcache import marks
@@ -79,20 +79,18 @@ def bot_detail(request, pk):
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
     # Each table is read once and handed to every part of the page that needs it.
     versions = list(bot_selectors.version_list(bot=bot))
+    context = _versions_context(request, bot, versions)
     with_cancelled = request.GET.get("cancelled") == "1"
     matches, hidden = bot_page.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
     return render(
         request,
         "arena/bot_detail.html",
         {
-            "bot": bot,
-            "versions": versions,
-            "current": bot_selectors.current_version(bot=bot, versions=versions),
+            **context,
             "ratings": bot_page.rating_parts(bot=bot, versions=versions),
             "matches": matches,
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
-            "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
             "challenges": [
                 challenge_selectors.challenge_summary(c)
                 for c in challenge_selectors.challenges_of_bot(bot_id=bot.pk)
@@ -101,6 +99,35 @@ def bot_detail(request, pk):
             "people_games": human_game_selectors.games_against_people(bot_id=bot.pk),
         },
     )
+
+
+# Seconds between two polls of a bot page whose versions wait for validation.
+VERSIONS_POLL_SECONDS = 3
+WAITING = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
+
+
+def _versions_context(request, bot: Bot, versions: list) -> dict:
+    """What the versions table and the current version line show; ``validating``: how many
+    versions wait for their validation match (the table polls while any does)."""
+    return {
+        "bot": bot,
+        "versions": versions,
+        "current": bot_selectors.current_version(bot=bot, versions=versions),
+        "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+        "validating": sum(1 for v in versions if v.status in WAITING),
+        "poll_seconds": VERSIONS_POLL_SECONDS,
+    }
+
+
+@require_GET
+@cached_page(mark=for_anonymous(lambda request, pk: marks.bot_page_mark(pk=pk)))
+def bot_versions_live(request, pk):
+    """The bot page's versions table and current version, which the page polls (htmx)
+    while a version waits for validation: the table stops polling once none does."""
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    versions = list(bot_selectors.version_list(bot=bot))
+    context = {**_versions_context(request, bot, versions), "fragment": True}
+    return render(request, "arena/_bot_versions.html", context)
 
 
 def _upload(request, bot, upload) -> bool:

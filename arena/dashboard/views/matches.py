@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from arena.dashboard import frames
 from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_json
 from arena.dashboard.page_cache import cached_page
+from games import scoring
 from tournaments import selectors
 from tournaments.apis.matches import SEAT_PARAMETER, SEAT_REFUSED, seat_view
 from tournaments.models import Match
@@ -61,6 +62,7 @@ def match_detail(request, pk):
         {
             "match": match,
             "seats": seats,
+            "lowest_won": scoring.score_direction([(s.rank, s.score) for s in seats]) == "lowest",
             "seat": seat,
             "seat_choices": [(s.seat, s.player_name) for s in seats if view.may_take(s.seat)],
             "view": view,
