@@ -12,6 +12,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from arena import throttling
 from arena.dashboard.forms import ThrottledLoginForm
@@ -107,10 +108,26 @@ def signup(request):
         user = form.save()
         # The account was just made: no password to check (the lock backend checks none).
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        response = redirect("home")
+        # Back where the log-in was asked for (a page that needs an account), else home.
+        response = redirect(_safe_next(request) or "home")
         throttling.remember_login(request, response, user.get_username())
         return response
     return render(request, "arena/form.html", {"form": form, **context})
+
+
+def _safe_next(request) -> str:
+    """The ``next`` page of the request when it is one of this site's, else ""."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    allowed = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if allowed else ""
+
+
+def _signup_url(request) -> str:
+    """The sign-up page, carrying the log-in's ``next`` along."""
+    target = _safe_next(request)
+    return reverse("signup") + (f"?{urlencode({'next': target})}" if target else "")
 
 
 class LoginView(auth_views.LoginView):
@@ -128,7 +145,7 @@ class LoginView(auth_views.LoginView):
             "after": format_html(
                 'New here? <a href="{}">Sign up</a>: it takes a minute. '
                 '<a href="{}" id="forgot">Forgot your password?</a>',
-                reverse("signup"),
+                _signup_url(self.request),
                 reverse("password-reset"),
             ),
         }
