@@ -71,6 +71,20 @@ def click_through(page, rng: random.Random, *, shots: str, limit: int = 400) -> 
     raise AssertionError("the game did not end")
 
 
+def wait_for_your_turn(page, game: HumanGame) -> None:
+    try:
+        page.wait_for_function(
+            "() => document.getElementById('play').dataset.status === 'your_turn'",
+            timeout=30000,
+        )
+    except Exception:
+        match = Match.objects.get(human_game=game)
+        raise AssertionError(
+            f"never your turn: {page.get_attribute('#play', 'data-status')}, "
+            f"{match.status} {match.result} {match.moves} {match.error}"
+        ) from None
+
+
 def worker_for_newest_game() -> GameThread:
     match = Match.objects.filter(human_game__isnull=False).order_by("-id").first()
     worker = GameThread(match.pk)
@@ -118,23 +132,25 @@ def test_a_newcomer_plays_pairs_against_a_bot_from_its_page(page_at, live_server
 def test_a_three_seat_game_from_the_game_page_resumes_after_a_reload_and_plays_by_keyboard(
     page_at, live_server, people
 ):
-    player, _, demo = people
+    # Sweep, where every seat drafts in every round: a game of Pairs may end before a seat
+    # is ever asked (the others fold out first).
+    player, _, _ = people
     page = page_at(NARROW, 800)
     log_in(page, live_server.url, LONG)
-    page.goto(f"{live_server.url}/games/pairs/")
+    page.goto(f"{live_server.url}/games/pairs-sweep/")
     follow(page, "#play-game-link")
+    page.select_option("#players", "4")
+    follow(page, "#players-form button")
     page.select_option("#players", "3")
     follow(page, "#players-form button")
     page.select_option("select[name=seat]", "1")
     page.select_option("select[name=other_1]", "policy:random")
-    page.select_option("select[name=other_2]", f"bot:{demo.pk}")
+    page.select_option("select[name=other_2]", "policy:random")
     follow(page, "#play-start")
     game = HumanGame.objects.get(user=player)
     assert game.seat == 1
     worker = worker_for_newest_game()
-    page.wait_for_function(
-        "() => document.getElementById('play').dataset.status === 'your_turn'", timeout=30000
-    )
+    wait_for_your_turn(page, game)
     # Leave and come back: the same turn is waiting.
     turn = page.get_attribute("#play", "data-turn")
     page.reload()

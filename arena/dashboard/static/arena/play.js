@@ -81,9 +81,11 @@
     return ctx;
   }
 
-  function actionLabel(action, ctx) {
-    var looksLikeCard = typeof action === "string" ? /^[A2-9TJQK][CDHS]$/.test(action) : false;
-    if (looksLikeCard) return T.cardFace(action, ctx.deck, false);
+  // A move that is a card of your hand shows as that card; any other as short text.
+  function actionLabel(action, ctx, hand) {
+    var french = typeof action === "string" && /^[A2-9TJQK][CDHS]$/.test(action);
+    var inHand = typeof action === "number" && Array.isArray(hand) && hand.indexOf(action) >= 0;
+    if (french || inHand) return T.cardFace(action, ctx.deck, false);
     return el("span", { text: T.shortText(action) });
   }
 
@@ -101,7 +103,7 @@
       // The accessible name is the visible text: the key's number, then the move.
       var button = el("button", { type: "button", class: "act", "data-index": String(index), title: "Play " + T.shortText(action) + (index < 9 ? " (key " + (index + 1) + ")" : "") }, [
         index < 9 ? el("span", { class: "key", "aria-hidden": "true", text: String(index + 1) }) : null,
-        actionLabel(action, ctx),
+        actionLabel(action, ctx, config.layout.hand && (answer.observation || {})[config.layout.hand.key]),
       ]);
       button.addEventListener("click", function () { act(answer.turn, action); });
       actionsBox.appendChild(button);
