@@ -364,57 +364,29 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 _REAPER_SECONDS = float(os.environ.get("ARENA_REAPER_SECONDS", "15"))
 # Each periodic message expires after one period: a worker that was away finds one
 # pending run, not a pile of them.
+
+
+def _every(task: str, seconds: float) -> dict:
+    """A beat entry: ``task`` every ``seconds``; a run still waiting when the next is due is
+    dropped (maintenance runs again on the next tick)."""
+    return {"task": task, "schedule": seconds, "options": {"expires": seconds}}
+
+
 CELERY_BEAT_SCHEDULE = {
-    "start-due-tournaments": {
-        "task": "tournaments.tasks.start_due_tournaments",
-        "schedule": 5.0,
-        "options": {"expires": 5.0},
-    },
-    "requeue-stuck-matches": {
-        "task": "tournaments.tasks.requeue_stuck_matches",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
-    "schedule-ladders": {
-        "task": "tournaments.tasks.schedule_ladders",
-        "schedule": float(os.environ.get("ARENA_LADDER_SECONDS", "10")),
-        "options": {"expires": float(os.environ.get("ARENA_LADDER_SECONDS", "10"))},
-    },
-    "refit-stale-pools": {
-        "task": "tournaments.tasks.refit_stale_pools",
-        "schedule": 60.0,
-        "options": {"expires": 60.0},
-    },
-    "check-gates": {
-        "task": "tournaments.tasks.check_gates",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
-    "check-challenges": {
-        "task": "tournaments.tasks.check_challenges",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
-    "requeue-stuck-validations": {
-        "task": "bots.tasks.requeue_stuck_validations",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
-    "check-queue-consumers": {
-        "task": "bots.tasks.check_queue_consumers",
-        "schedule": ARENA_QUEUE_CHECK_SECONDS,
-        "options": {"expires": ARENA_QUEUE_CHECK_SECONDS},
-    },
-    "resend-lost-webhook-deliveries": {
-        "task": "arena.integrations.tasks.resend_lost_deliveries",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
-    "end-orphaned-sandboxes": {
-        "task": "bots.tasks.end_orphaned_sandboxes",
-        "schedule": _REAPER_SECONDS,
-        "options": {"expires": _REAPER_SECONDS},
-    },
+    "start-due-tournaments": _every("tournaments.tasks.start_due_tournaments", 5.0),
+    "requeue-stuck-matches": _every("tournaments.tasks.requeue_stuck_matches", _REAPER_SECONDS),
+    "schedule-ladders": _every(
+        "tournaments.tasks.schedule_ladders", float(os.environ.get("ARENA_LADDER_SECONDS", "10"))
+    ),
+    "refit-stale-pools": _every("tournaments.tasks.refit_stale_pools", 60.0),
+    "check-gates": _every("tournaments.tasks.check_gates", _REAPER_SECONDS),
+    "check-challenges": _every("tournaments.tasks.check_challenges", _REAPER_SECONDS),
+    "requeue-stuck-validations": _every("bots.tasks.requeue_stuck_validations", _REAPER_SECONDS),
+    "check-queue-consumers": _every("bots.tasks.check_queue_consumers", ARENA_QUEUE_CHECK_SECONDS),
+    "resend-lost-webhook-deliveries": _every(
+        "arena.integrations.tasks.resend_lost_deliveries", _REAPER_SECONDS
+    ),
+    "end-orphaned-sandboxes": _every("bots.tasks.end_orphaned_sandboxes", _REAPER_SECONDS),
 }
 
 # Arena itself.
