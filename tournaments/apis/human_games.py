@@ -138,8 +138,9 @@ class HumanGameListCreateApi(HumanGameApiView):
 
     @extend_schema(operation_id="human_games_list", responses=HumanGameListSerializer)
     def get(self, request):
-        rows = selectors.games_of_user(user=request.user)
-        return Response({"results": [selectors.human_game_answer(human_game=g) for g in rows[:20]]})
+        rows = selectors.games_of_user(user=request.user, limit=20)
+        answers = [selectors.human_game_answer(human_game=g, match=g.match) for g in rows]
+        return Response({"results": answers})
 
     @extend_schema(
         request=HumanGameRequestSerializer,
@@ -164,7 +165,8 @@ class HumanGameDetailApi(HumanGameApiView):
 
     @extend_schema(responses={200: HumanGameSerializer, **ERRORS})
     def get(self, request, pk):
-        return Response(selectors.human_game_answer(human_game=_own(request, pk)))
+        human_game = _own(request, pk)
+        return Response(selectors.human_game_answer(human_game=human_game, match=human_game.match))
 
 
 class HumanGameActApi(HumanGameApiView):

@@ -25,15 +25,16 @@ ENDED = (Match.Status.FAILED, Match.Status.CANCELLED)
 
 def games_of_user(*, user, limit: int = 50) -> list[HumanGame]:
     """The person's games, newest first, with their matches."""
-    rows = HumanGame.objects.filter(user=user).select_related("match").order_by("-id")
-    return list(rows[:limit])
+    rows = HumanGame.objects.filter(user=user).select_related("match").defer("match__moves")
+    return list(rows.order_by("-id")[:limit])
 
 
 def game_of_user(*, user, pk: int) -> HumanGame | None:
     """The person's game ``pk`` (None for none, or another person's)."""
     if user is None or not user.is_authenticated:
         return None
-    return HumanGame.objects.filter(pk=pk, user=user).select_related("match").first()
+    rows = HumanGame.objects.filter(pk=pk, user=user).select_related("match")
+    return rows.defer("match__moves").first()
 
 
 def games_against_people(*, bot_id: int, limit: int = 20) -> list[Match]:
@@ -94,9 +95,11 @@ def worker_lost(match: Match) -> bool:
     return match.heartbeat_at is not None and match.heartbeat_at < lost_before
 
 
-def human_game_answer(*, human_game: HumanGame) -> dict:
-    """The person's view of their game (``GET /api/human-games/<id>/``)."""
-    match = Match.objects.defer("moves").get(human_game=human_game)
+def human_game_answer(*, human_game: HumanGame, match: Match | None = None) -> dict:
+    """The person's view of their game (``GET /api/human-games/<id>/``); ``match``: its
+    match as just read with it (``game_of_user``), else read here."""
+    if match is None:
+        match = Match.objects.defer("moves").get(human_game=human_game)
     seat = human_game.seat
     seats = seat_names(match)
     status = status_of(human_game, match)
