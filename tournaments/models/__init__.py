@@ -7,6 +7,13 @@ holds no table: it writes and reads many rows of them in one statement.
 """
 
 from tournaments.models.challenges import Challenge, ChallengeOpponent
+from tournaments.models.competitions import (
+    Announcement,
+    Competition,
+    CompetitionEntry,
+    Team,
+    TeamMember,
+)
 from tournaments.models.human_games import HumanGame
 from tournaments.models.ladders import Ladder
 from tournaments.models.matches import HostFailure, Match, MatchSeat
@@ -40,6 +47,11 @@ __all__ = [
     "Challenge",
     "ChallengeOpponent",
     "HumanGame",
+    "Competition",
+    "CompetitionEntry",
+    "Team",
+    "TeamMember",
+    "Announcement",
     "ReadVersion",
     "LadderCount",
     "HostFailure",

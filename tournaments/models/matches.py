@@ -65,6 +65,12 @@ class Match(models.Model):
     challenge = models.ForeignKey(
         "Challenge", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
+    # A competition's ladder match (tournament None), in its division (1 the top; None
+    # without divisions). Unrated in the public pools: the competition keeps its own table.
+    competition = models.ForeignKey(
+        "Competition", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+    division = models.PositiveSmallIntegerField(null=True, blank=True)
     # A game a person plays against bots (tournament None): unrated, on its own queue.
     human_game = models.OneToOneField(
         "HumanGame", on_delete=models.CASCADE, null=True, blank=True, related_name="match"
