@@ -8,6 +8,8 @@ import argparse
 import getpass
 import json
 import os
+import platform
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -103,16 +105,49 @@ def wait(check, *, timeout: float, poll: float, what: str):
 # Commands: each returns (data for --json, text for people) or raises Failure.
 
 
+# What a login's token may do unless --scopes says otherwise: everything an author does
+# from a terminal; organising tournaments is asked for explicitly.
+LOGIN_SCOPES = ("read", "upload", "challenge")
+
+
 def cmd_login(api: Api, args) -> tuple[dict, str]:
+    """The password buys the account's key for one request only: what is stored is a scoped
+    token made with it, which the server's token page lists and can revoke alone."""
     username = args.username or input("Username: ")
     password = os.environ.get("ARENA_PASSWORD") or getpass.getpass("Password: ")
     answer = api.post("/api/auth/token/", {"username": username, "password": password})
+    account = Api(api.url, answer["token"], api.timeout)
+    scopes = list(dict.fromkeys(args.scopes.split(","))) if args.scopes else list(LOGIN_SCOPES)
+    # Token names are unique per account: the time and a tag tell this login's from others.
+    tag = f"{time.strftime('%Y-%m-%d %H:%M')} {secrets.token_hex(3)}"
+    name = f"arena client on {(platform.node() or 'this machine')[:20]}, {tag}"
+    made = account.post("/api/tokens/", {"name": name, "scopes": scopes})
+    before = stored()
+    if before.get("url") == api.url and before.get("token_id"):
+        # The token this file held until now is replaced: it should not stay valid unseen.
+        try:
+            account.request("DELETE", f"/api/tokens/{before['token_id']}/")
+        except ApiError:
+            pass  # already revoked, or another account's login
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"url": api.url, "token": answer["token"]}, indent=2))
+    # Created private, not narrowed after: the key is never readable by others.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(
+            json.dumps({"url": api.url, "token": made["key"], "token_id": made["id"]}, indent=2)
+        )
     path.chmod(0o600)
-    data = {"url": api.url, "username": username, "config": str(path)}
-    return data, f"Logged in to {api.url} as {username}; the token is in {path}."
+    data = {
+        "url": api.url,
+        "username": username,
+        "config": str(path),
+        "token": {"id": made["id"], "name": made["name"], "scopes": made["scopes"]},
+    }
+    return data, (
+        f"Logged in to {api.url} as {username}; a token for {', '.join(made['scopes'])} "
+        f'("{made["name"]}", revocable on the server\'s API tokens page) is in {path}.'
+    )
 
 
 def cmd_upload(api: Api, args) -> tuple[dict, str]:
@@ -283,6 +318,11 @@ def parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("login", parents=[common], help="store a token for this server")
     p.add_argument("--username")
+    p.add_argument(
+        "--scopes",
+        help="the stored token's scopes, comma-separated among read, upload, challenge, "
+        f"organise (default: {','.join(LOGIN_SCOPES)})",
+    )
     p.set_defaults(run=cmd_login)
 
     p = commands.add_parser(

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from rest_framework.authtoken.models import Token
 
-from arena.integrations import services
-from arena.integrations.models import Notification, Webhook
+from arena.integrations import services, tokens
+from arena.integrations.models import ApiToken, Notification, Webhook
 from bots.models import Bot
 from tests.support.builders import bot_with_version, user
 from tests.support.receiver import start_receiver
@@ -89,13 +90,36 @@ def test_the_client_drives_a_live_server_and_a_webhook_tells_the_author(live, tm
     (tmp_path / "bot.py").write_bytes(SDK_BOT)
     (tmp_path / "cheater.py").write_bytes(CHEATER_BOT)
 
-    # login stores the account's token for the next commands.
+    # login stores a scoped token (not the account's key, which keeps every right) for
+    # the next commands, in a file only its owner can read.
     done = arena(
         "--url", live, "login", "--username", "alice",
         env={**config, "ARENA_PASSWORD": "a long password 42"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(Path(config["ARENA_CONFIG"]).read_text())["url"] == live
+    saved = json.loads(Path(config["ARENA_CONFIG"]).read_text())
+    assert saved["url"] == live
+    assert Path(config["ARENA_CONFIG"]).stat().st_mode & 0o077 == 0
+    account_key = Token.objects.get(user=alice).key
+    assert saved["token"] != account_key and saved["token"].startswith("arena_")
+    made = ApiToken.objects.get(key_hash=tokens.key_hash(saved["token"]))
+    assert made.user == alice and sorted(made.scopes) == ["challenge", "read", "upload"]
+    # Logging in again replaces the stored token and revokes the one it held.
+    done = arena(
+        "--url", live, "login", "--username", "alice", "--scopes", "read",
+        env={**config, "ARENA_PASSWORD": "a long password 42"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    again = json.loads(Path(config["ARENA_CONFIG"]).read_text())
+    assert again["token"] != saved["token"]
+    made.refresh_from_db()
+    assert made.revoked_at is not None
+    assert ApiToken.objects.get(key_hash=tokens.key_hash(again["token"])).scopes == ["read"]
+    done = arena(
+        "--url", live, "login", "--username", "alice", "--scopes", "read,upload,challenge",
+        env={**config, "ARENA_PASSWORD": "a long password 42"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
 
     # upload: exit 0 once the version is active; the progress goes to stderr.
     done = arena("--url", live, "--token", key, "upload", str(bot.pk), str(tmp_path / "bot.py"))
