@@ -3,13 +3,9 @@ deliveries, and turning an emitted event into all of these."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import secrets
-import socket
 import time
-import urllib.error
-import urllib.request
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -21,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.integrations import signing, tokens
+from arena.integrations.delivery import address_refusal, post
 from arena.integrations.events import DEFAULT_CHANNELS, KINDS, TEST_KIND
 from arena.integrations.models import (
     ApiToken,
@@ -186,34 +183,6 @@ def notify(*, user, kind: str, text: str, link: str = "", data: dict | None = No
 # Webhooks.
 
 
-def address_refusal(url: str, *, resolve: bool = True) -> str | None:
-    """Why Arena will not post to ``url`` (None: it will): only http(s), and not to this
-    network's own addresses unless ARENA_WEBHOOK_PRIVATE_ADDRESSES allows them. Without
-    ``resolve`` (a web request) only a literal address or localhost is judged; the worker
-    resolves the name before each attempt."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "an http:// or https:// URL"
-    if settings.ARENA_WEBHOOK_PRIVATE_ADDRESSES:
-        return None
-    host = parts.hostname
-    if host == "localhost" or host.endswith(".localhost"):
-        return f"{host} is a private or local address"
-    try:
-        addresses = [ipaddress.ip_address(host)]
-    except ValueError:
-        if not resolve:
-            return None
-        try:
-            infos = socket.getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
-        except (OSError, UnicodeError):
-            return f"{host} does not resolve"
-        addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-    if any(not address.is_global for address in addresses):
-        return f"{host} is a private or local address"
-    return None
-
-
 def create_webhook(
     *,
     user,
@@ -303,28 +272,6 @@ def resend_lost_deliveries() -> int:
 def backoff(attempts: int) -> float:
     """Seconds before the next attempt after ``attempts`` failed ones: doubling each time."""
     return settings.ARENA_WEBHOOK_BACKOFF_SECONDS * 2 ** (attempts - 1)
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a redirect is answered as its own status: a failure
-
-
-_opener = urllib.request.build_opener(_NoRedirects)
-
-
-def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
-    """(status code, error) of one POST; status None when no answer came."""
-    if (reason := address_refusal(url)) is not None:
-        return None, f"not sent: {reason}"
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with _opener.open(request, timeout=settings.ARENA_WEBHOOK_TIMEOUT_SECONDS) as answer:
-            return answer.status, ""
-    except urllib.error.HTTPError as exc:
-        return exc.code, f"answered {exc.code}"
-    except (OSError, ValueError) as exc:
-        return None, (str(exc) or type(exc).__name__)[:300]
 
 
 def attempt_delivery(*, delivery_id: int) -> float | None:
