@@ -10,10 +10,13 @@ class TournamentsConfig(AppConfig):
         from bots import hooks
         from tournaments.read_models.leaderboard_rows import after_bot_change
         from tournaments.services.gating import start_gate_after_activation
+        from tournaments.services.ladder import pull_matches_of_benched_versions
 
         hooks.on_version_active(start_gate_after_activation)
         # The leaderboard rows follow the bot's current version in the same transaction.
         hooks.on_bot_changed(after_bot_change)
+        # A version taken out of play leaves the ladder tables queued for it.
+        hooks.on_bot_changed(pull_matches_of_benched_versions)
         self._stored_reads_follow_renames()
 
     @staticmethod

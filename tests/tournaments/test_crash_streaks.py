@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from arena.integrations.models import Notification
+from bots import services as bot_services
 from bots.models import BotVersion
 from bots.selectors import current_version
 from games import registry
 from tests.support import builders
-from tournaments.models import Match, MatchSeat
+from tournaments.models import Ladder, Match, MatchSeat, Tournament
 from tournaments.services.playing import claim_match, record_result
 
 
@@ -85,3 +87,73 @@ def test_no_streak_is_counted_when_the_setting_is_zero(
         play(new, other, faults=True)
     new.refresh_from_db()
     assert new.status == BotVersion.Status.ACTIVE
+
+
+def test_a_version_taken_out_of_play_leaves_its_queued_ladder_tables(
+    streak, versions, django_capture_on_commit_callbacks
+):
+    _, _, new, other = versions
+    ladder = Ladder.objects.create(key="pairs-crash", game="pairs", players=2)
+    tournament = Tournament.objects.create(
+        name="cup",
+        organiser=new.bot.owner,
+        game="pairs",
+        players_per_match=2,
+        seed=1,
+        start_at=timezone.now(),
+        status=Tournament.Status.RUNNING,
+    )
+
+    def queued(versions_seated, **where) -> Match:
+        match = Match.objects.create(
+            game="pairs",
+            engine_version=registry.get("pairs").version,
+            seed=7,
+            status=Match.Status.QUEUED,
+            **where,
+        )
+        for seat, version in enumerate(versions_seated):
+            MatchSeat.objects.create(match=match, seat=seat, version=version)
+        return match
+
+    waiting = queued([new, other], ladder=ladder)
+    rotated = queued([other, new], ladder=ladder)
+    others = queued([other, other], ladder=ladder)
+    in_tournament = queued([new, other], tournament=tournament)
+    running = queued([new, other], ladder=ladder)
+    Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(streak):
+            play(new, other, faults=True)
+    statuses = dict(
+        Match.objects.filter(
+            pk__in=[waiting.pk, rotated.pk, others.pk, in_tournament.pk, running.pk]
+        ).values_list("pk", "status")
+    )
+    assert statuses == {
+        waiting.pk: Match.Status.CANCELLED,
+        rotated.pk: Match.Status.CANCELLED,
+        others.pk: Match.Status.QUEUED,  # not this bot's
+        in_tournament.pk: Match.Status.QUEUED,  # its format waits for the result
+        running.pk: Match.Status.RUNNING,  # claimed: plays on
+    }
+    assert "taken out of play" in Match.objects.get(pk=waiting.pk).error
+    # A claim that comes after the cancel finds nothing to play.
+    assert claim_match(match_id=waiting.pk) is None
+
+
+def test_staff_disabling_a_bot_pulls_its_queued_ladder_tables(versions):
+    _, _, new, other = versions
+    ladder = Ladder.objects.create(key="pairs-disable", game="pairs", players=2)
+    match = Match.objects.create(
+        game="pairs",
+        engine_version=registry.get("pairs").version,
+        seed=8,
+        status=Match.Status.QUEUED,
+        ladder=ladder,
+    )
+    MatchSeat.objects.create(match=match, seat=0, version=new)
+    MatchSeat.objects.create(match=match, seat=1, version=other)
+    bot_services.disable_bot(bot=new.bot, reason="cheating")
+    match.refresh_from_db()
+    assert match.status == Match.Status.CANCELLED

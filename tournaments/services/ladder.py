@@ -173,6 +173,24 @@ def _store_table(ladder: Ladder, table: tuple[int, ...], now: datetime) -> int:
     return ladder.players
 
 
+def pull_matches_of_benched_versions(bot_id: int) -> int:
+    """Cancel the queued ladder matches (the public ladder's and competitions') in which a
+    version of this bot that may no longer play has a seat: taken out of play by a crash
+    streak or by staff, it would only fault in them. A match a worker has claimed plays
+    on. Tournament matches stay: their format waits for every result. Runs in the
+    transaction of the change (``bots.hooks.on_bot_changed``); returns how many."""
+    benched = BotVersion.objects.filter(bot_id=bot_id).exclude(status=BotVersion.Status.ACTIVE)
+    pulled = Match.objects.filter(
+        Q(ladder__isnull=False) | Q(competition__isnull=False),
+        status=Match.Status.QUEUED,
+        seats__version__in=benched,
+    )
+    return Match.objects.filter(pk__in=list(pulled.values_list("pk", flat=True))).update(
+        status=Match.Status.CANCELLED,
+        error="cancelled before it was played: a bot's version was taken out of play",
+    )
+
+
 def set_ladder_paused(*, ladder: Ladder, paused: bool) -> Ladder:
     """Staff pause a ladder (nothing new is queued; what is queued still plays) or resume it."""
     Ladder.objects.filter(pk=ladder.pk).update(paused=paused)
