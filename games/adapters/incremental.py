@@ -20,10 +20,11 @@ taken as unchanged.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 
 import numpy as np
 
-from games.adapters.codec import ObservationEncoder, squash
+from games.adapters.codec import SMALL_INT, ObservationEncoder, squash
 
 # Only the observation's own keys get a place each: measured on the slowest games, a
 # deeper tree of places costs more in bookkeeping than it saves in walking.
@@ -68,6 +69,9 @@ class IncrementalEncoder:
         self._positional = encoder.positional
         self._memo = encoder._memo
         self._views: dict = {}
+        # squash(x) per sum met (sums are mostly small whole numbers); -0.0 == 0.0 as a key
+        # is harmless: the slot gets 0.0 + value either way.
+        self._squashed: dict[float, float] = {}
         self._scratch: dict[str, float] = {}  # one walker, bound to a dict emptied per use
         self._walk = encoder.walker(self._scratch)
 
@@ -81,6 +85,8 @@ class IncrementalEncoder:
             state = self._views[view] = _View(self.size)
         if len(self._memo) > 200_000:  # as the encoder's walker does, between walks
             self._memo.clear()
+        if len(self._squashed) > 100_000:
+            self._squashed.clear()
         writes: dict[int, float] = {}
         if state.root is None:
             state.root = _Node("", "", 0)
@@ -115,6 +121,10 @@ class IncrementalEncoder:
                         child = children[key] = self._child(node, key, kind)
                         moved |= self._build(child, item, writes)
                     else:
+                        last = child.value
+                        if last is item or (last.__class__ is item.__class__ and last == item):
+                            child.value = item
+                            continue
                         moved |= self._update(child, item, writes)
                 if len(children) != len(value):
                     present = value if kind is dict else range(len(value))
@@ -162,13 +172,61 @@ class IncrementalEncoder:
             feature = node.path + ("=none" if value is None else f"=s:{value}")
             features = {feature: 1.0}
         else:
-            scratch = self._scratch
-            self._walk(value, node.path, node.pattern, False)
-            features = scratch.copy()
-            scratch.clear()
+            features = self._flat(node, value) if kind is list and value else None
+            if features is None:
+                scratch = self._scratch
+                self._walk(value, node.path, node.pattern, False)
+                features = scratch.copy()
+                scratch.clear()
         node.features = features
         node.overflow = self._write(features, features, writes)
         return bool(node.overflow)
+
+    def _flat(self, node: _Node, value: list) -> dict[str, float] | None:
+        features: dict[str, float] = {}
+        return features if self._flat_into(features, node.path, node.pattern, value) else None
+
+    def _flat_into(self, out: dict[str, float], path: str, pattern: str, value: list) -> bool:
+        """Add the walk's features of a list outside any bag to ``out``, counted in C, when
+        it holds plain integers, numbers or strings (cards, ranks, chips per seat) or, kept
+        positional, such lists (a hand per seat); False (``out`` left as it was) for any
+        other list."""
+        if not value:
+            return True
+        kinds = set(map(type, value))
+        if len(kinds) != 1:
+            return False
+        kind = kinds.pop()
+        if pattern in self._positional:  # one place per position
+            if kind is int or kind is float or kind is bool:
+                out.update({f"{path}[{i}]#": 0.0 + item for i, item in enumerate(value)})
+                return True
+            if kind is str:
+                out.update({f"{path}[{i}]=s:{item}": 1.0 for i, item in enumerate(value)})
+                return True
+            if kind is list:
+                inner = pattern + "[]"
+                part: dict[str, float] = {}
+                for i, item in enumerate(value):
+                    if not self._flat_into(part, f"{path}[{i}]", inner, item):
+                        return False
+                out.update(part)
+                return True
+            return False
+        bag = path + "[*]"
+        if kind is int:  # the sum, then each small integer counted (first seen first)
+            out[bag + "#"] = float(sum(value))
+            for item, count in Counter(value).items():
+                if 0 <= item <= SMALL_INT:
+                    out[f"{bag}=i:{item}"] = float(count)
+            return True
+        if kind is bool:
+            out[bag + "#"] = float(sum(value))
+            return True
+        if kind is str:
+            out.update({f"{bag}=s:{item}": float(count) for item, count in Counter(value).items()})
+            return True
+        return False
 
     def _clear(self, node: _Node, writes: dict[int, float]) -> bool:
         """Zero ``node``'s slots; True when it had overflow features."""
@@ -216,11 +274,15 @@ class IncrementalEncoder:
         """Slot values of the ``changed`` features into ``writes``; the ones outside the
         layout as (hashed slot, value) in walk order."""
         slot = self._slot
+        squashed = self._squashed
         overflow = []
         for feature in changed:
             value = features[feature]
             if feature[-1] == "#":
-                value = squash(value)
+                raw = value
+                value = squashed.get(raw)
+                if value is None:
+                    value = squashed[raw] = squash(raw)
             i = slot.get(feature)
             if i is None:
                 overflow.append((zlib.crc32(feature.encode()) % self.encoder.overflow, value))
