@@ -61,6 +61,9 @@ class ActionCodec:
             if key in self._index:
                 raise ValueError(f"action listed twice: {action!r}")
             self._index[key] = i
+        # repr -> integer for lists and dicts: repr keeps JSON types apart as action_key
+        # does, at a fraction of json.dumps's cost (filled as actions are met).
+        self._by_repr: dict = {}
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -77,7 +80,20 @@ class ActionCodec:
     def indices(self, legal: list) -> list[int]:
         """The integers of the legal actions, ascending."""
         index = self._index
-        return sorted(index[action_key(a)] for a in legal)
+        by_repr = self._by_repr
+        out = []
+        for action in legal:
+            kind = action.__class__
+            if kind is str or kind is int:
+                out.append(index[action])
+                continue
+            key = (kind, repr(action))
+            i = by_repr.get(key)
+            if i is None:
+                i = by_repr[key] = index[action_key(action)]
+            out.append(i)
+        out.sort()
+        return out
 
     def mask(self, legal: list) -> list[int]:
         """1 at each legal action's integer, 0 elsewhere."""
@@ -112,9 +128,17 @@ class ObservationEncoder:
     def features(self, observation) -> dict[str, float]:
         """Feature key -> raw value (numbers summed, tokens counted), before squashing."""
         out: dict[str, float] = {}
+        self.walker(out)(observation, "", "", False)
+        return out
+
+    def walker(self, out: dict[str, float]):
+        """``walk(value, path, pattern, in_bag)``: adds the features of ``value`` found at
+        ``path`` (its list pattern ``pattern``) to ``out``, in walk order."""
         get = out.get
         positional = self.positional
         memo = self._memo  # key strings are built once per path, not once per observation
+        if len(memo) > 200_000:  # long-running processes: keep the memo bounded
+            memo.clear()
 
         def walk(value, path: str, pattern: str, in_bag: bool) -> None:
             kind = value.__class__
@@ -152,10 +176,7 @@ class ObservationEncoder:
                     token = memo[(path, value, None)] = f"{path}={text}"
                 out[token] = get(token, 0.0) + 1.0
 
-        if len(memo) > 200_000:  # long-running processes: keep the memo bounded
-            memo.clear()
-        walk(observation, "", "", False)
-        return out
+        return walk
 
     def encode(self, observation) -> list[float]:
         vector = [0.0] * self.size

@@ -35,6 +35,7 @@ import pyspiel
 
 from games import registry
 from games.adapters.codec import rank_rewards
+from games.adapters.incremental import IncrementalEncoder
 from games.adapters.spec import Spec, spec
 
 DEFAULT_DEAL_SEEDS = 10_000  # engine seeds 0-9999; raise it with deal_seeds=
@@ -83,6 +84,9 @@ class ArenaGame(pyspiel.Game):
             raise ValueError("deal_seeds must be at least 1")
         options = {name: params[name] for name in game.options if name in params}
         self.spec: Spec = spec(slug, players, options)
+        # Shared by the game's observers and states: it re-encodes what changed since the
+        # last tensor of the same view, whichever state that came from.
+        self.incremental = IncrementalEncoder(self.spec.encoder)
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
             max_chance_outcomes=self.deal_seeds,
@@ -171,6 +175,7 @@ class ArenaObserver:
             iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         )
         self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        self.incremental = game.incremental
         self.tensor = np.zeros(self.spec.encoder.size, np.float32)
         self.dict = {"observation": self.tensor}
 
@@ -184,7 +189,8 @@ class ArenaObserver:
         if view is None:
             self.tensor.fill(0)
         else:
-            self.tensor[:] = self.spec.encoder.encode(view)
+            key = None if self.public_only else player
+            self.tensor[:] = self.incremental.encode(view, key)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         view = self._view(state, player)

@@ -36,6 +36,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from games import registry
 from games.adapters.codec import rank_rewards
+from games.adapters.incremental import IncrementalEncoder
 from games.adapters.spec import Spec, spec
 from games.rng import derive_seed
 
@@ -82,6 +83,9 @@ class ArenaEnv(AECEnv):
         }
         self._next_seeds = None
         self.state = None
+        self._encoder = IncrementalEncoder(spec.encoder)
+        self._mask_key: tuple | None = None
+        self._mask_value: tuple | None = None
 
     # -- spaces ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -125,7 +129,7 @@ class ArenaEnv(AECEnv):
         if self._queue:
             seat = self._queue[0]
             self.agent_selection = self.possible_agents[seat]
-            legal = self.state.legal_actions(seat)
+            legal = self._legal(seat)[0]
             self.infos[self.agent_selection] = {
                 "legal": legal,
                 "raw_observation": self._observation(seat),
@@ -140,6 +144,17 @@ class ArenaEnv(AECEnv):
             self._seen_key, self._seen = key, self.state.observation(seat)
         return self._seen
 
+    def _legal(self, seat: int) -> tuple[list, list[int], np.ndarray]:
+        """The seat's legal actions now, their integers and the mask (once per turn)."""
+        key = (self.state, len(self.state.moves), seat)
+        if self._mask_key != key:
+            legal = self.state.legal_actions(seat)
+            indices = self.spec.actions.indices(legal)
+            mask = np.zeros(len(self.spec.actions), np.int8)
+            mask[indices] = 1
+            self._mask_key, self._mask_value = key, (legal, indices, mask)
+        return self._mask_value
+
     def raw_observation(self, agent: str) -> dict:
         """The engine's observation dict for ``agent`` (what the wire protocol sends)."""
         return self._observation(self._seat[agent])
@@ -153,11 +168,12 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
-        vector = self.spec.encoder.encode(self._observation(seat))
-        mask = np.zeros(len(self.spec.actions), np.int8)
+        vector = self._encoder.encode(self._observation(seat), seat).astype(np.float32)
         if seat in self._queue:
-            mask[self.spec.actions.indices(self.state.legal_actions(seat))] = 1
-        return {"observation": np.asarray(vector, np.float32), "action_mask": mask}
+            mask = self._legal(seat)[2].copy()
+        else:
+            mask = np.zeros(len(self.spec.actions), np.int8)
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -165,14 +181,14 @@ class ArenaEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        legal = self.state.legal_actions(seat)
+        _, indices, mask = self._legal(seat)
         index = int(action)
-        chosen = self.spec.actions.action(index) if 0 <= index < len(self.spec.actions) else None
-        if chosen is None or index not in self.spec.actions.indices(legal):
+        inside = 0 <= index < len(self.spec.actions)
+        chosen = self.spec.actions.action(index) if inside else None
+        if not inside or not mask[index]:
             if self.illegal == "raise":
                 raise ValueError(
-                    f"{agent}: action {index} ({chosen!r}) is not legal now; legal: "
-                    f"{self.spec.actions.indices(legal)}"
+                    f"{agent}: action {index} ({chosen!r}) is not legal now; legal: {indices}"
                 )
             chosen = self.state.default_action(seat)
         self._cumulative_rewards[agent] = 0.0

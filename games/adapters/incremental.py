@@ -1,0 +1,304 @@
+"""The observation vector of ``codec.ObservationEncoder``, re-encoded only where the
+observation changed since the last one of the same view (a seat, the spectator).
+
+The vector is a sum over the observation's top-level keys (every feature's path starts
+with its key, so the keys' slots never overlap, but for the hashed overflow block). Each
+view remembers, per key, the value it last encoded and that value's raw features:
+
+- a key whose value equals the last one (same type) keeps its slots as they are;
+- a list that only grew at its end (a hand's history, past games) and that the layout
+  treats as a bag adds the new items' features to the old sums, when every sum involved
+  is a whole number (so the order of the additions cannot change a bit); otherwise
+- the key's value is walked again, as the full encoder would.
+
+The numbers are exactly ``ObservationEncoder.encode``'s (tests/games/adapters/
+test_fingerprints.py). It relies on the protocol's contract that an engine never
+changes an observation it handed out: a value met again as the very same object is
+taken as unchanged.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+
+import numpy as np
+
+from games.adapters.codec import SMALL_INT, ObservationEncoder, squash
+
+# Only the observation's own keys get a place each: measured on the slowest games, a
+# deeper tree of places costs more in bookkeeping than it saves in walking.
+DEPTH = 1
+
+
+class _Node:
+    """One place of a view's observation: the value last encoded there and either its
+    children (a dict, or a list the layout keeps positional, outside any bag) or its raw
+    features and those of them outside the layout as (hashed slot, value), in walk order."""
+
+    __slots__ = ("value", "path", "pattern", "depth", "children", "features", "overflow")
+
+    def __init__(self, path: str, pattern: str, depth: int):
+        self.path = path
+        self.depth = depth
+        self.pattern = pattern
+        self.value = None
+        self.children: dict | None = None
+        self.features: dict[str, float] = {}
+        self.overflow: list = []
+
+
+class _View:
+    __slots__ = ("root", "vector", "overflowing")
+
+    def __init__(self, size: int):
+        self.root: _Node | None = None
+        self.vector = np.zeros(size, np.float64)
+        self.overflowing = False  # some place has features in the overflow block
+
+
+class IncrementalEncoder:
+    """``encode(observation, view)``: the float64 vector of ``observation`` (the view's own
+    array, updated in place: copy or cast it before the next call for that view)."""
+
+    def __init__(self, encoder: ObservationEncoder):
+        self.encoder = encoder
+        self.size = encoder.size
+        self._slot = encoder._slot
+        self._base = len(encoder.slots)
+        self._positional = encoder.positional
+        self._memo = encoder._memo
+        self._views: dict = {}
+        # squash(x) per sum met (sums are mostly small whole numbers); -0.0 == 0.0 as a key
+        # is harmless: the slot gets 0.0 + value either way.
+        self._squashed: dict[float, float] = {}
+        self._scratch: dict[str, float] = {}  # one walker, bound to a dict emptied per use
+        self._walk = encoder.walker(self._scratch)
+
+    def forget(self) -> None:
+        """Drop every view's memory."""
+        self._views.clear()
+
+    def encode(self, observation, view=None) -> np.ndarray:
+        state = self._views.get(view)
+        if state is None:
+            state = self._views[view] = _View(self.size)
+        if len(self._memo) > 200_000:  # as the encoder's walker does, between walks
+            self._memo.clear()
+        if len(self._squashed) > 100_000:
+            self._squashed.clear()
+        writes: dict[int, float] = {}
+        if state.root is None:
+            state.root = _Node("", "", 0)
+            self._build(state.root, observation, writes)
+            moved = True
+        else:
+            moved = self._update(state.root, observation, writes)
+        vector = state.vector
+        if writes:
+            vector[list(writes)] = list(writes.values())
+        if moved or state.overflowing:
+            block = [0.0] * self.encoder.overflow
+            state.overflowing = self._overflow(state.root, block)
+            vector[self._base :] = block
+        return vector
+
+    # -- one place -------------------------------------------------------------------
+    def _update(self, node: _Node, value, writes: dict[int, float]) -> bool:
+        """Bring ``node`` to ``value``; True when the overflow block may have changed."""
+        old = node.value
+        kind = value.__class__
+        if old is value:
+            return False
+        if old.__class__ is kind:
+            children = node.children
+            if children is not None and (kind is dict or node.pattern in self._positional):
+                moved = False
+                items = value.items() if kind is dict else enumerate(value)
+                for key, item in items:
+                    child = children.get(key)
+                    if child is None:
+                        child = children[key] = self._child(node, key, kind)
+                        moved |= self._build(child, item, writes)
+                    else:
+                        last = child.value
+                        if last is item or (last.__class__ is item.__class__ and last == item):
+                            child.value = item
+                            continue
+                        moved |= self._update(child, item, writes)
+                if len(children) != len(value):
+                    present = value if kind is dict else range(len(value))
+                    for key in [key for key in children if key not in present]:
+                        moved |= self._clear(children.pop(key), writes)
+                node.value = value
+                return moved
+            if old == value:
+                node.value = value
+                return False
+            if (
+                kind is list
+                and 0 < len(old) < len(value)
+                and value[: len(old)] == old
+                and self._append(node, value, writes)
+            ):
+                return bool(node.overflow)
+        moved = self._clear(node, writes)
+        return self._build(node, value, writes) or moved
+
+    def _child(self, node: _Node, key, kind) -> _Node:
+        if kind is dict:
+            return _Node(f"{node.path}.{key}", f"{node.pattern}.{key}", node.depth + 1)
+        return _Node(f"{node.path}[{key}]", node.pattern + "[]", node.depth + 1)
+
+    def _build(self, node: _Node, value, writes: dict[int, float]) -> bool:
+        """Encode ``value`` at an empty ``node``; True when it has overflow features."""
+        node.value = value
+        kind = value.__class__
+        if node.depth < DEPTH and (
+            kind is dict or (kind is list and node.pattern in self._positional)
+        ):
+            node.children = children = {}
+            moved = False
+            items = value.items() if kind is dict else enumerate(value)
+            for key, item in items:
+                child = children[key] = self._child(node, key, kind)
+                moved |= self._build(child, item, writes)
+            return moved
+        node.children = None
+        if kind is int or kind is float or kind is bool:  # one feature: the number
+            feature = node.path + "#"
+            features = {feature: 0.0 + value}
+        elif kind is str or value is None:  # one feature: the token
+            feature = node.path + ("=none" if value is None else f"=s:{value}")
+            features = {feature: 1.0}
+        else:
+            features = self._flat(node, value) if kind is list and value else None
+            if features is None:
+                scratch = self._scratch
+                self._walk(value, node.path, node.pattern, False)
+                features = scratch.copy()
+                scratch.clear()
+        node.features = features
+        node.overflow = self._write(features, features, writes)
+        return bool(node.overflow)
+
+    def _flat(self, node: _Node, value: list) -> dict[str, float] | None:
+        features: dict[str, float] = {}
+        return features if self._flat_into(features, node.path, node.pattern, value) else None
+
+    def _flat_into(self, out: dict[str, float], path: str, pattern: str, value: list) -> bool:
+        """Add the walk's features of a list outside any bag to ``out``, counted in C, when
+        it holds plain integers, numbers or strings (cards, ranks, chips per seat) or, kept
+        positional, such lists (a hand per seat); False (``out`` left as it was) for any
+        other list."""
+        if not value:
+            return True
+        kinds = set(map(type, value))
+        if len(kinds) != 1:
+            return False
+        kind = kinds.pop()
+        if pattern in self._positional:  # one place per position
+            if kind is int or kind is float or kind is bool:
+                out.update({f"{path}[{i}]#": 0.0 + item for i, item in enumerate(value)})
+                return True
+            if kind is str:
+                out.update({f"{path}[{i}]=s:{item}": 1.0 for i, item in enumerate(value)})
+                return True
+            if kind is list:
+                inner = pattern + "[]"
+                part: dict[str, float] = {}
+                for i, item in enumerate(value):
+                    if not self._flat_into(part, f"{path}[{i}]", inner, item):
+                        return False
+                out.update(part)
+                return True
+            return False
+        bag = path + "[*]"
+        if kind is int:  # the sum, then each small integer counted (first seen first)
+            out[bag + "#"] = float(sum(value))
+            for item, count in Counter(value).items():
+                if 0 <= item <= SMALL_INT:
+                    out[f"{bag}=i:{item}"] = float(count)
+            return True
+        if kind is bool:
+            out[bag + "#"] = float(sum(value))
+            return True
+        if kind is str:
+            out.update({f"{bag}=s:{item}": float(count) for item, count in Counter(value).items()})
+            return True
+        return False
+
+    def _clear(self, node: _Node, writes: dict[int, float]) -> bool:
+        """Zero ``node``'s slots; True when it had overflow features."""
+        if node.children is not None:
+            moved = False
+            for child in node.children.values():
+                moved |= self._clear(child, writes)
+            node.children = None
+            return moved
+        slot = self._slot
+        for feature in node.features:
+            i = slot.get(feature)
+            if i is not None:
+                writes[i] = 0.0
+        node.features = {}
+        had = bool(node.overflow)
+        node.overflow = []
+        return had
+
+    def _append(self, node: _Node, value: list, writes: dict[int, float]) -> bool:
+        """Add the features of a bag's new items to the node's sums; False (nothing done)
+        when a sum involved is not a whole number."""
+        delta = self._scratch
+        walk = self._walk
+        bag = node.path + "[*]"
+        inner = node.pattern + "[]"
+        for item in value[len(node.value) :]:
+            walk(item, bag, inner, True)
+        delta = delta.copy()
+        self._scratch.clear()
+        features = node.features
+        get = features.get
+        for feature, amount in delta.items():
+            if not (amount.is_integer() and get(feature, 0.0).is_integer()):
+                return False
+        for feature, amount in delta.items():
+            features[feature] = get(feature, 0.0) + amount
+        node.value = value
+        overflow = self._write(delta, features, writes)
+        if overflow or node.overflow:  # hashed slots are summed in walk order: redo them
+            node.overflow = self._write(features, features, {})
+        return True
+
+    def _write(self, changed, features: dict[str, float], writes: dict[int, float]) -> list:
+        """Slot values of the ``changed`` features into ``writes``; the ones outside the
+        layout as (hashed slot, value) in walk order."""
+        slot = self._slot
+        squashed = self._squashed
+        overflow = []
+        for feature in changed:
+            value = features[feature]
+            if feature[-1] == "#":
+                raw = value
+                value = squashed.get(raw)
+                if value is None:
+                    value = squashed[raw] = squash(raw)
+            i = slot.get(feature)
+            if i is None:
+                overflow.append((zlib.crc32(feature.encode()) % self.encoder.overflow, value))
+            else:
+                writes[i] = 0.0 + value
+        return overflow
+
+    def _overflow(self, node: _Node, block: list[float]) -> bool:
+        """Add the overflow features under ``node`` to ``block`` in walk order."""
+        children = node.children
+        if children is None:
+            for i, value in node.overflow:
+                block[i] += value
+            return bool(node.overflow)
+        found = False
+        keys = node.value if node.value.__class__ is dict else range(len(node.value))
+        for key in keys:
+            found |= self._overflow(children[key], block)
+        return found
