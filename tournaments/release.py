@@ -1,0 +1,199 @@
+"""Who sees a competition's results before the organiser releases them.
+
+A competition holds back the results of its final tournament always, and those of its own
+ladder's matches finished from ``ladder_hidden_from`` on (None: the ladder is always
+public), as its ``release`` says: ``hidden`` (the organiser and staff only),
+``participants`` (also the owners of entered bots and the members of entered teams) or
+``public`` (everyone; revealing sets it). "Results" are everything a match's or a
+tournament's outcome follows from: results, scores, ranks, moves, replays, records,
+frames, standings, places, winners. That matches exist and who plays whom is not held back.
+
+Readers ask here and show a held-back outcome as hidden (``HIDDEN_NOTE``), never as an
+error. The organiser and staff always see everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Exists, F, OuterRef, Q
+
+from tournaments.models import Match, Tournament
+from tournaments.models.competitions import Competition, CompetitionEntry, TeamMember
+
+Release = Competition.Release
+
+# The release levels that hold results back from someone.
+HELD = (Release.HIDDEN, Release.PARTICIPANTS)
+# Entries whose owners and team members count as participants: those that were let in.
+PARTICIPATING = (CompetitionEntry.Status.ACCEPTED, CompetitionEntry.Status.DISQUALIFIED)
+
+HIDDEN_NOTE = "results hidden until the organiser releases them"
+
+
+def _signed_in(user) -> bool:
+    return user is not None and user.is_authenticated
+
+
+def participant_ids(*, competition: Competition) -> set[int]:
+    """The participants of ``competition``: the owners of its entered bots and the members
+    of the teams of its entries (two queries)."""
+    entries = CompetitionEntry.objects.filter(competition=competition, status__in=PARTICIPATING)
+    owners = set(entries.values_list("bot__owner_id", flat=True))
+    members = TeamMember.objects.filter(
+        competition=competition,
+        team__entries__competition=competition,
+        team__entries__status__in=PARTICIPATING,
+    )
+    return owners | set(members.values_list("user_id", flat=True))
+
+
+def is_participant(*, competition: Competition, user) -> bool:
+    """Whether ``user`` owns an entered bot of ``competition`` or is in an entered team."""
+    if not _signed_in(user):
+        return False
+    return _participating_q(user.id, competition_ref=None).filter(competition=competition).exists()
+
+
+def _participating_q(user_id: int, *, competition_ref):
+    """The participating entries ``user_id`` takes part in (of the competition
+    ``competition_ref`` refers to, when given)."""
+    entries = CompetitionEntry.objects.filter(status__in=PARTICIPATING).filter(
+        Q(bot__owner_id=user_id) | Q(team__members__user_id=user_id)
+    )
+    if competition_ref is not None:
+        entries = entries.filter(competition_id=competition_ref)
+    return entries
+
+
+def results_visible(*, competition: Competition, user) -> bool:
+    """Whether ``user`` may see the results ``competition`` holds back."""
+    if competition.release == Release.PUBLIC:
+        return True
+    if not _signed_in(user):
+        return False
+    if user.is_staff or user.id == competition.organiser_id:
+        return True
+    return competition.release == Release.PARTICIPANTS and is_participant(
+        competition=competition, user=user
+    )
+
+
+def _ladder_match_held(match: Match, competition: Competition) -> bool:
+    """Whether ``match`` of ``competition``'s ladder is one whose result is held back."""
+    if competition.ladder_hidden_from is None:
+        return False
+    return match.finished_at is None or match.finished_at >= competition.ladder_hidden_from
+
+
+def competition_of(*, match: Match) -> Competition | None:
+    """The competition holding ``match``'s result back, if any: its ladder's or its final's."""
+    if match.competition_id is not None:
+        return match.competition
+    if match.tournament_id is not None:
+        return Competition.objects.filter(final_id=match.tournament_id).first()
+    return None
+
+
+def match_results_hidden(*, match: Match, user) -> bool:
+    """Whether ``match``'s outcome (result, scores, ranks, moves, replay, record) is hidden
+    from ``user``."""
+    if match.competition_id is not None:
+        competition = match.competition
+        if competition.release == Release.PUBLIC or not _ladder_match_held(match, competition):
+            return False
+        return not results_visible(competition=competition, user=user)
+    if match.tournament_id is None:
+        return False
+    competition = Competition.objects.filter(final_id=match.tournament_id).first()
+    return competition is not None and not results_visible(competition=competition, user=user)
+
+
+def tournament_results_hidden(*, tournament: Tournament, user) -> bool:
+    """Whether the outcome of ``tournament`` (standings, places, bracket winners, its
+    matches' results, exports) is hidden from ``user``: it is a competition's final and the
+    competition does not show its results to ``user``."""
+    competition = Competition.objects.filter(final_id=tournament.pk).first()
+    return competition is not None and not results_visible(competition=competition, user=user)
+
+
+def hidden_results_q(*, user) -> Q:
+    """The matches whose results are hidden from ``user``, as a condition on Match: exclude
+    them from lists that show outcomes, or blank their outcomes."""
+    held_final = Q(tournament__competition__release__in=HELD)
+    held_ladder = Q(
+        competition__release__in=HELD, competition__ladder_hidden_from__isnull=False
+    ) & (Q(finished_at__isnull=True) | Q(finished_at__gte=F("competition__ladder_hidden_from")))
+    if not _signed_in(user):
+        return held_final | held_ladder
+    if user.is_staff:
+        return Q(pk__in=[])
+    sees_final = Q(tournament__competition__organiser_id=user.id) | Q(
+        tournament__competition__release=Release.PARTICIPANTS,
+        pk__in=Match.objects.filter(
+            Exists(_participating_q(user.id, competition_ref=OuterRef("tournament__competition")))
+        ).values("pk"),
+    )
+    sees_ladder = Q(competition__organiser_id=user.id) | Q(
+        competition__release=Release.PARTICIPANTS,
+        pk__in=Match.objects.filter(
+            Exists(_participating_q(user.id, competition_ref=OuterRef("competition_id")))
+        ).values("pk"),
+    )
+    return (held_final & ~sees_final) | (held_ladder & ~sees_ladder)
+
+
+def hidden_match_ids(*, matches: Iterable[Match], user) -> set[int]:
+    """Those of ``matches`` whose results are hidden from ``user`` (one query at most, none
+    when no match is of a competition's final or ladder)."""
+    matches = list(matches)
+    if not matches or (_signed_in(user) and user.is_staff):
+        return set()
+    tournament_ids = {m.tournament_id for m in matches if m.tournament_id is not None}
+    competition_ids = {m.competition_id for m in matches if m.competition_id is not None}
+    if not competition_ids and not tournament_ids:
+        return set()
+    competitions = list(
+        Competition.objects.filter(
+            Q(pk__in=competition_ids) | Q(final_id__in=tournament_ids), release__in=HELD
+        )
+    )
+    if not competitions:
+        return set()
+    hidden_from = {c.pk for c in competitions if not results_visible(competition=c, user=user)}
+    by_id = {c.pk: c for c in competitions}
+    by_final = {c.final_id: c for c in competitions if c.final_id is not None}
+    hidden = set()
+    for match in matches:
+        if match.competition_id in hidden_from:
+            if _ladder_match_held(match, by_id[match.competition_id]):
+                hidden.add(match.pk)
+        elif match.tournament_id in by_final and by_final[match.tournament_id].pk in hidden_from:
+            hidden.add(match.pk)
+    return hidden
+
+
+def hidden_tournament_ids(*, tournament_ids: Iterable[int], user) -> set[int]:
+    """Those of ``tournament_ids`` that are competitions' finals with results hidden from
+    ``user`` (one query at most)."""
+    ids = set(tournament_ids)
+    if not ids or (_signed_in(user) and user.is_staff):
+        return set()
+    finals = Competition.objects.filter(final_id__in=ids, release__in=HELD)
+    return {c.final_id for c in finals if not results_visible(competition=c, user=user)}
+
+
+def held_tournament_ids(*, tournament_ids: Iterable[int]) -> set[int]:
+    """Those of ``tournament_ids`` whose results someone may not see (a competition's final
+    not yet public): answers about them must not be shared between readers."""
+    ids = set(tournament_ids)
+    if not ids:
+        return set()
+    finals = Competition.objects.filter(final_id__in=ids, release__in=HELD)
+    return set(finals.values_list("final_id", flat=True))
+
+
+def match_held(*, match: Match) -> bool:
+    """Whether ``match``'s result is held back from someone (so an answer showing it is not
+    everyone's and must not be cached for every reader)."""
+    return match_results_hidden(match=match, user=None)
