@@ -14,7 +14,18 @@ class TournamentsConfig(AppConfig):
         hooks.on_version_active(start_gate_after_activation)
         # The leaderboard rows follow the bot's current version in the same transaction.
         hooks.on_bot_changed(after_bot_change)
+        self._team_members_manage_team_bots()
         self._stored_reads_follow_renames()
+
+    @staticmethod
+    def _team_members_manage_team_bots() -> None:
+        # bots cannot import tournaments: a competition's team grants its members its bots.
+        from bots import access
+        from tournaments.services import teams
+
+        access.register_grant(
+            grant=teams.member_may_manage, granted_ids=teams.bots_managed_by_member
+        )
 
     @staticmethod
     def _stored_reads_follow_renames() -> None:
