@@ -143,34 +143,50 @@ def hidden_results_q(*, user) -> Q:
     return (held_final & ~sees_final) | (held_ladder & ~sees_ladder)
 
 
-def hidden_match_ids(*, matches: Iterable[Match], user) -> set[int]:
-    """Those of ``matches`` whose results are hidden from ``user`` (one query at most, none
-    when no match is of a competition's final or ladder)."""
-    matches = list(matches)
-    if not matches or (_signed_in(user) and user.is_staff):
-        return set()
+def _held_competitions(matches: list[Match]) -> list[Competition]:
+    """The competitions holding back some of ``matches``' outcomes from someone (one query
+    at most: none when no match is of a competition's ladder or of a tournament)."""
     tournament_ids = {m.tournament_id for m in matches if m.tournament_id is not None}
     competition_ids = {m.competition_id for m in matches if m.competition_id is not None}
     if not competition_ids and not tournament_ids:
-        return set()
-    competitions = list(
+        return []
+    return list(
         Competition.objects.filter(
             Q(pk__in=competition_ids) | Q(final_id__in=tournament_ids), release__in=HELD
         )
     )
-    if not competitions:
-        return set()
-    hidden_from = {c.pk for c in competitions if not results_visible(competition=c, user=user)}
+
+
+def _held_by(matches: list[Match], competitions: list[Competition]) -> dict[int, Competition]:
+    """Each of ``matches`` whose outcome one of ``competitions`` holds back, with it."""
     by_id = {c.pk: c for c in competitions}
     by_final = {c.final_id: c for c in competitions if c.final_id is not None}
-    hidden = set()
+    held = {}
     for match in matches:
-        if match.competition_id in hidden_from:
-            if _ladder_match_held(match, by_id[match.competition_id]):
-                hidden.add(match.pk)
-        elif match.tournament_id in by_final and by_final[match.tournament_id].pk in hidden_from:
-            hidden.add(match.pk)
-    return hidden
+        ladder_of = by_id.get(match.competition_id)
+        if ladder_of is not None and _ladder_match_held(match, ladder_of):
+            held[match.pk] = ladder_of
+        elif match.tournament_id in by_final:
+            held[match.pk] = by_final[match.tournament_id]
+    return held
+
+
+def held_and_hidden(*, matches: Iterable[Match], user) -> tuple[set[int], set[int]]:
+    """Those of ``matches`` whose outcome is held back from someone, and those of them it is
+    held back from ``user`` (one query at most, and one per competition for a participant)."""
+    matches = list(matches)
+    held = _held_by(matches, _held_competitions(matches)) if matches else {}
+    if not held:
+        return set(), set()
+    visible = {}
+    for competition in {c.pk: c for c in held.values()}.values():
+        visible[competition.pk] = results_visible(competition=competition, user=user)
+    return set(held), {pk for pk, c in held.items() if not visible[c.pk]}
+
+
+def hidden_match_ids(*, matches: Iterable[Match], user) -> set[int]:
+    """Those of ``matches`` whose outcome is hidden from ``user``."""
+    return held_and_hidden(matches=matches, user=user)[1]
 
 
 def hidden_tournament_ids(*, tournament_ids: Iterable[int], user) -> set[int]:
@@ -193,7 +209,35 @@ def held_tournament_ids(*, tournament_ids: Iterable[int]) -> set[int]:
     return set(finals.values_list("final_id", flat=True))
 
 
+_competitions = Competition._meta.db_table
+# Whether the match ``m`` (a written-out query's alias) has its outcome held back from
+# someone, as SQL (with HELD_SQL_PARAMS): tournaments.visibility reads it with the exposure.
+HELD_SQL = (
+    f"EXISTS (SELECT 1 FROM {_competitions} c WHERE c.id = m.competition_id"
+    " AND c.release <> %s AND c.ladder_hidden_from IS NOT NULL"
+    " AND (m.finished_at IS NULL OR m.finished_at >= c.ladder_hidden_from))"
+    f" OR EXISTS (SELECT 1 FROM {_competitions} c WHERE c.final_id = m.tournament_id"
+    " AND c.release <> %s)"
+)
+HELD_SQL_PARAMS = (Release.PUBLIC.value, Release.PUBLIC.value)
+
+
 def match_held(*, match: Match) -> bool:
     """Whether ``match``'s result is held back from someone (so an answer showing it is not
     everyone's and must not be cached for every reader)."""
     return match_results_hidden(match=match, user=None)
+
+
+# The fields whose change changes what a reader may see of a competition's results.
+RELEASE_FIELDS = frozenset({"release", "ladder_hidden_from", "final", "revealed_at"})
+
+
+def forget_stored_reads(sender, instance, update_fields=None, **_) -> None:
+    """A ``post_save`` receiver for competitions: a change of who may see results (a reveal,
+    a release level set, a final or ``ladder_hidden_from`` set) makes every stored read
+    unreachable (``tournaments.readcache``: anonymous answers built under the old level).
+    Rare, so the whole store goes rather than a mark in every read."""
+    from tournaments.readcache import NAMES, bump_after_commit
+
+    if update_fields is None or RELEASE_FIELDS & set(update_fields):
+        bump_after_commit(NAMES)

@@ -10,7 +10,9 @@ Only what cannot change without moving them is marked here; anything else is Non
   matches are claimed, with no mark of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
   status. Bot names and version numbers, which both show, never change. Whether a spectator
-  sees its whole record (``tournaments.visibility``) is in its mark too;
+  sees its whole record (``tournaments.visibility``) is in its mark too, and whether a
+  competition holds its outcome back (``tournaments.release``; a change of a competition's
+  release level makes every stored read unreachable: ``release.forget_stored_reads``);
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
@@ -68,7 +70,7 @@ def finished_match_mark(*, pk: int) -> tuple | None:
         return None
     exposure, (attempts, finished_at) = found
     finished = _plain([finished_at or ""])[0]
-    return ("match", pk, exposure.status, attempts, finished, exposure.public)
+    return ("match", pk, exposure.status, attempts, finished, exposure.public, exposure.held)
 
 
 LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")
