@@ -82,7 +82,9 @@ def bot_detail(request, pk):
     versions = list(bot_selectors.version_list(bot=bot))
     context = _versions_context(request, bot, versions)
     with_cancelled = request.GET.get("cancelled") == "1"
-    matches, hidden = bot_page.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
+    matches, hidden = bot_page.recent_match_rows(
+        bot_id=bot.id, with_cancelled=with_cancelled, user=request.user
+    )
     return render(
         request,
         "arena/bot_detail.html",
