@@ -11,7 +11,7 @@ Everyone sees what the rules make public: the spectator's view (``observation(No
   Then the tournament's ``record_visibility`` says whose it is: ``finished``, everyone's;
   ``tournament_end``, everyone's once the tournament has finished or been cancelled;
   ``owners``, the match's bots' owners'. Staff see it in every case. Ladder, version
-  gate and challenge matches follow ``finished``.
+  gate, challenge and competition ladder matches follow ``finished``.
 
 A competition may hold a match's outcome back (``tournaments.release``): its final's
 matches and its ladder's from ``ladder_hidden_from`` on, until the organiser releases
@@ -148,7 +148,8 @@ def _exposure_sql(columns: Iterable[str]) -> str:
         "(m.tournament_id IS NOT NULL AND s.tournament_id = m.tournament_id)"
         " OR (m.ladder_id IS NOT NULL AND s.ladder_id = m.ladder_id)"
         " OR (m.gate_id IS NOT NULL AND s.gate_id = m.gate_id)"
-        " OR (m.challenge_id IS NOT NULL AND s.challenge_id = m.challenge_id))"
+        " OR (m.challenge_id IS NOT NULL AND s.challenge_id = m.challenge_id)"
+        " OR (m.competition_id IS NOT NULL AND s.competition_id = m.competition_id))"
     )
     return (
         f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}),"
@@ -207,7 +208,15 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
         live_deals = list(
             Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
             .order_by()
-            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id", "challenge_id")
+            .values_list(
+                "pk",
+                "seed",
+                "tournament_id",
+                "ladder_id",
+                "gate_id",
+                "challenge_id",
+                "competition_id",
+            )
         )
     held, hidden = release.held_and_hidden(matches=matches, user=user)
     views = {}
@@ -231,7 +240,7 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
 
 def _same_deal(match: Match, sibling: tuple) -> bool:
     """Whether ``sibling`` (pk, seed and event ids of a live game) shares ``match``'s deal."""
-    pk, seed, tournament_id, ladder_id, gate_id, challenge_id = sibling
+    pk, seed, tournament_id, ladder_id, gate_id, challenge_id, competition_id = sibling
     if pk == match.pk or seed != match.seed:
         return False
     return (
@@ -239,6 +248,7 @@ def _same_deal(match: Match, sibling: tuple) -> bool:
         or (match.ladder_id is not None and ladder_id == match.ladder_id)
         or (match.gate_id is not None and gate_id == match.gate_id)
         or (match.challenge_id is not None and challenge_id == match.challenge_id)
+        or (match.competition_id is not None and competition_id == match.competition_id)
     )
 
 
