@@ -1,0 +1,706 @@
+"""Checking a competition's archive on its own: no bots, no database, no Django.
+
+What is checked, in this order, stopping at the first discrepancy (:class:`Discrepancy`):
+
+1. The commitments: SHA-256 of "salt:seed" for the competition's ladder seed and for the
+   final tournament's seed, as published before any deal was made
+   (``tournaments.services.scheduling.seed_commitment``).
+2. Each version that counts for the final was uploaded before the deadline, and the
+   final plays exactly those versions.
+3. Every ladder match: its deal seed derives from the competition's seed and its table
+   number (``tournaments.formats.divisions.competition_table_seed``), its seats are
+   entries of the competition, and its replay through the game's engine (below) gives its
+   recorded result.
+4. The final: its pairings are rebuilt by the format's own code
+   (``tournaments.formats.next_matches``) from the entrants in seed order and the recorded
+   results, game by game; each game the format schedules must be in the archive with the
+   entrants in the seats the format gives and the deal seed derived from the final's seed
+   for its group and deal (as ``tournaments.services.advancing`` deals them), and is
+   replayed. Nothing else may be in the final. The format's final table must be the
+   recorded places, points and tie-breaks.
+5. The ladder's division tables, recomputed from the recorded results.
+
+A replay applies every recorded move to the engine from the deal seed: each seat that
+acts must be one the engine asks, each action it chose must be legal there, and a seat
+played by default (it had faulted: crashed, timed out, moved illegally...) must have the
+engine's default action from its fault's move on; the times recorded must agree with the
+clock (a move within its allowance, a timeout beyond it). The result is then ranked as
+the runner ranks it (``bots.runner.rank_with_faults``: faulted seats last) and compared
+seat by seat with the record.
+
+What no archive can show: that a legal move was the one the bot chose. A participant
+checks that of their own bot by replaying its matches with its file (``manage.py
+replay --bot``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bots.players import FAULT_KINDS, Fault
+from bots.runner import rank_with_faults
+from games import registry
+from games.protocol import IllegalAction, InvalidOptions, is_legal
+from games.rng import derive_seed
+from tournaments import formats
+from tournaments.formats import Event, Finished, Pairing, Result
+
+KIND = "arena-competition-archive"
+VERSION = 1
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class Discrepancy(Exception):
+    """The first thing in the archive that does not check out, said for a person."""
+
+
+class Unreadable(Exception):
+    """Not an archive this verifier can read (not JSON, another kind, a later version)."""
+
+
+@dataclass
+class Verified:
+    """What was checked, for the closing line."""
+
+    commitments: int = 0
+    ladder_matches: int = 0
+    final_matches: int = 0
+    moves: int = 0
+    failed: int = 0  # the host could not play them: no replay (a draw for the format)
+    unplayed: int = 0  # cancelled or never played: nothing to check
+    final_finished: bool = False
+    division_tables: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        replayed = self.ladder_matches + self.final_matches
+        parts = [
+            f"{self.commitments} seed commitment(s)",
+            f"{replayed} match(es) replayed ({self.ladder_matches} ladder, "
+            f"{self.final_matches} final; {self.moves} moves)",
+        ]
+        if self.failed:
+            parts.append(f"{self.failed} failed on the host (no moves, counted as draws)")
+        if self.unplayed:
+            parts.append(f"{self.unplayed} not played")
+        if self.final_finished:
+            parts.append("the final's pairings and table rebuilt")
+        if self.division_tables:
+            parts.append(f"{self.division_tables} division table(s) recomputed")
+        return "verified: " + "; ".join(parts)
+
+
+# -- reading and writing --------------------------------------------------------------
+
+
+def load_archive(path: str | Path) -> dict:
+    """The archive at ``path`` (gzip or plain JSON, told by its first bytes)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise Unreadable(f"cannot read {path}: {exc.strerror}") from None
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise Unreadable(f"{path} is not a readable gzip file: {exc}") from None
+    try:
+        archive = json.loads(data)
+    except ValueError as exc:
+        raise Unreadable(f"{path} is not JSON: {exc}") from None
+    return check_kind(archive)
+
+
+def check_kind(archive: object) -> dict:
+    if not isinstance(archive, dict) or archive.get("kind") != KIND:
+        raise Unreadable(f'not a competition archive (no "kind": "{KIND}")')
+    version = archive.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise Unreadable(
+            f"archive version {version!r}: this verifier reads version {VERSION} and earlier"
+        )
+    if not isinstance(archive.get("matches"), list):
+        raise Unreadable("the archive has no list of matches")
+    return archive
+
+
+def dump_archive(archive: dict, path: str | Path) -> None:
+    """Write ``archive`` to ``path``: gzip when the name ends in .gz (no time stamp in it,
+    so the same archive gives the same bytes)."""
+    text = json.dumps(archive, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    data = text.encode()
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    Path(path).write_bytes(data)
+
+
+# -- the checks -----------------------------------------------------------------------
+
+
+def seed_commitment(*, seed: int, salt: str) -> str:
+    """SHA-256 of "salt:seed" in hex (``tournaments.services.scheduling.seed_commitment``,
+    which imports Django: the same two lines, kept apart on purpose)."""
+    return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
+
+
+def final_match_seed(final_seed: int, pairing: Pairing) -> int:
+    """The deal of a final's game: games sharing (group, deal) are dealt the same cards
+    (``tournaments.services.advancing``)."""
+    return derive_seed(final_seed, "group", pairing.group, "deal", pairing.deal) >> 2
+
+
+def verify_archive(archive: dict) -> Verified:
+    """Check everything the module says; :class:`Discrepancy` at the first that fails."""
+    archive = check_kind(archive)
+    done = Verified()
+    competition = _need(archive, "competition", dict, "the archive")
+    final = archive.get("final")
+    matches = archive["matches"]
+    _check_ids(matches)
+
+    _check_commitment("the competition's seed", competition)
+    done.commitments += 1
+    if final is not None:
+        _check_commitment("the final's seed", final)
+        done.commitments += 1
+
+    entries = _need(archive, "entries", list, "the archive")
+    _check_frozen_versions(competition, entries, final)
+
+    ladder = [m for m in matches if m.get("stage") == "ladder"]
+    in_final = [m for m in matches if m.get("stage") == "final"]
+    stray = [m for m in matches if m.get("stage") not in ("ladder", "final")]
+    if stray:
+        raise Discrepancy(f"match {stray[0].get('id')}: stage {stray[0].get('stage')!r} is "
+                          "neither 'ladder' nor 'final'")  # fmt: skip
+    if in_final and final is None:
+        raise Discrepancy("the archive has final matches but no final")
+
+    entered_bots = {e.get("bot_id") for e in entries}
+    table_seed = _table_seed_function()
+    for match in ladder:
+        _check_ladder_match(match, competition, entered_bots, table_seed)
+        _replay_counted(match, done, stage="ladder")
+
+    if final is not None:
+        _check_final(final, in_final, done)
+
+    _check_division_tables(archive, ladder, done)
+    return done
+
+
+def _check_ids(matches: list) -> None:
+    seen: set = set()
+    for index, match in enumerate(matches):
+        if not isinstance(match, dict):
+            raise Discrepancy(f"matches[{index}] is not a match (a JSON object)")
+        ident = match.get("id")
+        if ident in seen:
+            raise Discrepancy(f"match {ident} is in the archive twice")
+        seen.add(ident)
+
+
+def _need(holder: dict, key: str, kind: type, where: str) -> Any:
+    value = holder.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise Discrepancy(f"{where} has no {key} (or not a {kind.__name__})")
+    return value
+
+
+def _check_commitment(what: str, holder: dict) -> None:
+    seed = _need(holder, "seed", int, what)
+    salt = holder.get("seed_salt")
+    published = holder.get("seed_commitment")
+    if not isinstance(salt, str) or not isinstance(published, str):
+        raise Discrepancy(f"{what}: the salt or the commitment is missing")
+    found = seed_commitment(seed=seed, salt=salt)
+    if found != published:
+        raise Discrepancy(
+            f'{what}: sha256("{salt}:{seed}") is {found}, not the published commitment '
+            f"{published}: the seed or its salt is not the one committed to"
+        )
+
+
+def _when(text: object, what: str) -> datetime:
+    try:
+        return datetime.fromisoformat(str(text))
+    except ValueError:
+        raise Discrepancy(f"{what}: {text!r} is not a date") from None
+
+
+def _check_frozen_versions(competition: dict, entries: list, final: dict | None) -> None:
+    deadline = _when(competition.get("deadline"), "the competition's deadline")
+    frozen: dict[int, dict] = {}
+    for entry in entries:
+        version = entry.get("frozen_version")
+        if version is None:
+            continue
+        created = _when(version.get("created_at"), f"entry {entry.get('bot')}'s frozen version")
+        if created >= deadline:
+            raise Discrepancy(
+                f"entry {entry.get('bot')}: its frozen version v{version.get('number')} was "
+                f"uploaded at {version.get('created_at')}, not before the deadline "
+                f"{competition.get('deadline')}"
+            )
+        frozen[entry.get("bot_id")] = version
+    if final is None:
+        return
+    for entrant in final.get("entrants") or []:
+        if entrant.get("seed_number") is None:
+            continue  # did not play (withdrawn, or no version)
+        counted = frozen.get(entrant.get("bot_id"))
+        version = entrant.get("version") or {}
+        if counted is None:
+            raise Discrepancy(
+                f"the final's entrant {entrant.get('bot')} has no frozen version in the "
+                "competition's entries"
+            )
+        if version.get("sha256") != counted.get("sha256"):
+            raise Discrepancy(
+                f"the final's entrant {entrant.get('bot')} plays version "
+                f"v{version.get('number')} (sha256 {version.get('sha256')}), not its frozen "
+                f"version v{counted.get('number')} (sha256 {counted.get('sha256')})"
+            )
+
+
+def _table_seed_function() -> Callable[[int, int], int] | None:
+    """The ladder's deal seeds (``competition_table_seed``), if this Arena has divisions."""
+    try:
+        from tournaments.formats.divisions import competition_table_seed
+    except ImportError:  # pragma: no cover - an Arena from before competitions' ladders
+        return None
+    return competition_table_seed
+
+
+def _check_ladder_match(
+    match: dict, competition: dict, entered_bots: set, table_seed: Callable | None
+) -> None:
+    label = _label(match)
+    for seat in match.get("seats") or []:
+        if seat.get("bot_id") not in entered_bots:
+            raise Discrepancy(
+                f"{label}: seat {seat.get('seat')} is {seat.get('bot')}, not an entry of the "
+                "competition"
+            )
+    if table_seed is None:
+        raise Discrepancy(f"{label}: this Arena cannot derive ladder seeds (no divisions module)")
+    table = match.get("table")
+    if not isinstance(table, int):
+        raise Discrepancy(f"{label}: no table number to derive its deal seed from")
+    expected = table_seed(competition["seed"], table)
+    if match.get("seed") != expected:
+        raise Discrepancy(
+            f"{label}: deal seed {match.get('seed')} does not derive from the competition's "
+            f"committed seed for table {table} (that deal's seed is {expected})"
+        )
+
+
+def _label(match: dict) -> str:
+    where = match.get("pairing_key") or (
+        f"table {match.get('table')}" if match.get("table") is not None else ""
+    )
+    return f"match {match.get('id')} ({match.get('stage')} {where})".replace(" )", ")")
+
+
+def _replay_counted(match: dict, done: Verified, *, stage: str) -> None:
+    status = match.get("status")
+    if status == "finished":
+        done.moves += replay_match(match)
+        if stage == "ladder":
+            done.ladder_matches += 1
+        else:
+            done.final_matches += 1
+    elif status == "failed":
+        done.failed += 1
+    else:
+        done.unplayed += 1
+
+
+# -- replaying one match --------------------------------------------------------------
+
+
+def replay_match(match: dict) -> int:
+    """Replay a finished match from its deal seed and compare its result; the number of
+    moves. :class:`Discrepancy` names the match, the move and the seat."""
+    label = _label(match)
+    moves, result = match.get("moves"), match.get("result")
+    if not isinstance(moves, list) or not isinstance(result, dict):
+        raise Discrepancy(f"{label}: finished, but its moves or result are missing")
+    seats = result.get("seats")
+    if not isinstance(seats, list) or len(seats) != len(match.get("seats") or []):
+        raise Discrepancy(f"{label}: its result does not have one entry per seat")
+    try:
+        game = registry.get(str(match.get("game")))
+    except registry.UnknownGame:
+        raise Discrepancy(f"{label}: the game {match.get('game')!r} is not in this Arena") from None
+    if match.get("engine_version") != game.version:
+        raise Discrepancy(
+            f"{label}: played with {game.slug} engine version {match.get('engine_version')}, "
+            f"this Arena has version {game.version}: verify with the Arena release of that "
+            "engine version"
+        )
+    try:
+        state = game.new_match(
+            players=len(seats), options=match.get("options") or {}, seed=int(match["seed"])
+        )
+    except (InvalidOptions, TypeError, ValueError, KeyError) as exc:
+        raise Discrepancy(f"{label}: the match cannot be set up: {exc}") from None
+    faults = _recorded_faults(label, seats, len(moves))
+    clock = _Clock(label, match, len(seats))
+    for index, move in enumerate(moves):
+        number = index + 1
+        where = f"{label} move {number}"
+        acting = set(state.to_act())
+        if not acting:
+            raise Discrepancy(f"{where}: the match was already over; the record goes on")
+        actions = (move or {}).get("actions") if isinstance(move, dict) else None
+        if not isinstance(actions, dict):
+            raise Discrepancy(f"{where}: no actions")
+        try:
+            chosen = {int(seat): action for seat, action in actions.items()}
+        except ValueError:
+            raise Discrepancy(f"{where}: a seat that is not a number") from None
+        if set(chosen) != acting:
+            raise Discrepancy(
+                f"{where}: seats {sorted(chosen)} act in the record, the engine asks "
+                f"{sorted(acting)}"
+            )
+        defaulted = set(move.get("defaulted") or [])
+        for seat in sorted(acting):
+            fault = faults.get(seat)
+            out = fault is not None and (fault.move is None or fault.move <= index)
+            if out != (seat in defaulted):
+                if seat in defaulted:
+                    raise Discrepancy(
+                        f"{where}: seat {seat} is played by default, but its result records "
+                        + (f"its fault on move {fault.move + 1}" if fault else "no fault")
+                    )
+                raise Discrepancy(
+                    f"{where}: seat {seat} chose an action after its fault "
+                    f"({fault.kind if fault else ''}) on move "
+                    f"{fault.move + 1 if fault and fault.move is not None else 'start'}"
+                )
+            if out:
+                default = state.default_action(seat)
+                if _canonical(chosen[seat]) != _canonical(default):
+                    raise Discrepancy(
+                        f"{where}: seat {seat} is played by default, whose action is "
+                        f"{_short(default)}, not {_short(chosen[seat])}"
+                    )
+                continue
+            if not is_legal(chosen[seat], state.legal_actions(seat)):
+                raise Discrepancy(
+                    f"{where}: seat {seat} played {_short(chosen[seat])}, not a legal action there"
+                )
+        clock.check(number, index, move, acting, faults)
+        try:
+            state.apply(chosen)
+        except IllegalAction as exc:  # pragma: no cover - each action was checked above
+            raise Discrepancy(f"{where}: {exc}") from None
+    if state.to_act():
+        raise Discrepancy(
+            f"{label}: the record ends after {len(moves)} moves, before the match is over"
+        )
+    labels = [str(s.get("bot", f"seat {i}")) for i, s in enumerate(seats)]
+    replayed = rank_with_faults(state.result(), faults, labels)
+    _compare_results(label, result, replayed)
+    return len(moves)
+
+
+def _recorded_faults(label: str, seats: list, moves: int) -> dict[int, Fault]:
+    faults = {}
+    for index, seat in enumerate(seats):
+        fault = seat.get("fault") if isinstance(seat, dict) else None
+        if not fault:
+            continue
+        kind, move = fault.get("kind"), fault.get("move")
+        if kind not in FAULT_KINDS or not (move is None or isinstance(move, int) and move >= 0):
+            raise Discrepancy(
+                f"{label}: seat {index}'s fault {fault!r} is not one the runner records"
+            )
+        if move is not None and move >= moves:
+            raise Discrepancy(f"{label}: seat {index} faulted on move {move + 1} of {moves}")
+        faults[index] = Fault(kind, str(fault.get("reason", "")), move)
+    return faults
+
+
+class _Clock:
+    """The runner's time control over the recorded times: a move within ``move_ms`` plus
+    what is left of the bank; a timeout beyond it. Records without times are not checked."""
+
+    def __init__(self, label: str, match: dict, seats: int):
+        self.label = label
+        self.move_ms = match.get("move_ms")
+        bank = match.get("bank_ms")
+        self.banks = [bank] * seats
+        self.on = isinstance(self.move_ms, int) and isinstance(bank, int)
+
+    def check(self, number: int, index: int, move: dict, acting: set, faults: dict) -> None:
+        times = move.get("ms")
+        if not self.on or not isinstance(times, dict):
+            return
+        for seat in sorted(acting):
+            wall = times.get(str(seat))
+            if not isinstance(wall, int):
+                continue  # a seat that was out already is not timed
+            over = wall - self.move_ms
+            fault = faults.get(seat)
+            if fault is not None and fault.move == index:
+                if fault.kind == "timeout" and over <= self.banks[seat]:
+                    raise Discrepancy(
+                        f"{self.label} move {number}: seat {seat} is recorded as timed out after "
+                        f"{wall} ms, within its {self.move_ms} ms and {self.banks[seat]} ms of bank"
+                    )
+                continue
+            if fault is not None and (fault.move is None or fault.move < index):
+                continue
+            if over > self.banks[seat]:
+                raise Discrepancy(
+                    f"{self.label} move {number}: seat {seat} took {wall} ms, beyond its "
+                    f"{self.move_ms} ms and {self.banks[seat]} ms of bank, yet no timeout is "
+                    "recorded"
+                )
+            self.banks[seat] -= max(0, over)
+
+
+def _compare_results(label: str, recorded: dict, replayed: dict) -> None:
+    for index, (old, new) in enumerate(zip(recorded["seats"], replayed["seats"])):
+        if not isinstance(old, dict):
+            raise Discrepancy(f"{label}: seat {index}'s result is not an object")
+        for key in sorted(set(old) | set(new)):
+            if key in ("bot", "fault"):
+                continue
+            if old.get(key) != new.get(key):
+                raise Discrepancy(
+                    f"{label}: seat {index} {key} is {_short(old.get(key))} in the archive; "
+                    f"the replay gives {_short(new.get(key))}"
+                )
+        old_fault, new_fault = old.get("fault") or {}, new.get("fault") or {}
+        for key in ("kind", "move"):
+            if old_fault.get(key) != new_fault.get(key):
+                raise Discrepancy(
+                    f"{label}: seat {index} fault {key} is {old_fault.get(key)!r} in the "
+                    f"archive; the replay gives {new_fault.get(key)!r}"
+                )
+    for key in sorted(set(recorded) | set(replayed)):
+        if key != "seats" and _canonical(recorded.get(key)) != _canonical(replayed.get(key)):
+            raise Discrepancy(
+                f"{label}: result {key} is {_short(recorded.get(key))} in the archive; the "
+                f"replay gives {_short(replayed.get(key))}"
+            )
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# -- the final ------------------------------------------------------------------------
+
+
+def final_event(final: dict, entrants: list[dict]) -> Event:
+    """The format's view of the final (``tournaments.format_inputs.tournament_event``)."""
+    return Event(
+        entrants=len(entrants),
+        players_per_match=final["players_per_match"],
+        games_per_pairing=final["games_per_pairing"],
+        rotate_seats=final["rotate_seats"],
+        rounds=final.get("rounds"),
+        challengers=tuple(e["seed_number"] for e in entrants if e.get("challenger")),
+        advance=final.get("advance", 1),
+        third_place=final.get("third_place", False),
+        grand_final_reset=final.get("grand_final_reset", True),
+    )
+
+
+def decided(match: dict, entrant_of: dict[int, int]) -> Result:
+    """A played (or failed) game as the format sees it (``tournaments.format_inputs
+    .decided_result``): a failed one is a draw with no fault."""
+    failed = match.get("status") == "failed"
+    seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+    results = (match.get("result") or {}).get("seats") or [{} for _ in seats]
+    entrants = tuple(entrant_of[s.get("version_id")] for s in seats)
+    ranks = tuple(
+        1 if failed or r.get("rank") is None else r["rank"] for r in results
+    )  # fmt: skip
+    faults = tuple(
+        entrant for entrant, r in zip(entrants, results) if r.get("fault") and not failed
+    )
+    pairing = Pairing(
+        key=match.get("pairing_key") or "", round=match.get("round") or 1, seats=entrants,
+        deal=0, group=0, series=match.get("series") or None,
+    )  # fmt: skip
+    return Result(pairing=pairing, ranks=ranks, faults=faults)
+
+
+def _check_final(final: dict, matches: list[dict], done: Verified) -> None:
+    entrants = sorted(
+        (e for e in final.get("entrants") or [] if e.get("seed_number") is not None),
+        key=lambda e: e["seed_number"],
+    )
+    if [e["seed_number"] for e in entrants] != list(range(len(entrants))):
+        raise Discrepancy("the final's seed numbers are not 0, 1, 2, ... in order")
+    entrant_of = {(e.get("version") or {}).get("id"): e["seed_number"] for e in entrants}
+    names = [e.get("bot") for e in entrants]
+    by_key: dict[str, dict] = {}
+    for match in matches:
+        key = match.get("pairing_key")
+        if not key or key in by_key:
+            raise Discrepancy(f"{_label(match)}: no pairing key, or one used twice in the final")
+        by_key[key] = match
+    if final.get("status") == "scheduled" or not entrants:
+        if matches:
+            raise Discrepancy("the final has not started, yet it has matches")
+        return
+    try:
+        event = final_event(final, entrants)
+        answer = formats.next_matches(final["format"], event, [])
+    except (KeyError, ValueError) as exc:
+        raise Discrepancy(f"the final's format cannot be played as recorded: {exc}") from None
+
+    results: list[tuple[tuple, Result]] = []
+    seen: set[str] = set()
+    pending = False
+    while not isinstance(answer, Finished):
+        fresh = [p for p in answer if p.key not in seen]
+        if not fresh:
+            pending = True  # games due whose results are not in: the final did not finish
+            break
+        for pairing in fresh:
+            seen.add(pairing.key)
+            match = by_key.get(pairing.key)
+            if match is None:
+                raise Discrepancy(
+                    f"the final's format schedules game {pairing.key} (round {pairing.round}: "
+                    f"{_names(pairing.seats, names)}), which is not in the archive"
+                )
+            _check_final_match(match, pairing, final, entrant_of, names)
+            _replay_counted(match, done, stage="final")
+            if match.get("status") in ("finished", "failed"):
+                order = (match.get("round") or 0, match.get("number") or 0, match.get("id") or 0)
+                results.append((order, decided(match, entrant_of)))
+        results.sort(key=lambda item: item[0])
+        answer = formats.next_matches(final["format"], event, [r for _, r in results])
+    extra = sorted(set(by_key) - seen)
+    if extra:
+        raise Discrepancy(
+            f"{_label(by_key[extra[0]])} is in the final, but its format never schedules it"
+        )
+    if pending or not isinstance(answer, Finished):
+        if final.get("status") == "finished":
+            raise Discrepancy(
+                "the final is recorded as finished, but games it needs have no result"
+            )
+        if any(e.get("place") is not None for e in entrants):
+            raise Discrepancy("the final did not finish, yet places are recorded")
+        done.notes.append(f"the final is {final.get('status')}: checked as far as it was played")
+        return
+    if final.get("status") != "finished":
+        raise Discrepancy(
+            f"every game of the final has its result, but the final is {final.get('status')}"
+        )
+    _compare_standings(answer, entrants)
+    done.final_finished = True
+
+
+def _names(seats: Iterable[int], names: list) -> str:
+    return " v ".join(str(names[s]) for s in seats)
+
+
+def _check_final_match(
+    match: dict, pairing: Pairing, final: dict, entrant_of: dict, names: list
+) -> None:
+    label = _label(match)
+    seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+    try:
+        found = tuple(entrant_of[s.get("version_id")] for s in seats)
+    except KeyError:
+        raise Discrepancy(f"{label}: a seat plays a version that is not the final's") from None
+    if found != pairing.seats:
+        raise Discrepancy(
+            f"{label}: the format seats {_names(pairing.seats, names)} in game {pairing.key}; "
+            f"the archive has {_names(found, names)}"
+        )
+    if match.get("round") != pairing.round:
+        raise Discrepancy(
+            f"{label}: the format puts game {pairing.key} in round {pairing.round}, the "
+            f"archive in round {match.get('round')}"
+        )
+    expected = final_match_seed(final["seed"], pairing)
+    if match.get("seed") != expected:
+        raise Discrepancy(
+            f"{label}: deal seed {match.get('seed')} does not derive from the final's "
+            f"committed seed (group {pairing.group}, deal {pairing.deal} is dealt {expected})"
+        )
+    for key in ("game", "options", "move_ms", "bank_ms"):
+        if _canonical(match.get(key)) != _canonical(final.get(key)):
+            raise Discrepancy(
+                f"{label}: {key} {_short(match.get(key))}, the final's is {_short(final.get(key))}"
+            )
+
+
+def _compare_standings(finished: Finished, entrants: list[dict]) -> None:
+    for standing in finished.standings:
+        entrant = entrants[standing.entrant]
+        recorded = {
+            "place": entrant.get("place"),
+            "points": entrant.get("points"),
+            "tiebreaks": entrant.get("tiebreaks") or {},
+        }
+        computed = {
+            "place": standing.place,
+            "points": standing.points,
+            "tiebreaks": dict(standing.tiebreaks),
+        }
+        for key in ("place", "points", "tiebreaks"):
+            if _canonical(recorded[key]) != _canonical(computed[key]):
+                raise Discrepancy(
+                    f"the final's table: {entrant.get('bot')} has {key} "
+                    f"{_short(recorded[key])} in the archive; the format's own table from the "
+                    f"recorded results gives {_short(computed[key])}"
+                )
+
+
+# -- the ladder's division tables -----------------------------------------------------
+
+
+def _check_division_tables(archive: dict, ladder: list[dict], done: Verified) -> None:
+    """Filled in with the divisions' pure table (tournaments.formats.divisions)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tournaments.archive.verify ARCHIVE``: what ``manage.py
+    verify_competition`` does, without Django."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m tournaments.archive.verify ARCHIVE", file=sys.stderr)
+        return 2
+    try:
+        done = verify_archive(load_archive(args[0]))
+    except Unreadable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except Discrepancy as exc:
+        print(f"discrepancy: {exc}")
+        return 1
+    for note in done.notes:
+        print(f"note: {note}")
+    print(done.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
