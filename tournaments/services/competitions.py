@@ -85,14 +85,16 @@ UNTIL_FROZEN = ("opens_at", "deadline", "final_settings", "division_size", "prom
 
 
 def _final_refusals(
-    found: refusals.Refusals, *, final: dict, players: int, move_ms: int, bank_ms: int
+    found: refusals.Refusals, *, final: dict, players: int | None, move_ms: int, bank_ms: int
 ) -> None:
     """The final's settings checked as create_tournament checks them, under
     ``final_settings.<name>``; how many entrants it will have is known only at the freeze,
-    so the format is asked about a field it can play."""
+    so the format is asked about a field it can play (``players`` None: the seats are
+    refused already, so the format is not asked)."""
     if not isinstance(final, dict):
         found.add("final_settings", 'The final\'s settings are an object: {"format": ...}')
         return
+    wrong = False
     for key, value in final.items():
         kind = FINAL_SETTINGS.get(key)
         if kind is None:
@@ -100,12 +102,14 @@ def _final_refusals(
             found.add(
                 f"final_settings.{key}", f"There is no final setting {key!r}: give only {known}"
             )
-        elif value is not None and (type(value) is not kind):
+            wrong = True
+        elif value is not None and type(value) is not kind:
             word = {str: "text", int: "a whole number", bool: "true or false"}[kind]
             found.add(
                 f"final_settings.{key}", f"{key.replace('_', ' ').capitalize()} must be {word}"
             )
-    if found:
+            wrong = True
+    if wrong or players is None:
         return
     format = final.get("format") or Tournament.Format.ROUND_ROBIN
     rotate = final.get("rotate_seats", True)
@@ -236,14 +240,13 @@ def _refusals(wanted: dict, *, now: datetime, changed: set[str]) -> refusals.Ref
         found.add("promote", "Promote at least 1 a cycle")
     if not 1 <= wanted["cycle_minutes"] <= MAX_CYCLE_MINUTES:
         found.add("cycle_minutes", f"A cycle lasts from 1 to {MAX_CYCLE_MINUTES} minutes")
-    if engine is not None and "players" not in found:
-        _final_refusals(
-            found,
-            final=wanted["final_settings"],
-            players=players,
-            move_ms=wanted["move_ms"],
-            bank_ms=wanted["bank_ms"],
-        )
+    _final_refusals(
+        found,
+        final=wanted["final_settings"],
+        players=players if engine is not None and "players" not in found else None,
+        move_ms=wanted["move_ms"],
+        bank_ms=wanted["bank_ms"],
+    )
     return found
 
 
