@@ -19,6 +19,8 @@ from bots.models import BotVersion
 from games import registry
 from tournaments.archive.verify import KIND, VERSION
 from tournaments.models import Competition, CompetitionEntry, Entry, Match, MatchSeat, Tournament
+from tournaments.release import results_visible
+from tournaments.selectors import competition_standings as standings
 
 # The final tournament's settings that shape its games (tournaments.format_inputs.event_of).
 FINAL_FIELDS = (
@@ -99,8 +101,6 @@ def competition_archive(*, competition: Competition) -> dict:
 def archive_for(*, competition: Competition, user) -> dict | None:
     """The archive as a participant or visitor may download it: once the competition has
     closed and ``user`` sees its results (tournaments.release); None before."""
-    from tournaments.release import results_visible
-
     if competition.phase != Competition.Phase.CLOSED:
         return None
     if not results_visible(competition=competition, user=user):
@@ -182,12 +182,17 @@ def _final(final: Tournament | None) -> dict | None:
 
 
 def _standings(competition: Competition) -> dict:
-    """The standings as the competition shows them (tournaments.selectors
-    .competition_standings), whatever the release: the verifier recomputes them."""
-    from tournaments.selectors import competition_standings as standings
-
+    """The ladder's standings as the competition shows them, whatever the release: each
+    cycle's division tables (tournaments.selectors.competition_standings) and the overall
+    order that seeded the final. The verifier recomputes them from the matches."""
     return {
-        "divisions": _plain(standings.division_tables(competition=competition)),
+        "cycles": [
+            {
+                "cycle": cycle,
+                "tables": _plain(standings.division_tables(competition=competition, cycle=cycle)),
+            }
+            for cycle in range(competition.cycle + 1)
+        ],
         "overall": _plain(standings.competition_standings(competition=competition)),
     }
 
@@ -254,8 +259,10 @@ def _match(match: Match, stage: str, seats: list[dict]) -> dict:
     return {
         "id": match.pk,
         "stage": stage,
-        # The ladder's table number, whose deal seed is competition_table_seed(seed, table).
-        "table": match.number if stage == "ladder" else None,
+        # The ladder's table number (its round), whose deal is competition_table_seed(seed,
+        # table), and the cycle whose division tables count it.
+        "table": match.round if stage == "ladder" else None,
+        "cycle": match.cycle,
         "division": match.division,
         "round": match.round,
         "number": match.number,

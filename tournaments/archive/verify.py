@@ -676,7 +676,129 @@ def _compare_standings(finished: Finished, entrants: list[dict]) -> None:
 
 
 def _check_division_tables(archive: dict, ladder: list[dict], done: Verified) -> None:
-    """Filled in with the divisions' pure table (tournaments.formats.divisions)."""
+    """Each cycle's division tables and the overall order, recomputed from the ladder's
+    results by the divisions' own table (as tournaments.selectors.competition_standings
+    computes them): a division of a past cycle holds the accepted entries who played in it;
+    of the cycle in progress, the accepted entries placed in it (their recorded division).
+    Who moved up or down between cycles is taken as recorded, not rebuilt."""
+    standings = archive.get("standings") or {}
+    recorded_cycles = standings.get("cycles")
+    if recorded_cycles is None:
+        return  # an archive without a ladder table (none was kept)
+    from tournaments.formats.divisions import Game, division_table
+
+    competition = archive["competition"]
+    current = competition.get("cycle") or 0
+    entries = archive["entries"]
+    accepted = {e["id"]: e for e in entries if e.get("status") == "accepted"}
+    entry_of_bot = {e["bot_id"]: e["id"] for e in entries}
+    by_cycle: dict[int, dict[int, list]] = {}
+    for match in sorted(ladder, key=lambda m: m.get("id") or 0):
+        if match.get("status") != "finished":
+            continue
+        seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+        ranks = [s.get("rank") for s in match["result"]["seats"]]
+        if any(r is None for r in ranks):
+            continue
+        game = Game(
+            seats=tuple(entry_of_bot.get(s.get("bot_id"), -(s.get("bot_id") or 0)) for s in seats),
+            ranks=tuple(ranks),
+        )
+        cycle = match.get("cycle") or 0
+        by_cycle.setdefault(cycle, {}).setdefault(match.get("division") or 1, []).append(game)
+    if not isinstance(recorded_cycles, list):
+        raise Discrepancy("the standings' cycles are not a list")
+    for recorded in recorded_cycles:
+        cycle = recorded.get("cycle")
+        games = by_cycle.get(cycle, {})
+        members: dict[int, list[int]] = {}
+        if cycle == current:
+            for entry in accepted.values():
+                if entry.get("division") is not None:
+                    members.setdefault(entry["division"], []).append(entry["id"])
+        else:
+            for division, division_games in games.items():
+                ids = {s for g in division_games for s in g.seats if s in accepted}
+                if ids:
+                    members[division] = sorted(ids)
+        computed = [
+            {
+                "division": division,
+                "rows": [
+                    {
+                        "entry_id": row.entrant,
+                        "place": row.place,
+                        "points": float(row.points),
+                        "games": row.games,
+                    }
+                    for row in division_table(sorted(members[division]), games.get(division, []))
+                ],
+            }
+            for division in sorted(members)
+        ]
+        _compare_tables(cycle, recorded.get("tables") or [], computed)
+        done.division_tables += len(computed)
+    overall = standings.get("overall")
+    if overall is not None:
+        _compare_overall(overall, recorded_cycles, current, accepted)
+        _check_final_seeding(archive.get("final"), overall, accepted)
+
+
+def _compare_tables(cycle: object, recorded: list, computed: list[dict]) -> None:
+    shown = [t.get("division") for t in recorded]
+    if shown != [t["division"] for t in computed]:
+        raise Discrepancy(
+            f"cycle {cycle}: divisions {shown} in the archive; its results give "
+            f"{[t['division'] for t in computed]}"
+        )
+    for old, new in zip(recorded, computed):
+        rows = old.get("rows") or []
+        where = f"cycle {cycle} division {new['division']}"
+        if [r.get("entry_id") for r in rows] != [r["entry_id"] for r in new["rows"]]:
+            raise Discrepancy(
+                f"{where}: the table's order is entries {[r.get('entry_id') for r in rows]} in "
+                f"the archive; the recorded results give {[r['entry_id'] for r in new['rows']]}"
+            )
+        for row, fresh in zip(rows, new["rows"]):
+            for key in ("place", "points", "games"):
+                if row.get(key) != fresh[key]:
+                    raise Discrepancy(
+                        f"{where}: {row.get('bot', row.get('entry_id'))} has {key} "
+                        f"{row.get(key)} in the archive; the recorded results give {fresh[key]}"
+                    )
+
+
+def _compare_overall(overall: list, cycles: list, current: int, accepted: dict) -> None:
+    """Division first, then place in the cycle in progress; entries not placed yet last."""
+    tables = next((c.get("tables") or [] for c in cycles if c.get("cycle") == current), [])
+    placed = [r.get("entry_id") for t in tables for r in t.get("rows") or []]
+    expected = placed + sorted(set(accepted) - set(placed))
+    found = [r.get("entry_id") for r in overall]
+    if found != expected:
+        raise Discrepancy(
+            f"the overall standings list entries {found}; the division tables give {expected}"
+        )
+
+
+def _check_final_seeding(final: dict | None, overall: list, accepted: dict) -> None:
+    """The final is seeded in the standings' order: its entrants who are still accepted
+    entries have seed numbers in that order."""
+    if final is None:
+        return
+    rank = {accepted[r["entry_id"]]["bot_id"]: i for i, r in enumerate(overall)
+            if r.get("entry_id") in accepted}  # fmt: skip
+    seeded = sorted(
+        (e for e in final.get("entrants") or [] if e.get("seed_number") is not None),
+        key=lambda e: e["seed_number"],
+    )
+    order = [e.get("bot") for e in seeded if e.get("bot_id") in rank]
+    expected = [e.get("bot") for e in sorted(
+        (e for e in seeded if e.get("bot_id") in rank), key=lambda e: rank[e["bot_id"]]
+    )]  # fmt: skip
+    if order != expected:
+        raise Discrepancy(
+            f"the final is seeded {order}; the competition's standings order them {expected}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
