@@ -409,7 +409,7 @@ def test_the_organiser_disqualifies_with_a_reason(organiser, author):
     entry.refresh_from_db()
     assert (entry.status, entry.reason) == ("disqualified", "copied code")
     html = client_of().get(f"/competitions/{competition.pk}/").content.decode()
-    assert "Disqualified" in html and "copied code" in html
+    assert "entry-disqualified" in html and "copied code" in html
 
 
 def test_the_organiser_pauses_resumes_and_reveals(organiser):

@@ -21,8 +21,13 @@
     form.querySelectorAll("fieldset.game-options").forEach(function (group) {
       show(group, group.dataset.game === game);
     });
+    var options = form.querySelector('fieldset.game-options[data-game="' + game + '"]');
+    var seats = parseInt(form.elements.players.value, 10) ||
+      (options ? parseInt(options.dataset.minPlayers, 10) : 2);
     form.querySelectorAll("[data-formats]").forEach(function (field) {
-      show(field, field.dataset.formats.split(" ").indexOf(format) >= 0);
+      var fits = field.dataset.formats.split(" ").indexOf(format) >= 0;
+      if (field.dataset.minPlayers) fits = fits && seats >= parseInt(field.dataset.minPlayers, 10);
+      show(field, fits);
     });
     form.querySelectorAll("#format-help [data-format]").forEach(function (help) {
       help.hidden = help.dataset.format !== format;
@@ -52,6 +57,7 @@
   }
 
   form.addEventListener("change", update);
+  form.elements.players.addEventListener("input", update);
   update();
   var summary = document.getElementById("error-summary");
   if (summary) {

@@ -1,0 +1,135 @@
+"""The competition page after the freeze: the final's standings and bracket come from the
+tournament page's own pieces, as the release lets each reader see them (anonymous, another
+user, a participant, the organiser); the ladder's tables likewise from ladder_hidden_from."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from tests.support.builders import bot_with_version, play_queued, user
+from tournaments import services
+from tournaments.models import Competition
+from tournaments.services import competitions as competition_services
+
+PASSWORD = "a long password 42"
+
+
+@pytest.fixture
+def people(db):
+    return {
+        name: user(name=name, password=PASSWORD)
+        for name in ("organiser", "author", "rival", "other")
+    }
+
+
+def client_of(person=None) -> Client:
+    client = Client()
+    if person is not None:
+        client.force_login(person)
+    return client
+
+
+def finished_final(people, **fields) -> Competition:
+    """A competition of four entries frozen and its final (single elimination) played."""
+    now = timezone.now()
+    competition = competition_services.create_competition(
+        organiser=people["organiser"],
+        name="winter season",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=now - timedelta(minutes=5),
+        deadline=now + timedelta(hours=1),
+        final_at=now + timedelta(hours=2),
+        final_settings={"format": "single_elimination"},
+        **fields,
+    )
+    owners = [people["author"], people["rival"], people["rival"], people["rival"]]
+    for number, owner in enumerate(owners):
+        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
+        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
+        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
+    later = now + timedelta(hours=1, minutes=1)
+    assert competition_services.freeze_competition(competition=competition, now=later)
+    competition.refresh_from_db()
+    assert competition.final is not None
+    assert services.start_tournament(tournament_id=competition.final_id, due_by=None)
+    while play_queued(tournament_id=competition.final_id):
+        pass
+    competition.refresh_from_db()
+    return competition
+
+
+def page(person, competition) -> str:
+    answer = client_of(person).get(f"/competitions/{competition.pk}/")
+    assert answer.status_code == 200
+    return answer.content.decode()
+
+
+def test_a_public_final_shows_its_bracket_to_everyone(people):
+    competition = finished_final(people)
+    for person in (None, people["other"], people["organiser"]):
+        html = page(person, competition)
+        assert 'id="final-link"' in html
+        assert 'id="bracket"' in html and 'id="standings"' in html
+        assert 'id="champion"' in html
+        assert 'id="final-hidden"' not in html
+
+
+@pytest.mark.parametrize(
+    "release, sees",
+    [
+        ("hidden", {"anonymous": False, "other": False, "author": False, "organiser": True}),
+        ("participants", {"anonymous": False, "other": False, "author": True, "organiser": True}),
+    ],
+)
+def test_a_held_final_shows_its_results_only_as_the_release_says(people, release, sees):
+    competition = finished_final(people, release=release)
+    for who, shown in sees.items():
+        html = page(None if who == "anonymous" else people[who], competition)
+        assert 'id="final-link"' in html  # that there is a final is not held back
+        assert ('id="final-hidden"' in html) != shown, who
+        assert ('id="champion"' in html) == shown, who
+        assert ('id="standings"' in html) == shown, who
+    client_of(people["organiser"]).post(
+        f"/competitions/{competition.pk}/manage/", {"action": "reveal"}
+    )
+    html = page(None, competition)
+    assert 'id="champion"' in html and 'id="final-hidden"' not in html
+
+
+def test_the_ladder_tables_are_held_back_from_ladder_hidden_from(people):
+    now = timezone.now()
+    competition = competition_services.create_competition(
+        organiser=people["organiser"],
+        name="held ladder",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=now - timedelta(hours=2),
+        deadline=now + timedelta(hours=1),
+        final_at=now + timedelta(hours=2),
+        final_settings={},
+        release="participants",
+    )
+    bot, _ = bot_with_version(owner=people["author"], name="ace", announce=False)
+    competition_services.enter_competition(competition=competition, bot=bot, user=people["author"])
+    html = page(None, competition)
+    assert 'id="division-1"' in html and 'id="ladder-hidden"' not in html
+    Competition.objects.filter(pk=competition.pk).update(
+        ladder_hidden_from=now - timedelta(minutes=1)
+    )
+    competition.refresh_from_db()
+    for person, shown in (
+        (None, False),
+        (people["other"], False),
+        (people["author"], True),
+        (people["organiser"], True),
+    ):
+        html = page(person, competition)
+        assert ('id="division-1"' in html) == shown
+        assert ('id="ladder-hidden"' in html) != shown
