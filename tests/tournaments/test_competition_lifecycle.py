@@ -317,3 +317,39 @@ def test_edits_follow_the_phase():
     later = competition.final_at + timedelta(hours=2)
     updated = competitions.update_competition(competition=competition, final_at=later, name="Cup")
     assert (updated.final_at, updated.name) == (later, "Cup")
+
+
+def test_the_final_is_seeded_by_the_competitions_standings(settings):
+    from tests.support.builders import outcome
+    from tournaments.models import Match
+    from tournaments.selectors.competition_standings import competition_standings
+    from tournaments.services.competition_ladder import schedule_competition_ladders
+    from tournaments.services.playing import claim_match, record_result
+
+    settings.ARENA_LADDER_SLOTS = 3
+    competition = _competition(user(name="org"))
+    entries = _entered(competition, 3)
+    # The last entrant is the strongest, the first the weakest: the reverse of entry order.
+    strength = {e.bot_id: i for i, e in enumerate(entries)}
+    for _ in range(4):
+        schedule_competition_ladders(now=timezone.now())
+        for match in Match.objects.filter(competition=competition, status=Match.Status.QUEUED):
+            attempt = claim_match(match_id=match.pk)
+            bots = [
+                s.version.bot_id for s in match.seats.select_related("version").order_by("seat")
+            ]
+            order = sorted(bots, key=lambda b: -strength[b])
+            ranks = [order.index(b) + 1 for b in bots]
+            assert record_result(
+                match_id=match.pk, attempt=attempt, outcome=outcome(match=match, ranks=ranks)
+            )
+    competition.refresh_from_db()
+    standings = [row["bot_id"] for row in competition_standings(competition=competition)]
+    assert standings == [e.bot_id for e in reversed(entries)]
+    for entry in entries:
+        _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
+    competitions.advance_competitions(now=competition.deadline)
+    competition.refresh_from_db()
+    start_due_tournaments(now=competition.final_at)
+    seeded = competition.final.entries.order_by("seed_number").values_list("bot_id", flat=True)
+    assert list(seeded) == standings

@@ -579,8 +579,7 @@ def _standings_order(
 
     rank = {}
     for place, row in enumerate(competition_standings(competition=competition)):
-        entry_id = row["entry_id"] if isinstance(row, dict) else getattr(row, "entry_id", row)
-        rank.setdefault(entry_id, place)
+        rank.setdefault(row["entry_id"], place)
     return sorted(entries, key=lambda e: (rank.get(e.pk, len(rank)), e.pk))
 
 
