@@ -26,7 +26,7 @@ tournament has ended with no match left to play, to everyone, or under ``owners`
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import connection
 from django.db.models import Q
@@ -114,6 +114,7 @@ def view_of(
             hidden = held_from_user()
         if hidden:
             return HELD_VIEW
+        exposure = replace(exposure, held=False)  # the reader sees it as if not held
     if exposure.public:
         return MatchView(True, frozenset(), True, "")
     signed_in = user is not None and user.is_authenticated
