@@ -191,7 +191,8 @@ def _standings(competition: Competition) -> dict:
                 "cycle": cycle,
                 "tables": _plain(standings.division_tables(competition=competition, cycle=cycle)),
             }
-            for cycle in range(competition.cycle + 1)
+            # Cycles count from 1 once the ladder runs; 0 is before it (no games).
+            for cycle in range(min(1, competition.cycle), competition.cycle + 1)
         ],
         "overall": _plain(standings.competition_standings(competition=competition)),
     }
