@@ -508,3 +508,73 @@ def test_a_team_is_made_members_added_and_a_bot_given(organiser, author, other):
     assert answer.status_code == 302
     entry = CompetitionEntry.objects.get()
     assert entry.team == team
+
+
+def test_members_are_removed_or_leave(organiser, author, other):
+    competition = competition_of(organiser)
+    team = team_services.create_team(competition=competition, name="Owls", user=author)
+    team_services.add_team_member(team=team, user=other, by=author)
+    team_services.add_team_member(team=team, user=user(name="third", password=PASSWORD), by=author)
+    html = client_of(author).get(f"/competitions/{competition.pk}/teams/").content.decode()
+    assert 'id="remove-other"' in html and 'id="remove-author"' not in html
+    html = client_of(other).get(f"/competitions/{competition.pk}/teams/").content.decode()
+    assert 'id="remove-other"' in html and 'id="remove-third"' not in html
+    assert 'id="give-form"' not in html  # the creator gives the team bots
+    # A member who is not the creator removes nobody else; the creator stays.
+    answer = teams(client_of(other), competition, action="remove", username="third")
+    assert answer.status_code == 403
+    answer = teams(client_of(author), competition, action="remove", username="author")
+    assert answer.status_code == 400
+    assert team.members.count() == 3
+    assert (
+        teams(client_of(other), competition, action="remove", username="other").status_code == 302
+    )
+    assert (
+        teams(client_of(author), competition, action="remove", username="third").status_code == 302
+    )
+    assert list(team.members.values_list("user__username", flat=True)) == ["author"]
+
+
+def test_after_the_freeze_an_edit_keeps_the_fixed_settings(organiser, author):
+    competition = competition_of(organiser, final_settings={"format": "round_robin"})
+    bot, version = bot_with_version(owner=author, name="ace", announce=False)
+    type(version).objects.filter(pk=version.pk).update(
+        created_at=timezone.now() - timedelta(days=1)
+    )
+    competition_services.enter_competition(competition=competition, bot=bot, user=author)
+    Competition.objects.filter(pk=competition.pk).update(phase="frozen")
+    competition.refresh_from_db()
+    web = client_of(organiser)
+    page = web.get(f"/competitions/{competition.pk}/edit/").content.decode()
+    assert 'value="spring season"' in page
+
+    def same(**changes):
+        data = form_data(
+            name=competition.name,
+            description="",
+            opens_at=competition.opens_at.strftime("%Y-%m-%dT%H:%M"),
+            deadline=competition.deadline.strftime("%Y-%m-%dT%H:%M"),
+            final_at=competition.final_at.strftime("%Y-%m-%dT%H:%M"),
+            format="round_robin",
+            third_place=None,
+            release="public",
+            eligibility="open",
+            invite_code="",
+            division_size="",
+            cycle_minutes="60",
+        )
+        data.update(changes)
+        return data
+
+    # The pool and the final's settings sent back as they are: only the name changes.
+    answer = web.post(f"/competitions/{competition.pk}/edit/", same(name="renamed"))
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    competition.refresh_from_db()
+    assert competition.name == "renamed"
+    # A new deadline after the freeze is refused on its field, and nothing changes.
+    before = stored(competition)
+    later = (competition.deadline + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    answer = web.post(f"/competitions/{competition.pk}/edit/", same(deadline=later, name="x"))
+    assert answer.status_code == 400
+    assert "fixed since the freeze" in field_error(answer.content.decode(), "deadline")
+    assert stored(competition) == before

@@ -11,9 +11,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.support.builders import bot_with_version, user
+from tests.support.builders import bot_with_version, play_queued, user
 from tests.support.page_checks import NARROW, WIDE, check_page, follow
-from tournaments.models import Competition, CompetitionEntry, Team
+from tournaments import services
+from tournaments.models import Announcement, Competition, CompetitionEntry, Team
+from tournaments.services import competitions as competition_services
 
 PASSWORD = "a long password 1"
 
@@ -158,3 +160,52 @@ def test_a_season_run_from_the_dashboard(browser, live_server, transactional_db,
         check_page(page, "competition-anonymous")
     finally:
         anonymous.close()
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_a_finished_season_shows_its_final(browser, live_server, transactional_db, width):
+    organiser = user(name="organiser", password=PASSWORD)
+    now = timezone.now()
+    competition = competition_services.create_competition(
+        organiser=organiser,
+        name="Winter season with a long name to wrap on a phone",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=now - timedelta(minutes=5),
+        deadline=now + timedelta(hours=1),
+        final_at=now + timedelta(hours=2),
+        final_settings={"format": "single_elimination", "third_place": True},
+        division_size=4,
+    )
+    for number in range(6):
+        owner = user(name=f"author{number}", password=PASSWORD)
+        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
+        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
+        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
+    Announcement.objects.create(competition=competition, text="Good luck, everyone.")
+    assert competition_services.freeze_competition(
+        competition=competition, now=now + timedelta(hours=1, minutes=1)
+    )
+    competition.refresh_from_db()
+    assert services.start_tournament(tournament_id=competition.final_id)
+    while play_queued(tournament_id=competition.final_id):
+        pass
+    competition_services.advance_competitions(now=now + timedelta(hours=3))
+    competition.refresh_from_db()
+    assert competition.phase == "closed"
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.script_errors = []
+        page.on("pageerror", lambda error: page.script_errors.append(str(error)))
+        page.goto(f"{live_server.url}/competitions/{competition.pk}/")
+        assert page.locator("#phase").inner_text() == "closed"
+        assert page.locator("#bracket .series").count() >= 3
+        assert page.locator("#champion").is_visible()
+        assert "Entries are closed" in page.locator("#enter").inner_text()
+        check_page(page, "competition-finished")
+        page.goto(f"{live_server.url}/competitions/")
+        check_page(page, "competition-list")
+    finally:
+        context.close()

@@ -131,7 +131,7 @@ def _phases(competition: Competition, now) -> list[dict]:
                 "when": when,
                 "current": index == current,
                 "past": index < current,
-                "future": when is not None and when > now and index > current,
+                "future": when is not None and when > now and index >= current,
             }
         )
     return rows
@@ -373,12 +373,12 @@ def _teams_context(request, competition: Competition, **forms) -> dict:
         "teams": competition_selectors.competition_teams(competition=competition),
         "my_team": mine,
         "creator": mine is not None and mine.created_by_id == user.id,
+        "my_team_members": mine.members.select_related("user") if mine is not None else [],
     }
     if user.is_authenticated and mine is None:
         context["team_form"] = forms.get("team_form") or TeamForm()
     if context["creator"]:
         context["member_form"] = forms.get("member_form") or MemberForm()
-    if mine is not None:
         context["give_form"] = forms.get("give_form") or GiveBotForm(bots=own_bots)
     return context
 
@@ -444,4 +444,21 @@ def _team_action(request, competition: Competition, action: str) -> dict | None:
                 messages.success(request, f"{bot.name} now belongs to “{mine.name}” too.")
                 return None
         return {"give_form": form}
+    if action == "remove":
+        form = MemberForm(request.POST)
+        if form.is_valid():
+            name = form.cleaned_data["username"].strip()
+            person = get_user_model().objects.filter(username__iexact=name).first()
+            if person is None:
+                form.add_error("username", f"Nobody is called {name}: check the spelling")
+            else:
+                try:
+                    team_services.remove_team_member(team=mine, user=person, by=user)
+                except ValidationError as exc:
+                    add_refusals(form, exc)
+                else:
+                    left = "You left" if person == user else f"{person.username} left"
+                    messages.success(request, f"{left} “{mine.name}”.")
+                    return None
+        return {"member_form": form}
     raise PermissionDenied("pick one of the page's buttons")
