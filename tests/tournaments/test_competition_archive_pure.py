@@ -29,7 +29,7 @@ from tournaments.archive.verify import (
     verify_archive,
 )
 from tournaments.formats import Event, Finished, Result
-from tournaments.formats.divisions import competition_table_seed
+from tournaments.formats.divisions import Game, competition_table_seed, division_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = "2026-06-01T12:00:00+00:00"
@@ -395,3 +395,106 @@ def test_files_gzip_and_plain_and_the_command_line(tmp_path):
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert pure.stdout.strip() == "[]", pure.stderr
+
+
+def with_divisions(doc: dict) -> dict:
+    """``doc``'s ladder in two cycles and two divisions, and the standings the competition
+    would show: each cycle's tables by the divisions' own table, the overall order."""
+    entries = doc["entries"]
+    # Cycle 1: everyone in division 1; cycle 2: entries 0, 1 above and 2, 3 below.
+    plan = [(1, 1, 0, 1), (1, 1, 2, 3), (1, 1, 1, 2), (2, 1, 0, 1), (2, 2, 2, 3), (2, 2, 3, 2)]
+    doc["matches"] = [m for m in doc["matches"] if m["stage"] != "ladder"]
+    for table, (cycle, division, a, b) in enumerate(plan, start=1):
+        match = played(
+            seed=competition_table_seed(doc["competition"]["seed"], table), seats=2,
+            match_id=table,
+        )  # fmt: skip
+        match.update(stage="ladder", table=table, cycle=cycle, division=division, round=table)
+        match["seats"] = [_seat(0, entries[a]), _seat(1, entries[b])]
+        doc["matches"].insert(table - 1, match)
+    doc["competition"]["cycle"] = 2
+    for index, entry in enumerate(entries):
+        entry["division"] = 1 if index < 2 else 2
+    cycles = []
+    for cycle in (1, 2):
+        tables = []
+        for division in (1, 2):
+            games = [
+                Game(
+                    seats=tuple(10 + int(s["bot"][3:]) for s in m["seats"]),
+                    ranks=tuple(s["rank"] for s in m["result"]["seats"]),
+                )
+                for m in doc["matches"]
+                if m["stage"] == "ladder" and m["cycle"] == cycle and m["division"] == division
+            ]
+            if cycle == 2:
+                members = [e["id"] for e in entries if e["division"] == division]
+            else:
+                members = sorted({s for g in games for s in g.seats})
+            if not members:
+                continue
+            rows = [
+                {"entry_id": r.entrant, "bot": f"bot{r.entrant - 10}", "place": r.place,
+                 "points": float(r.points), "games": r.games, "division": division}
+                for r in division_table(members, games)
+            ]  # fmt: skip
+            tables.append({"division": division, "cycle": cycle, "rows": rows})
+        cycles.append({"cycle": cycle, "tables": tables})
+    overall = [row for table in cycles[-1]["tables"] for row in table["rows"]]
+    doc["standings"] = {"cycles": cycles, "overall": overall}
+    # The final seeded in the standings' order.
+    seed_of = {row["entry_id"] - 10: n for n, row in enumerate(overall)}
+    final = doc["final"]
+    by_bot = {e["bot"]: e for e in final["entrants"]}
+    return rebuild_final(doc, [by_bot[f"bot{i}"] for i in sorted(seed_of, key=seed_of.get)])
+
+
+def rebuild_final(doc: dict, order: list[dict]) -> dict:
+    """``doc`` with its final played again, ``order``'s entrants seeded 0, 1, ..."""
+    fresh = archive(doc["final"]["format"], ladder=0)
+    who = dict(enumerate(order))  # the fresh final's bot{n} is seed n: it becomes who[n]
+    for match in fresh["matches"]:
+        for seat in match["seats"]:
+            entrant = who[int(seat["bot"][3:])]
+            version = entrant["version"]
+            seat.update(bot=entrant["bot"], bot_id=entrant["bot_id"], version_id=version["id"],
+                        sha256=version["sha256"])  # fmt: skip
+    entrants = [
+        {**e, "bot": who[e["seed_number"]]["bot"], "bot_id": who[e["seed_number"]]["bot_id"],
+         "version": who[e["seed_number"]]["version"]}
+        for e in fresh["final"]["entrants"]
+    ]  # fmt: skip
+    doc["final"] = {**fresh["final"], "entrants": entrants}
+    doc["matches"] = [m for m in doc["matches"] if m["stage"] == "ladder"] + fresh["matches"]
+    return doc
+
+
+def test_division_tables_of_every_cycle_are_recomputed():
+    doc = with_divisions(archive())
+    done = verify_archive(doc)
+    assert done.division_tables == 3  # cycle 1's one division, cycle 2's two
+
+
+def test_a_changed_ladder_standing_is_caught():
+    doc = with_divisions(archive())
+    doc["standings"]["cycles"][0]["tables"][0]["rows"][0]["points"] += 1
+    assert "cycle 1 division 1: bot" in discrepancy(doc) and "points" in discrepancy(doc)
+    doc = with_divisions(archive())
+    rows = doc["standings"]["cycles"][1]["tables"][1]["rows"]
+    rows.reverse()
+    assert "cycle 2 division 2: the table's order is entries" in discrepancy(doc)
+    doc = with_divisions(archive())
+    doc["entries"][0]["division"] = 2
+    assert "cycle 2" in discrepancy(doc)
+
+
+def test_the_overall_order_and_the_final_seeding_follow_the_tables():
+    doc = with_divisions(archive())
+    overall = doc["standings"]["overall"]
+    overall[0], overall[1] = overall[1], overall[0]
+    assert "the overall standings list entries" in discrepancy(doc)
+    doc = with_divisions(archive())
+    seeded = sorted(doc["final"]["entrants"], key=lambda e: e["seed_number"])
+    order = [seeded[1], seeded[0], *seeded[2:]]
+    doc = rebuild_final(doc, order)
+    assert "the final is seeded" in discrepancy(doc)
