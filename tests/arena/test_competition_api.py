@@ -328,3 +328,17 @@ def test_scoped_tokens(competition, people, client_for):
         f"/api/competitions/{competition.pk}/teams/", {"name": "T"}, format="json"
     )
     assert refused.status_code == 403
+
+
+def test_an_edit_with_nulls_where_the_schema_allows_them(competition, people, client_for):
+    org = client_for(people["org"])
+    url = f"/api/competitions/{competition.pk}/"
+    answer = org.patch(
+        url,
+        {"invite_code": None, "ladder_hidden_from": None, "division_size": None, "players": None},
+        format="json",
+    )
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["invite_code"] == "" and answer.json()["players"] == 2
+    refused = org.patch(url, {"eligibility": "invite", "invite_code": None}, format="json")
+    assert refused.status_code == 400 and "invite_code" in refused.json()["errors"]

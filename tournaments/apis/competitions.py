@@ -31,10 +31,16 @@ def _choice_messages(serializer: serializers.Serializer, *names: str) -> None:
 class CompetitionSerializer(serializers.ModelSerializer):
     organiser = serializers.CharField(source="organiser.username", read_only=True)
     final = serializers.PrimaryKeyRelatedField(
-        read_only=True, help_text="the final tournament's id (/api/tournaments/<id>/), once frozen"
+        read_only=True,
+        allow_null=True,
+        help_text="the final tournament's id (/api/tournaments/<id>/), once frozen",
     )
-    entrant_count = serializers.IntegerField(read_only=True, required=False)
-    team_count = serializers.IntegerField(read_only=True, required=False)
+    entrant_count = serializers.SerializerMethodField(
+        help_text="accepted entries (in the list; null in a single competition's answer)"
+    )
+    team_count = serializers.SerializerMethodField(
+        help_text="teams (in the list; null in a single competition's answer)"
+    )
 
     class Meta:
         model = Competition
@@ -117,9 +123,11 @@ class CompetitionSerializer(serializers.ModelSerializer):
                 "help_text": "from this time the ladder's results are held back like the "
                 "final's; null: the ladder is always public"
             },
+            "seed_salt": {"allow_null": True, "help_text": "null while the seed is"},
             "invite_code": {
+                "allow_null": True,
                 "help_text": "invite eligibility: the code an entrant gives; shown only to "
-                "the organiser"
+                "the organiser",
             },
             "division_size": {
                 "help_text": "entrants per division of the ladder; null: one table for all"
@@ -137,6 +145,12 @@ class CompetitionSerializer(serializers.ModelSerializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _choice_messages(self, "release", "eligibility")
+
+    def get_entrant_count(self, competition) -> int | None:
+        return getattr(competition, "entrant_count", None)
+
+    def get_team_count(self, competition) -> int | None:
+        return getattr(competition, "team_count", None)
 
     def validate_options(self, value):
         if not isinstance(value, dict):

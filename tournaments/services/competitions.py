@@ -347,6 +347,8 @@ def update_competition(*, competition: Competition, **changes) -> Competition:
     if found:
         raise ValidationError(found.as_dict())
     wanted = {**current, **changes}
+    wanted["invite_code"] = wanted["invite_code"] or ""
+    wanted["description"] = wanted["description"] or ""
     found = _refusals(wanted, now=timezone.now(), changed=changed)
     if found:
         raise ValidationError(found.as_dict())
