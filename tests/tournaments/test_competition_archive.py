@@ -26,7 +26,7 @@ from tests.support.builders import user, version
 from tournaments import services
 from tournaments.archive.export import archive_for, competition_archive
 from tournaments.archive.verify import dump_archive
-from tournaments.models import Competition, Match
+from tournaments.models import Competition, Match, Tournament
 from tournaments.services import competition_ladder, competitions
 
 EXAMPLES = Path(settings.BASE_DIR) / "examples" / "bots"
@@ -247,3 +247,13 @@ def test_participants_download_it_only_when_closed_and_public():
     competition.refresh_from_db()
     document = archive_for(competition=competition, user=visitor)
     assert document["competition"]["name"] == "Later" and document["matches"] == []
+    # A final whose records only the bots' owners see: the archive would hold them all.
+    final = competition.final
+    competition.final = Tournament.objects.create(
+        organiser=organiser, name="f", game="pairs", players_per_match=2, seed=1,
+        start_at=now, record_visibility="owners",
+    )  # fmt: skip
+    competition.save()
+    assert archive_for(competition=competition, user=visitor) is None
+    assert archive_for(competition=competition, user=organiser) is not None
+    assert final is None

@@ -100,11 +100,19 @@ def competition_archive(*, competition: Competition) -> dict:
 
 def archive_for(*, competition: Competition, user) -> dict | None:
     """The archive as a participant or visitor may download it: once the competition has
-    closed and ``user`` sees its results (tournaments.release); None before."""
+    closed and ``user`` sees its results (tournaments.release); None otherwise. A final
+    whose whole records its organiser shows to the bots' owners only (record_visibility
+    "owners") is downloaded by the organiser and staff alone: the archive holds every
+    record."""
     if competition.phase != Competition.Phase.CLOSED:
         return None
     if not results_visible(competition=competition, user=user):
         return None
+    final = competition.final
+    if final is not None and final.record_visibility == Tournament.RecordVisibility.OWNERS:
+        privileged = getattr(user, "is_staff", False) or user.pk == competition.organiser_id
+        if not privileged:
+            return None
     return competition_archive(competition=competition)
 
 
