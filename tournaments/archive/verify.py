@@ -131,14 +131,17 @@ def check_kind(archive: object) -> dict:
     return archive
 
 
-def dump_archive(archive: dict, path: str | Path) -> None:
-    """Write ``archive`` to ``path``: gzip when the name ends in .gz (no time stamp in it,
-    so the same archive gives the same bytes)."""
+def archive_bytes(archive: dict, *, packed: bool) -> bytes:
+    """The archive as a file holds it: compact JSON with sorted keys, gzip-compressed when
+    ``packed`` (no time stamp in it, so the same archive gives the same bytes)."""
     text = json.dumps(archive, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     data = text.encode()
-    if str(path).endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
-    Path(path).write_bytes(data)
+    return gzip.compress(data, mtime=0) if packed else data
+
+
+def dump_archive(archive: dict, path: str | Path) -> None:
+    """Write ``archive`` to ``path``: gzip when the name ends in .gz."""
+    Path(path).write_bytes(archive_bytes(archive, packed=str(path).endswith(".gz")))
 
 
 # -- the checks -----------------------------------------------------------------------
