@@ -492,7 +492,7 @@ class TeamForm(forms.Form):
 class MemberForm(forms.Form):
     username = forms.CharField(
         max_length=150,
-        label="Username",
+        label="Add a member by username",
         error_messages={"required": "Give the username of the person to add"},
     )
 

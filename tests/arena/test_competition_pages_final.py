@@ -133,3 +133,66 @@ def test_the_ladder_tables_are_held_back_from_ladder_hidden_from(people):
         html = page(person, competition)
         assert ('id="division-1"' in html) == shown
         assert ('id="ladder-hidden"' in html) != shown
+
+
+def test_a_whole_season_run_from_the_dashboard(people):
+    """The organiser creates, accepts, announces and reveals through the pages; the beat's
+    services move the phases at their dates; the final plays; everyone sees its champion
+    once revealed."""
+    from tournaments.services.scheduling import start_due_tournaments
+
+    now = timezone.now()
+    organiser = client_of(people["organiser"])
+    answer = organiser.post(
+        "/competitions/new/",
+        {
+            "name": "whole season",
+            "game": "pairs",
+            "players": "2",
+            "move_ms": "1000",
+            "bank_ms": "10000",
+            "deadline": (now + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"),
+            "final_at": (now + timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M"),
+            "format": "round_robin",
+            "rotate_seats": "on",
+            "release": "hidden",
+            "eligibility": "approval",
+            "promote": "1",
+            "cycle_minutes": "60",
+        },
+    )
+    assert answer.status_code == 302
+    competition = Competition.objects.get()
+    for number, who in enumerate(("author", "rival", "other")):
+        bot, _ = bot_with_version(owner=people[who], name=f"season{number}", announce=False)
+        answer = client_of(people[who]).post(
+            f"/competitions/{competition.pk}/enter/", {"bot": bot.pk}
+        )
+        assert answer.status_code == 302
+    for entry in competition.entries.all():
+        answer = organiser.post(
+            f"/competitions/{competition.pk}/manage/", {"action": "accept", "entry": entry.pk}
+        )
+        assert answer.status_code == 302
+    organiser.post(
+        f"/competitions/{competition.pk}/manage/", {"action": "announce", "text": "Good luck"}
+    )
+    competition_services.advance_competitions(now=competition.deadline + timedelta(minutes=1))
+    competition.refresh_from_db()
+    assert competition.phase == "frozen" and competition.final is not None
+    assert 'id="final-link"' in page(None, competition)
+    assert start_due_tournaments(now=competition.final_at + timedelta(minutes=1))
+    competition_services.advance_competitions(now=competition.final_at + timedelta(minutes=2))
+    competition.refresh_from_db()
+    assert competition.phase == "final"
+    while play_queued(tournament_id=competition.final_id):
+        pass
+    competition_services.advance_competitions(now=competition.final_at + timedelta(hours=1))
+    competition.refresh_from_db()
+    assert competition.phase == "closed"
+    assert 'id="final-hidden"' in page(None, competition)
+    assert 'id="champion"' in page(people["organiser"], competition)
+    organiser.post(f"/competitions/{competition.pk}/manage/", {"action": "reveal"})
+    html = page(None, competition)
+    assert 'id="champion"' in html and "Good luck" in html
+    assert f"seed <code>{competition.seed}</code>" in html  # revealed at the close
