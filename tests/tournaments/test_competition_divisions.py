@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db.models import Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -353,3 +354,32 @@ def test_entrants_without_a_current_version_are_not_seated(organiser, settings):
     schedule_competition_ladders()
     seated = {s.version.bot_id for m in queued() for s in m.seats.all()}
     assert bots[0].pk not in seated and len(seated) == 2
+
+
+def test_a_release_rule_leaves_its_matches_out_of_the_tables(organiser, settings):
+    settings.ARENA_LADDER_SLOTS = 1
+    competition = season(organiser)
+    bots = active_bots(owner=organiser, count=2)
+    enter(competition, bots)
+    schedule_competition_ladders()
+    play({bots[0].pk: 1, bots[1].pk: 0})
+    competition.refresh_from_db()
+    first = Match.objects.filter(competition=competition).order_by("pk").first()
+    (table,) = division_tables(competition=competition, hidden=Q(pk=first.pk))
+    assert sum(row["games"] for row in table["rows"]) == 2
+    (table,) = division_tables(competition=competition)
+    assert sum(row["games"] for row in table["rows"]) == 4
+    assert [row["bot_id"] for row in table["rows"]] == [bots[0].pk, bots[1].pk]
+    assert table["rows"][0]["points"] == 2.0 and table["rows"][0]["score"] == 1.0
+    assert table["rows"][0]["owner"] == "organiser" and table["rows"][0]["team"] is None
+
+
+def test_an_entry_not_placed_yet_comes_last_in_the_standings(organiser):
+    competition = season(organiser, division_size=2)
+    bots = active_bots(owner=organiser, count=3)
+    enter(competition, bots[:2])
+    CompetitionEntry.objects.filter(competition=competition).update(division=2)
+    late = CompetitionEntry.objects.create(competition=competition, bot=bots[2])
+    standings = competition_standings(competition=competition)
+    assert [row["bot_id"] for row in standings] == [b.pk for b in bots]
+    assert standings[-1]["entry_id"] == late.pk and standings[-1]["division"] == 3
