@@ -109,3 +109,18 @@ def test_a_member_challenges_with_the_teams_bot_and_a_stranger_cannot(competitio
     assert not Challenge.objects.exists()
     challenge = create_challenge(user=mate, asked=asked)
     assert challenge.pk and Challenge.objects.count() == 1
+
+
+def test_the_upload_page_opens_to_members_and_not_to_strangers(competition, team, client):
+    from django.urls import reverse
+
+    creator, mate, stranger = user(name="creator"), user(name="mate"), user(name="stranger")
+    bot, _ = bot_with_version(name="owl-bot", owner=creator, announce=False)
+    teams.give_bot_to_team(team=team, bot=bot, by=creator)
+    page = reverse("bot-upload", args=[bot.pk])
+    client.force_login(stranger)
+    assert client.get(page).status_code == 404
+    assert "upload a new version" not in client.get(reverse("bot", args=[bot.pk])).content.decode()
+    client.force_login(mate)
+    assert client.get(page).status_code == 200
+    assert "upload a new version" in client.get(reverse("bot", args=[bot.pk])).content.decode()
