@@ -10,7 +10,7 @@ import pytest
 from django.db.models import Q
 from django.utils import timezone
 
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, OptionsValidation
 from tests.support.builders import active_bots, bot_with_version, outcome, play_for_real, user
 from tournaments.formats.common import rotation
 from tournaments.formats.divisions import competition_table_seed, next_divisions
@@ -37,7 +37,7 @@ def season(organiser, *, division_size=None, promote=1, **fields) -> Competition
         organiser=organiser,
         name="season",
         game="pairs",
-        players=2,
+        players=fields.pop("players", 2),
         options={},
         opens_at=fields.pop("opens_at", now),
         deadline=fields.pop("deadline", now + 24 * HOUR),
@@ -383,3 +383,26 @@ def test_an_entry_not_placed_yet_comes_last_in_the_standings(organiser):
     standings = competition_standings(competition=competition)
     assert [row["bot_id"] for row in standings] == [b.pk for b in bots]
     assert standings[-1]["entry_id"] == late.pk and standings[-1]["division"] == 3
+
+
+def test_three_seat_tables_rotate_every_seat_and_divisions_hold_a_table(organiser, settings):
+    settings.ARENA_LADDER_SLOTS = 1
+    competition = season(organiser, division_size=3, players=3)
+    bots = active_bots(owner=organiser, count=7)
+    enter(competition, bots)
+    start = timezone.now()
+    # Validated under two seats only, each version first plays a validation match with
+    # three (asked for here) and sits out until it passes.
+    assert schedule_competition_ladders(now=start) == 0
+    asked = OptionsValidation.objects.filter(version__bot__in=bots)
+    assert asked.count() == 7
+    asked.update(status=OptionsValidation.Status.PASSED)
+    assert schedule_competition_ladders(now=start) == 3
+    games = queued()
+    seats = [[s.version_id for s in m.seats.order_by("seat")] for m in games]
+    assert [seats[0], *(list(rotation(seats[0], g)[0]) for g in (1, 2))] == seats
+    assert len({m.seed for m in games}) == 1
+    play({b.pk: i for i, b in enumerate(bots)})
+    schedule_competition_ladders(now=start + 2 * HOUR)
+    # Seven entrants in divisions of three: a remainder of one cannot seat a table.
+    assert sorted(division_of(competition).values()) == [1, 1, 1, 2, 2, 2, 2]
