@@ -99,6 +99,11 @@ api_patterns = [
         "api-competition-announcements",
     ),
     _api(
+        "competitions/<int:pk>/archive/",
+        competitions.CompetitionArchiveApi,
+        "api-competition-archive",
+    ),
+    _api(
         "competitions/<int:pk>/results/",
         competitions.CompetitionResultsApi,
         "api-competition-results",

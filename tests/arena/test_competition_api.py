@@ -342,3 +342,28 @@ def test_an_edit_with_nulls_where_the_schema_allows_them(competition, people, cl
     assert answer.json()["invite_code"] == "" and answer.json()["players"] == 2
     refused = org.patch(url, {"eligibility": "invite", "invite_code": None}, format="json")
     assert refused.status_code == 400 and "invite_code" in refused.json()["errors"]
+
+
+def test_the_archive_is_offered_once_closed_and_released(competition, people, client_for):
+    import gzip
+    import json
+
+    from tournaments.archive.verify import verify_archive
+
+    url = f"/api/competitions/{competition.pk}/archive/"
+    competitions.set_release(competition=competition, release="hidden")
+    for reader in (client_for(None), client_for(people["other"]), client_for(people["org"])):
+        refused = reader.get(url)  # not closed yet
+        assert refused.status_code == 404 and "closed" in _error_shape(refused)["detail"]
+    Competition.objects.filter(pk=competition.pk).update(phase="closed")
+    for reader in (client_for(None), client_for(people["other"])):
+        assert reader.get(url).status_code == 404  # hidden from them
+    assert client_for(people["org"]).get(url).status_code == 200
+    competitions.reveal_results(competition=competition)
+    answer = client_for(None).get(url)
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/gzip"
+    assert f"competition-{competition.pk}-archive.json.gz" in answer["Content-Disposition"]
+    document = json.loads(gzip.decompress(answer.content))
+    assert document["matches"] == [] and document["competition"]["name"] == "Club season"
+    assert verify_archive(document)
+    assert client_for(None).get("/api/competitions/999999/archive/").status_code == 404

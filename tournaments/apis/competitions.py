@@ -5,14 +5,18 @@ lets the reader see them (docs/competitions.md)."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from django.utils.http import content_disposition_header
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.models import Bot
+from tournaments.archive.export import archive_for
+from tournaments.archive.verify import archive_bytes
 from tournaments.models import Announcement, Competition, CompetitionEntry
 from tournaments.selectors import competitions as selectors
 from tournaments.services import competitions as services
@@ -529,6 +533,38 @@ class CompetitionResultsApi(APIView):
         competition = _competition(pk)
         data = selectors.competition_results(competition=competition, user=request.user)
         return Response(ResultsSerializer(data).data)
+
+
+class CompetitionArchiveApi(APIView):
+    """The competition's archive (docs/archive.md), gzip-compressed JSON: once it has closed
+    and its results are released to you; ``manage.py verify_competition`` checks it."""
+
+    @extend_schema(
+        responses={
+            (200, "application/gzip"): OpenApiResponse(
+                response=bytes, description="the archive as one gzip-compressed JSON document"
+            ),
+            404: OpenApiResponse(
+                description="no such competition, or it has not closed, or its results are "
+                "not released to you"
+            ),
+        }
+    )
+    def get(self, request, pk):
+        competition = _competition(pk)
+        archive = archive_for(competition=competition, user=request.user)
+        if archive is None:
+            raise NotFound(
+                "the archive is offered once the competition has closed and its results are "
+                "released to you"
+            )
+        response = HttpResponse(
+            archive_bytes(archive, packed=True), content_type="application/gzip"
+        )
+        response["Content-Disposition"] = content_disposition_header(
+            as_attachment=True, filename=f"competition-{competition.pk}-archive.json.gz"
+        )
+        return response
 
 
 def _teams_answer(competition: Competition, team_id: int, code=status.HTTP_200_OK) -> Response:
