@@ -36,7 +36,6 @@ RECENT_FIELDS = (
     "finished_at",
     "tournament_id",
     "tournament__name",
-    "competition_id",
 )
 
 
@@ -80,6 +79,8 @@ def recent_match_rows(
         .values_list(
             "match_id",
             *(f"match__{name}" for name in RECENT_FIELDS),
+            # Whether a competition holds its result back: set at creation, never changed.
+            "match__competition_id",
             "rank",
             "fault",
             "version__number",
