@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import re
 import subprocess
 import sys
@@ -82,7 +83,8 @@ def archive(
     game = registry.get("pairs")
     competition = {
         "id": 1, "name": "spring", "game": "pairs", "players": 2, "options": {},
-        "deadline": DEADLINE, "seed": 12345, "seed_salt": "c0ffee",
+        "deadline": DEADLINE, "move_ms": 1000, "bank_ms": 10000,
+        "seed": 12345, "seed_salt": "c0ffee",
         "seed_commitment": seed_commitment(seed=12345, salt="c0ffee"),
     }  # fmt: skip
     entries = [
@@ -362,8 +364,30 @@ def test_a_record_cut_short_or_run_on_is_caught():
 
 def test_an_unentered_bot_in_the_ladder_is_caught():
     doc = archive()
-    doc["matches"][0]["seats"][0]["bot_id"] = 999
+    doc["matches"][0]["seats"][0].update(bot_id=999, version_id=999)
     assert "match 1 (ladder table 1): seat 0 is bot0, not an entry" in discrepancy(doc)
+    # The same version is the same bot, number and sha256 wherever it sits.
+    doc = archive()
+    doc["matches"][0]["seats"][0]["sha256"] = "f" * 64
+    text = discrepancy(doc)
+    assert "seat 0 plays version id 30 as (20, 1, '" in text and "'ffff" in text
+
+
+def test_a_ladder_match_plays_the_competitions_pool():
+    doc = archive()
+    doc["matches"][1]["move_ms"] = 60000
+    assert "match 2 (ladder table 2): move_ms 60000, the competition's is 1000" in (
+        discrepancy(doc)
+    )
+    doc = archive()
+    doc["final"]["entrants"][1]["version"] = dict(doc["final"]["entrants"][1]["version"])
+    match = next(m for m in final_matches(doc) if any(s["bot"] == "bot1" for s in m["seats"]))
+    seat = next(s for s in match["seats"] if s["bot"] == "bot1")
+    for other in doc["matches"]:
+        for row in other["seats"]:
+            if row["version_id"] == seat["version_id"]:
+                row["sha256"] = "e" * 64
+    assert f"seat {seat['seat']} plays sha256 eeee" in discrepancy(doc)
 
 
 def test_files_gzip_and_plain_and_the_command_line(tmp_path):
@@ -498,3 +522,31 @@ def test_the_overall_order_and_the_final_seeding_follow_the_tables():
     order = [seeded[1], seeded[0], *seeded[2:]]
     doc = rebuild_final(doc, order)
     assert "the final is seeded" in discrepancy(doc)
+
+
+def test_a_mangled_archive_is_a_discrepancy_never_a_crash():
+    doc = with_divisions(archive("single_elimination"))
+    rng = random.Random(5)
+
+    def places(node, path=()):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield path + (key,)
+                yield from places(value, path + (key,))
+        elif isinstance(node, list):
+            for index, value in enumerate(node[:3]):
+                yield path + (index,)
+                yield from places(value, path + (index,))
+
+    # (A mangled kind, version or list of matches is not an archive at all: Unreadable.)
+    paths = [p for p in places(doc) if p[0] not in ("kind", "version") and p != ("matches",)]
+    for path in rng.sample(paths, 150):
+        mangled = copy.deepcopy(doc)
+        holder = mangled
+        for step in path[:-1]:
+            holder = holder[step]
+        holder[path[-1]] = rng.choice([None, "x", -1, [], {}, 1.5, True])
+        try:
+            verify_archive(mangled)
+        except Discrepancy:
+            pass

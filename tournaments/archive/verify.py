@@ -160,8 +160,16 @@ def final_match_seed(final_seed: int, pairing: Pairing) -> int:
 
 
 def verify_archive(archive: dict) -> Verified:
-    """Check everything the module says; :class:`Discrepancy` at the first that fails."""
+    """Check everything the module says; :class:`Discrepancy` at the first that fails
+    (a field missing or of the wrong kind is one too, not a crash)."""
     archive = check_kind(archive)
+    try:
+        return _verify(archive)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise Discrepancy(f"the archive is malformed: {type(exc).__name__} {exc}") from None
+
+
+def _verify(archive: dict) -> Verified:
     done = Verified()
     competition = _need(archive, "competition", dict, "the archive")
     final = archive.get("final")
@@ -200,7 +208,10 @@ def verify_archive(archive: dict) -> Verified:
 
 
 def _check_ids(matches: list) -> None:
+    """Each match once, its seats numbered 0, 1, ... in order, and each version the same
+    bot's, number and SHA-256 wherever it sits."""
     seen: set = set()
+    versions: dict = {}
     for index, match in enumerate(matches):
         if not isinstance(match, dict):
             raise Discrepancy(f"matches[{index}] is not a match (a JSON object)")
@@ -208,6 +219,17 @@ def _check_ids(matches: list) -> None:
         if ident in seen:
             raise Discrepancy(f"match {ident} is in the archive twice")
         seen.add(ident)
+        seats = match.get("seats") or []
+        if [seat.get("seat") for seat in seats] != list(range(len(seats))):
+            raise Discrepancy(f"{_label(match)}: its seats are not numbered 0, 1, ... in order")
+        for seat in seats:
+            known = (seat.get("bot_id"), seat.get("version"), seat.get("sha256"))
+            if versions.setdefault(seat.get("version_id"), known) != known:
+                raise Discrepancy(
+                    f"{_label(match)}: seat {seat.get('seat')} plays version id "
+                    f"{seat.get('version_id')} as {known}; elsewhere it is "
+                    f"{versions[seat.get('version_id')]} (bot id, number, sha256)"
+                )
 
 
 def _need(holder: dict, key: str, kind: type, where: str) -> Any:
@@ -286,6 +308,22 @@ def _check_ladder_match(
     match: dict, competition: dict, entered_bots: set, table_seed: Callable | None
 ) -> None:
     label = _label(match)
+    pool = {
+        "game": competition["game"],
+        "options": registry.get(competition["game"]).resolve_options(competition.get("options")),
+        "move_ms": competition.get("move_ms"),
+        "bank_ms": competition.get("bank_ms"),
+    }
+    for key, value in pool.items():
+        if value is not None and _canonical(match.get(key)) != _canonical(value):
+            raise Discrepancy(
+                f"{label}: {key} {_short(match.get(key))}, the competition's is {_short(value)}"
+            )
+    if len(match.get("seats") or []) != competition.get("players"):
+        raise Discrepancy(
+            f"{label}: {len(match.get('seats') or [])} seats, the competition plays "
+            f"{competition.get('players')}"
+        )
     for seat in match.get("seats") or []:
         if seat.get("bot_id") not in entered_bots:
             raise Discrepancy(
@@ -588,7 +626,7 @@ def _check_final(final: dict, matches: list[dict], done: Verified) -> None:
                     f"the final's format schedules game {pairing.key} (round {pairing.round}: "
                     f"{_names(pairing.seats, names)}), which is not in the archive"
                 )
-            _check_final_match(match, pairing, final, entrant_of, names)
+            _check_final_match(match, pairing, final, entrants, entrant_of)
             _replay_counted(match, done, stage="final")
             if match.get("status") in ("finished", "failed"):
                 order = (match.get("round") or 0, match.get("number") or 0, match.get("id") or 0)
@@ -622,14 +660,22 @@ def _names(seats: Iterable[int], names: list) -> str:
 
 
 def _check_final_match(
-    match: dict, pairing: Pairing, final: dict, entrant_of: dict, names: list
+    match: dict, pairing: Pairing, final: dict, entrants: list[dict], entrant_of: dict
 ) -> None:
     label = _label(match)
+    names = [e.get("bot") for e in entrants]
     seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
     try:
         found = tuple(entrant_of[s.get("version_id")] for s in seats)
     except KeyError:
         raise Discrepancy(f"{label}: a seat plays a version that is not the final's") from None
+    for seat, entrant in zip(seats, found):
+        version = entrants[entrant].get("version") or {}
+        if seat.get("sha256") != version.get("sha256"):
+            raise Discrepancy(
+                f"{label}: seat {seat.get('seat')} plays sha256 {seat.get('sha256')}, its "
+                f"entrant's version is {version.get('sha256')}"
+            )
     if found != pairing.seats:
         raise Discrepancy(
             f"{label}: the format seats {_names(pairing.seats, names)} in game {pairing.key}; "
