@@ -209,3 +209,47 @@ def test_a_finished_season_shows_its_final(browser, live_server, transactional_d
         check_page(page, "competition-list")
     finally:
         context.close()
+
+
+def test_a_final_in_play_updates_on_the_competition_page(browser, live_server, transactional_db):
+    organiser = user(name="organiser", password=PASSWORD)
+    now = timezone.now()
+    competition = competition_services.create_competition(
+        organiser=organiser,
+        name="Live season",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=now - timedelta(minutes=5),
+        deadline=now + timedelta(hours=1),
+        final_at=now + timedelta(hours=2),
+        final_settings={"format": "round_robin"},
+    )
+    for number in range(3):
+        owner = user(name=f"author{number}", password=PASSWORD)
+        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
+        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
+        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
+    competition_services.freeze_competition(
+        competition=competition, now=now + timedelta(hours=1, minutes=1)
+    )
+    competition.refresh_from_db()
+    assert services.start_tournament(tournament_id=competition.final_id)
+    context = browser.new_context(viewport={"width": WIDE, "height": 900})
+    try:
+        page = context.new_page()
+        page.script_errors = []
+        page.on("pageerror", lambda error: page.script_errors.append(str(error)))
+        page.goto(f"{live_server.url}/competitions/{competition.pk}/")
+        assert page.locator("#status").inner_text() == "running"
+        before = page.locator("#progress").inner_text()
+        assert before.startswith("0 of")
+        play_queued(tournament_id=competition.final_id, limit=2)
+        # The final's own live part polls and replaces itself on this page.
+        page.wait_for_function(
+            "() => document.querySelector('#progress').textContent.startsWith('2 of')",
+            timeout=30000,
+        )
+        check_page(page, "competition-final-live")
+    finally:
+        context.close()
