@@ -52,18 +52,14 @@ def is_participant(*, competition: Competition, user) -> bool:
     """Whether ``user`` owns an entered bot of ``competition`` or is in an entered team."""
     if not _signed_in(user):
         return False
-    return _participating_q(user.id, competition_ref=None).filter(competition=competition).exists()
+    return _entries_of(user.id).filter(competition=competition).exists()
 
 
-def _participating_q(user_id: int, *, competition_ref):
-    """The participating entries ``user_id`` takes part in (of the competition
-    ``competition_ref`` refers to, when given)."""
-    entries = CompetitionEntry.objects.filter(status__in=PARTICIPATING).filter(
+def _entries_of(user_id: int):
+    """The participating entries ``user_id`` takes part in: their bot's or their team's."""
+    return CompetitionEntry.objects.filter(status__in=PARTICIPATING).filter(
         Q(bot__owner_id=user_id) | Q(team__members__user_id=user_id)
     )
-    if competition_ref is not None:
-        entries = entries.filter(competition_id=competition_ref)
-    return entries
 
 
 def results_visible(*, competition: Competition, user) -> bool:
@@ -128,17 +124,14 @@ def hidden_results_q(*, user) -> Q:
         return held_final | held_ladder
     if user.is_staff:
         return Q(pk__in=[])
-    sees_final = Q(tournament__competition__organiser_id=user.id) | Q(
-        tournament__competition__release=Release.PARTICIPANTS,
-        pk__in=Match.objects.filter(
-            Exists(_participating_q(user.id, competition_ref=OuterRef("tournament__competition")))
-        ).values("pk"),
+    entries = _entries_of(user.id)
+    sees_final = Q(tournament__competition__organiser_id=user.id) | (
+        Q(tournament__competition__release=Release.PARTICIPANTS)
+        & Q(Exists(entries.filter(competition__final_id=OuterRef("tournament_id"))))
     )
-    sees_ladder = Q(competition__organiser_id=user.id) | Q(
-        competition__release=Release.PARTICIPANTS,
-        pk__in=Match.objects.filter(
-            Exists(_participating_q(user.id, competition_ref=OuterRef("competition_id")))
-        ).values("pk"),
+    sees_ladder = Q(competition__organiser_id=user.id) | (
+        Q(competition__release=Release.PARTICIPANTS)
+        & Q(Exists(entries.filter(competition_id=OuterRef("competition_id"))))
     )
     return (held_final & ~sees_final) | (held_ladder & ~sees_ladder)
 

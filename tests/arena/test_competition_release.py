@@ -120,6 +120,11 @@ def season(people, django_capture_on_commit_callbacks) -> Season:
             team=team if name == "c" else None,
             frozen_version=made[name][1],
         )
+    # An entry waiting for approval makes nobody a participant (eve stays an outsider).
+    waiting, _ = bot_with_version(name="e", game=GAME, owner=people["eve"])
+    CompetitionEntry.objects.create(
+        competition=competition, bot=waiting, status=CompetitionEntry.Status.PENDING
+    )
     with django_capture_on_commit_callbacks(execute=True):
         final = started_tournament(
             organiser=people["org"],
