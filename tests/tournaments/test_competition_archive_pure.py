@@ -109,7 +109,7 @@ def archive(
             seed=competition_table_seed(competition["seed"], table), seats=2, match_id=table
         )
         a, b = (table - 1) % entrants, table % entrants
-        match.update(stage="ladder", table=table, division=1, round=1, number=table)
+        match.update(stage="ladder", table=table, division=1, round=table, number=1)
         match["seats"] = [_seat(0, entries[a]), _seat(1, entries[b])]
         matches.append(match)
     final = {
@@ -426,16 +426,20 @@ def with_divisions(doc: dict) -> dict:
     would show: each cycle's tables by the divisions' own table, the overall order."""
     entries = doc["entries"]
     # Cycle 1: everyone in division 1; cycle 2: entries 0, 1 above and 2, 3 below.
-    plan = [(1, 1, 0, 1), (1, 1, 2, 3), (1, 1, 1, 2), (2, 1, 0, 1), (2, 2, 2, 3), (2, 2, 3, 2)]
+    # Table 5 is a duplicate pair: its second game rotates the seats on the same deal.
+    plan = [(1, 1, 0, 1, 1), (1, 1, 2, 3, 2), (1, 1, 1, 2, 3), (2, 1, 0, 1, 4), (2, 2, 2, 3, 5),
+            (2, 2, 3, 2, 5)]  # fmt: skip
     doc["matches"] = [m for m in doc["matches"] if m["stage"] != "ladder"]
-    for table, (cycle, division, a, b) in enumerate(plan, start=1):
+    for index, (cycle, division, a, b, table) in enumerate(plan, start=1):
         match = played(
             seed=competition_table_seed(doc["competition"]["seed"], table), seats=2,
-            match_id=table,
+            match_id=index,
         )  # fmt: skip
-        match.update(stage="ladder", table=table, cycle=cycle, division=division, round=table)
+        number = 1 + sum(1 for other in plan[: index - 1] if other[4] == table)
+        match.update(stage="ladder", table=table, cycle=cycle, division=division, round=table,
+                     number=number)  # fmt: skip
         match["seats"] = [_seat(0, entries[a]), _seat(1, entries[b])]
-        doc["matches"].insert(table - 1, match)
+        doc["matches"].insert(index - 1, match)
     doc["competition"]["cycle"] = 2
     for index, entry in enumerate(entries):
         entry["division"] = 1 if index < 2 else 2
@@ -550,3 +554,17 @@ def test_a_mangled_archive_is_a_discrepancy_never_a_crash():
             verify_archive(mangled)
         except Discrepancy:
             pass
+
+
+def test_a_ladder_table_rotates_its_seats_on_one_deal():
+    doc = with_divisions(archive())
+    verify_archive(doc)
+    second = doc["matches"][5]
+    assert (second["table"], second["number"]) == (5, 2)
+    second["seats"].reverse()
+    for seat, row in enumerate(second["seats"]):
+        row["seat"] = seat
+    assert "match 6 (ladder table 5): game 2 of the table does not rotate" in discrepancy(doc)
+    doc = with_divisions(archive())
+    doc["matches"][5]["number"] = 3
+    assert "ladder table 5: its games are numbered [1, 3]" in discrepancy(doc)

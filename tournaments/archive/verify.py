@@ -199,6 +199,7 @@ def _verify(archive: dict) -> Verified:
     for match in ladder:
         _check_ladder_match(match, competition, entered_bots, table_seed)
         _replay_counted(match, done, stage="ladder")
+    _check_table_rotations(ladder)
 
     if final is not None:
         _check_final(final, in_final, done)
@@ -341,6 +342,32 @@ def _check_ladder_match(
             f"{label}: deal seed {match.get('seed')} does not derive from the competition's "
             f"committed seed for table {table} (that deal's seed is {expected})"
         )
+
+
+def _check_table_rotations(ladder: list[dict]) -> None:
+    """A ladder table is a duplicate set: game g (``number``, from 1) seats the table's
+    versions rotated by g - 1 (tournaments.formats.common.rotation), all in one cycle and
+    division."""
+    from tournaments.formats.common import rotation
+
+    tables: dict[object, list[dict]] = {}
+    for match in ladder:
+        tables.setdefault(match.get("table"), []).append(match)
+    for table, games in sorted(tables.items(), key=lambda item: str(item[0])):
+        games.sort(key=lambda m: m.get("number") or 0)
+        numbers = [m.get("number") for m in games]
+        if numbers != list(range(1, len(games) + 1)):
+            raise Discrepancy(f"ladder table {table}: its games are numbered {numbers}")
+        first = tuple(s.get("version_id") for s in games[0]["seats"])
+        for match in games:
+            seats = tuple(s.get("version_id") for s in match["seats"])
+            expected, _ = rotation(first, match["number"] - 1)
+            where = (match.get("cycle"), match.get("division"))
+            if seats != expected or where != (games[0].get("cycle"), games[0].get("division")):
+                raise Discrepancy(
+                    f"{_label(match)}: game {match['number']} of the table does not rotate "
+                    "the seats of its first game in the same cycle and division"
+                )
 
 
 def _label(match: dict) -> str:
