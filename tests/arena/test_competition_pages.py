@@ -578,3 +578,10 @@ def test_after_the_freeze_an_edit_keeps_the_fixed_settings(organiser, author):
     assert answer.status_code == 400
     assert "fixed since the freeze" in field_error(answer.content.decode(), "deadline")
     assert stored(competition) == before
+
+
+def test_an_opening_still_to_come_counts_down_too(organiser):
+    now = timezone.now()
+    competition = competition_of(organiser, opens_at=now + timedelta(hours=5))
+    html = client_of().get(f"/competitions/{competition.pk}/").content.decode()
+    assert html.count('class="countdown"') == 3

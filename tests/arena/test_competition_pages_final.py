@@ -196,3 +196,4 @@ def test_a_whole_season_run_from_the_dashboard(people):
     html = page(None, competition)
     assert 'id="champion"' in html and "Good luck" in html
     assert f"seed <code>{competition.seed}</code>" in html  # revealed at the close
+    assert 'class="countdown"' not in html  # nothing left to count down to

@@ -131,7 +131,10 @@ def _phases(competition: Competition, now) -> list[dict]:
                 "when": when,
                 "current": index == current,
                 "past": index < current,
-                "future": when is not None and when > now and index >= current,
+                # The current phase counts down only to an opening still to come.
+                "future": when is not None
+                and when > now
+                and (index > current or (index == current and phase == Competition.Phase.OPEN)),
             }
         )
     return rows
