@@ -585,3 +585,13 @@ def test_an_opening_still_to_come_counts_down_too(organiser):
     competition = competition_of(organiser, opens_at=now + timedelta(hours=5))
     html = client_of().get(f"/competitions/{competition.pk}/").content.decode()
     assert html.count('class="countdown"') == 3
+
+
+def test_entering_after_the_deadline_is_refused_in_words(organiser, author):
+    competition = competition_of(organiser)
+    bot, _ = bot_with_version(owner=author, name="ace")
+    Competition.objects.filter(pk=competition.pk).update(phase="frozen")
+    answer = client_of(author).post(f"/competitions/{competition.pk}/enter/", {"bot": bot.pk})
+    assert answer.status_code == 400
+    assert "Entries are closed" in answer.content.decode()
+    assert not CompetitionEntry.objects.exists()

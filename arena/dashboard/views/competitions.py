@@ -213,8 +213,10 @@ def _detail_context(request, competition: Competition, **forms) -> dict:
         "has_bots": may_enter and my_bots.exists(),
         "my_team": detail["team"],
     }
-    if may_enter:
-        context["enter_form"] = forms.get("enter_form") or EnterForm(bots=my_bots, invite=invite)
+    if forms.get("enter_form") is not None:  # a refused entry, shown with its refusal
+        context["enter_form"] = forms["enter_form"]
+    elif may_enter:
+        context["enter_form"] = EnterForm(bots=my_bots, invite=invite)
     if organiser:
         context["announce_form"] = forms.get("announce_form") or AnnounceForm()
         context["reason_form"] = forms.get("reason_form")
