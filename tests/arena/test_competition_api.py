@@ -367,3 +367,42 @@ def test_the_archive_is_offered_once_closed_and_released(competition, people, cl
     assert document["matches"] == [] and document["competition"]["name"] == "Club season"
     assert verify_archive(document)
     assert client_for(None).get("/api/competitions/999999/archive/").status_code == 404
+
+
+def test_every_write_refused_anonymously_and_to_another_user(
+    competition, entry, people, client_for
+):
+    team = teams.create_team(competition=competition, name="Owls", user=people["author"])
+    base = f"/api/competitions/{competition.pk}"
+    writes = [
+        ("patch", f"{base}/", {"name": "Taken"}),
+        ("post", f"{base}/entries/{entry.pk}/decide/", {"accept": True}),
+        ("post", f"{base}/entries/{entry.pk}/disqualify/", {"reason": "x"}),
+        ("post", f"{base}/pause/", None),
+        ("post", f"{base}/resume/", None),
+        ("post", f"{base}/release/", {"release": "hidden"}),
+        ("post", f"{base}/reveal/", None),
+        ("post", f"{base}/announcements/", {"text": "x"}),
+        ("post", f"{base}/teams/{team.pk}/members/", {"username": "other"}),
+        ("delete", f"{base}/teams/{team.pk}/members/author/", None),
+        ("post", f"{base}/teams/{team.pk}/bots/", {"bot": entry.bot_id}),
+    ]
+    anonymous, other = client_for(None), client_for(people["other"])
+    for method, url, body in writes:
+        assert getattr(anonymous, method)(url, body, format="json").status_code == 401, url
+        refused = getattr(other, method)(url, body, format="json")
+        assert refused.status_code == 403, url
+        assert _error_shape(refused)["detail"]
+    for method, url in (("post", "/api/competitions/"), ("post", f"{base}/entries/")):
+        assert getattr(anonymous, method)(url, {}, format="json").status_code == 401
+        assert getattr(anonymous, method)(f"{base}/teams/", {}, format="json").status_code == 401
+    competition.refresh_from_db()
+    entry.refresh_from_db()
+    assert (competition.name, competition.paused, competition.release) == (
+        "Club season",
+        False,
+        "public",
+    )
+    assert entry.status == "pending" and not competition.announcements.exists()
+    assert list(team.members.values_list("user__username", flat=True)) == ["author"]
+    assert not team.bots.exists()
