@@ -406,3 +406,13 @@ def test_every_write_refused_anonymously_and_to_another_user(
     assert entry.status == "pending" and not competition.announcements.exists()
     assert list(team.members.values_list("user__username", flat=True)) == ["author"]
     assert not team.bots.exists()
+
+
+def test_ids_too_big_for_the_database_are_refused(competition, people, client_for):
+    author = client_for(people["author"])
+    huge = 2**70
+    entries = f"/api/competitions/{competition.pk}/entries/"
+    assert author.post(entries, {"bot": huge}, format="json").status_code == 400
+    assert author.post(entries, {"bot": 1, "team": huge}, format="json").status_code == 400
+    assert client_for(None).get(f"/api/competitions/{huge}/").status_code == 404
+    assert client_for(None).get(f"/api/competitions/{huge}/entries/").status_code == 404

@@ -14,6 +14,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.apis import MAX_ID
 from bots.models import Bot
 from tournaments.archive.export import archive_for
 from tournaments.archive.verify import archive_bytes
@@ -21,6 +22,7 @@ from tournaments.models import Announcement, Competition, CompetitionEntry
 from tournaments.selectors import competitions as selectors
 from tournaments.services import competitions as services
 from tournaments.services import teams as team_services
+from tournaments.services.competitions import MAX_INVITE_CODE
 
 
 def _choice_messages(serializer: serializers.Serializer, *names: str) -> None:
@@ -272,12 +274,17 @@ class EntrySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+def _id(**kwargs) -> serializers.IntegerField:
+    """An id: a whole number a bigint column can hold (a bigger one could only fail there)."""
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
+
+
 class EnterSerializer(serializers.Serializer):
-    bot = serializers.IntegerField(help_text="the id of a bot you own (or your team's)")
-    invite_code = serializers.CharField(required=False, allow_blank=True, default="")
-    team = serializers.IntegerField(
-        required=False, allow_null=True, help_text="the id of your team that owns the bot"
+    bot = _id(help_text="the id of a bot you own (or your team's)")
+    invite_code = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=MAX_INVITE_CODE
     )
+    team = _id(required=False, allow_null=True, help_text="the id of your team that owns the bot")
 
 
 class DecideSerializer(serializers.Serializer):
@@ -316,7 +323,7 @@ class UsernameSerializer(serializers.Serializer):
 
 
 class BotIdSerializer(serializers.Serializer):
-    bot = serializers.IntegerField()
+    bot = _id()
 
 
 class ResultsSerializer(serializers.Serializer):
