@@ -4,15 +4,17 @@ user, a participant, the organiser); the ladder's tables likewise from ladder_hi
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from tests.support.builders import bot_with_version, play_queued, user
+from tests.support.builders import bot_with_version, play_for_real, play_queued, user
 from tournaments import services
-from tournaments.models import Competition
+from tournaments.models import Competition, Match
 from tournaments.services import competitions as competition_services
 
 PASSWORD = "a long password 42"
@@ -135,7 +137,7 @@ def test_the_ladder_tables_are_held_back_from_ladder_hidden_from(people):
         assert ('id="ladder-hidden"' in html) != shown
 
 
-def test_a_whole_season_run_from_the_dashboard(people):
+def test_a_whole_season_run_from_the_dashboard(people, tmp_path):
     """The organiser creates, accepts, announces and reveals through the pages; the beat's
     services move the phases at their dates; the final plays; everyone sees its champion
     once revealed."""
@@ -185,15 +187,28 @@ def test_a_whole_season_run_from_the_dashboard(people):
     competition_services.advance_competitions(now=competition.final_at + timedelta(minutes=2))
     competition.refresh_from_db()
     assert competition.phase == "final"
-    while play_queued(tournament_id=competition.final_id):
-        pass
+    # Played as a worker plays them (real moves), so the archive replays them.
+    while queued := Match.objects.filter(
+        tournament_id=competition.final_id, status=Match.Status.QUEUED
+    ).first():
+        play_for_real(match=queued)
     competition_services.advance_competitions(now=competition.final_at + timedelta(hours=1))
     competition.refresh_from_db()
     assert competition.phase == "closed"
-    assert 'id="final-hidden"' in page(None, competition)
+    held = page(None, competition)
+    assert 'id="final-hidden"' in held and 'id="archive-link"' not in held
     assert 'id="champion"' in page(people["organiser"], competition)
     organiser.post(f"/competitions/{competition.pk}/manage/", {"action": "reveal"})
     html = page(None, competition)
     assert 'id="champion"' in html and "Good luck" in html
     assert f"seed <code>{competition.seed}</code>" in html  # revealed at the close
     assert 'class="countdown"' not in html  # nothing left to count down to
+    assert 'id="archive-link"' in html
+    archive = client_of().get(f"/api/competitions/{competition.pk}/archive/")
+    assert archive.status_code == 200 and archive["Content-Type"] == "application/gzip"
+    # A participant verifies the downloaded archive on their own.
+    path = tmp_path / f"competition-{competition.pk}-archive.json.gz"
+    path.write_bytes(archive.content)
+    said = io.StringIO()
+    call_command("verify_competition", str(path), stdout=said)
+    assert "verified" in said.getvalue()

@@ -209,6 +209,9 @@ def _detail_context(request, competition: Competition, **forms) -> dict:
             :20
         ],
         "final": _final_context(competition, request, detail["results_visible"]),
+        # The archive anyone who sees the results may download and verify, once closed.
+        "archive_offered": competition.phase == Competition.Phase.CLOSED
+        and detail["results_visible"],
         "may_enter": may_enter,
         "has_bots": may_enter and my_bots.exists(),
         "my_team": detail["team"],
