@@ -257,3 +257,28 @@ def test_participants_download_it_only_when_closed_and_public():
     assert archive_for(competition=competition, user=visitor) is None
     assert archive_for(competition=competition, user=organiser) is not None
     assert final is None
+
+
+@pytest.mark.django_db
+def test_the_commands_refuse_clearly(tmp_path):
+    with pytest.raises(CommandError, match="there is no competition 404"):
+        call_command("export_competition", 404, str(tmp_path / "x.json"))
+    organiser = user(name="org")
+    now = timezone.now()
+    competition = competitions.create_competition(
+        organiser=organiser, name="Open", game="pairs", players=2, options={},
+        opens_at=now, deadline=now + timedelta(hours=1), final_at=now + timedelta(hours=2),
+        final_settings={"format": "round_robin"},
+    )  # fmt: skip
+    err = StringIO()
+    path = tmp_path / "open.json"
+    call_command("export_competition", competition.pk, str(path), stdout=StringIO(), stderr=err)
+    assert "not closed: this archive reveals its ladder's seed" in err.getvalue()
+    assert "verified" in verify(path)  # nothing played yet, but the commitment holds
+    with pytest.raises(CommandError, match="cannot write"):
+        call_command("export_competition", competition.pk, str(tmp_path / "no" / "such.json"))
+    (tmp_path / "notes.txt").write_text("not JSON")
+    for name, message in (("notes.txt", "is not JSON"), ("missing.json", "cannot read")):
+        with pytest.raises(CommandError, match=message) as refused:
+            call_command("verify_competition", str(tmp_path / name), stdout=StringIO())
+        assert refused.value.returncode == 2
