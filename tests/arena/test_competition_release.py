@@ -216,7 +216,8 @@ def _tournament_api(body: dict) -> bool:
     assert body["results_hidden"] is not placed
     assert body["status"] == "finished"
     assert {row["bot"] for row in body["standings"]} == {"a", "b", "c"}  # entrants show
-    assert all(row["points"] == 0 for row in body["standings"]) or placed
+    assert placed or all(row["points"] is None for row in body["standings"])
+    assert placed or all(not series["winners"] for series in body["bracket"])
     return placed
 
 
@@ -241,6 +242,7 @@ def _tournament_page(html: str) -> bool:
 def _standings_json(body: dict) -> bool:
     placed = [row["position"] is not None for row in body["rows"]]
     assert len(body["rows"]) == 3 and len(set(placed)) == 1
+    assert placed[0] or all(row["points"] is None for row in body["rows"])
     return placed[0]
 
 

@@ -166,9 +166,11 @@ def _unseeded(rows: list[dict]) -> dict:
 
 def held_overview(*, tournament: Tournament, overview: dict) -> dict:
     """``overview`` as a reader a competition holds the tournament's results back from sees
-    it (``tournaments.release``): every entrant unplaced in entry order, no tie-breaks, the
-    rounds' tables and the bracket's series (who plays whom) without their winners."""
+    it (``tournaments.release``): every entrant unplaced in entry order with no points or
+    counts (null), no tie-breaks, the rounds' tables and the bracket's series (who plays whom) without their winners."""
     held = _unseeded(entrants(tournament=tournament))
+    for row in held["standings"]:  # no count of how its games went either
+        row.update(dict.fromkeys(("points", "played", "wins", "faults", "score")))
     held["rounds"] = overview["rounds"]
     held["bracket"] = [
         {**series, "winners": [], "loser": None, "complete": False}
