@@ -353,3 +353,27 @@ def test_the_final_is_seeded_by_the_competitions_standings(settings):
     start_due_tournaments(now=competition.final_at)
     seeded = competition.final.entries.order_by("seed_number").values_list("bot_id", flat=True)
     assert list(seeded) == standings
+
+
+def test_the_beat_tasks_move_every_phase_when_its_date_has_come():
+    competition = _competition(user(name="org"))
+    entries = _entered(competition, 2)
+    tasks.advance_competitions.run()
+    assert Competition.objects.get(pk=competition.pk).phase == Phase.OPEN  # not yet
+    # The dates come (moved into the past, as time would).
+    now = timezone.now()
+    for entry in entries:
+        _age(entry.bot.versions.get(), now - timedelta(minutes=2))
+    Competition.objects.filter(pk=competition.pk).update(
+        deadline=now - timedelta(minutes=1), final_at=now - timedelta(seconds=1)
+    )
+    tasks.advance_competitions.run()
+    competition.refresh_from_db()
+    assert competition.phase == Phase.FROZEN and competition.final is not None
+    tasks.start_due_tournaments.run()
+    tasks.advance_competitions.run()
+    assert Competition.objects.get(pk=competition.pk).phase == Phase.FINAL
+    while play_queued(tournament_id=competition.final_id):
+        pass
+    tasks.advance_competitions.run()
+    assert Competition.objects.get(pk=competition.pk).phase == Phase.CLOSED
