@@ -568,3 +568,30 @@ def test_a_ladder_table_rotates_its_seats_on_one_deal():
     doc = with_divisions(archive())
     doc["matches"][5]["number"] = 3
     assert "ladder table 5: its games are numbered [1, 3]" in discrepancy(doc)
+
+
+def test_a_final_cancelled_at_its_start_verifies_with_a_note():
+    doc = archive(ladder=1)
+    doc["matches"] = [m for m in doc["matches"] if m["stage"] == "ladder"]
+    final = doc["final"]
+    final.update(status="cancelled", cancel_reason="cancelled at the start: 1 of 4 could play")
+    for entrant in final["entrants"]:
+        entrant.update(place=None, points=None, tiebreaks=None)
+    for entrant in final["entrants"][1:]:
+        entrant["seed_number"] = None  # withdrawn: failed validation under its options
+    done = verify_archive(doc)
+    assert done.notes == [
+        "the final was cancelled at its start: cancelled at the start: 1 of 4 could play"
+    ]
+
+
+def test_standings_compare_numbers_as_numbers():
+    doc = archive("swiss", rounds=2)
+    entrant = doc["final"]["entrants"][0]
+    entrant["points"] = (
+        int(entrant["points"])
+        if entrant["points"] == int(entrant["points"])
+        else (entrant["points"] + 1e-12)
+    )
+    entrant["tiebreaks"] = {k: v + 1e-13 for k, v in entrant["tiebreaks"].items()}
+    verify_archive(doc)
