@@ -377,3 +377,16 @@ def test_the_beat_tasks_move_every_phase_when_its_date_has_come():
         pass
     tasks.advance_competitions.run()
     assert Competition.objects.get(pk=competition.pk).phase == Phase.CLOSED
+
+
+def test_a_closed_competition_changes_only_its_words_and_its_release():
+    competition = _competition(user(name="org"), release="hidden")
+    Competition.objects.filter(pk=competition.pk).update(phase=Phase.CLOSED)
+    competition.refresh_from_db()
+    with pytest.raises(ValidationError):
+        competitions.update_competition(competition=competition, eligibility="approval")
+    changed = competitions.update_competition(
+        competition=competition, name="Spring cup 2026", release="public"
+    )
+    assert (changed.name, changed.release) == ("Spring cup 2026", "public")
+    assert changed.revealed_at is not None

@@ -327,9 +327,10 @@ def update_competition(*, competition: Competition, **changes) -> Competition:
     current = {name: getattr(competition, name) for name in EDITABLE}
     changed = {name for name, value in changes.items() if value != current[name]}
     found = refusals.Refusals()
-    if competition.phase == Phase.CLOSED and changed - {"name", "description"}:
+    if competition.phase == Phase.CLOSED and changed - {"name", "description", "release"}:
         found.add(
-            "non_field_errors", "This competition is closed: only its name and description change"
+            "non_field_errors",
+            "This competition is closed: only its name, description and release change",
         )
     if changed & set(POOL) and competition.entries.exists():
         for name in sorted(changed & set(POOL)):
@@ -355,7 +356,11 @@ def update_competition(*, competition: Competition, **changes) -> Competition:
     wanted["name"] = wanted["name"].strip()
     for name in EDITABLE:
         setattr(competition, name, wanted[name])
+    if "release" in changed and competition.release == Competition.Release.PUBLIC:
+        competition.revealed_at = timezone.now()
     competition.save()
+    if "release" in changed and competition.release == Competition.Release.PUBLIC:
+        transaction.on_commit(lambda: telling.competition_revealed(competition))
     if "final_at" in changed and competition.final is not None:
         Tournament.objects.filter(
             pk=competition.final_id, status=Tournament.Status.SCHEDULED
@@ -636,7 +641,7 @@ def _create_final(*, competition: Competition, now: datetime) -> None:
             )
         return
     why = "; ".join(m for messages in refused.values() for m in messages) or (
-        f"{len(ordered)} eligible entrants are too few"
+        f"too few eligible entrants ({len(ordered)}) for any final"
     )
     Announcement.objects.create(
         competition=competition, text=f"No final could be played: {why}"[:MAX_ANNOUNCEMENT]
