@@ -253,3 +253,46 @@ def test_a_final_in_play_updates_on_the_competition_page(browser, live_server, t
         check_page(page, "competition-final-live")
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+def test_the_edit_form_in_another_time_zone(browser, live_server, transactional_db, width):
+    organiser = user(name="organiser", password=PASSWORD)
+    deadline = timezone.now().replace(second=0, microsecond=0) + timedelta(days=2)
+    competition = competition_services.create_competition(
+        organiser=organiser,
+        name="Tokyo season",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=None,
+        deadline=deadline,
+        final_at=deadline + timedelta(days=1),
+        final_settings={"format": "swiss", "rounds": 3},
+    )
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, timezone_id="Asia/Tokyo"
+    )
+    try:
+        page = context.new_page()
+        page.script_errors = []
+        page.on("pageerror", lambda error: page.script_errors.append(str(error)))
+        page.goto(f"{live_server.url}/login/")
+        page.fill("input[name=username]", "organiser")
+        page.fill("input[name=password]", PASSWORD)
+        follow(page, "button[type=submit]")
+        page.goto(f"{live_server.url}/competitions/{competition.pk}/")
+        follow(page, "#edit-link")
+        assert "Asia/Tokyo" in page.locator("#dates-zone").inner_text()
+        tokyo = (deadline + timedelta(hours=9)).strftime("%Y-%m-%dT%H:%M")
+        assert page.locator("input[name=deadline]").input_value() == tokyo
+        assert page.locator("input[name=rounds]").input_value() == "3"
+        page.fill("input[name=name]", "Tokyo season, renamed")
+        check_page(page, "competition-edit-tokyo")
+        follow(page, "#save")
+        competition.refresh_from_db()
+        assert competition.name == "Tokyo season, renamed"
+        assert competition.deadline == deadline
+        assert competition.final_settings == {"format": "swiss", "rounds": 3}  # not sent again
+    finally:
+        context.close()
