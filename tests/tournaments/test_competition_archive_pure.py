@@ -413,12 +413,15 @@ def test_files_gzip_and_plain_and_the_command_line(tmp_path):
     assert bad.stdout.startswith(
         "discrepancy: match 1 (ladder table 1): seat 0 rank is 9 in the archive"
     )
-    pure = subprocess.run(
-        [sys.executable, "-c", "import sys, tournaments.archive.verify; "
-         "print(sorted({m.split('.')[0] for m in sys.modules} & {'django', 'rest_framework'}))"],
-        cwd=ROOT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert pure.stdout.strip() == "[]", pure.stderr
+    # Nothing but the standard library, the engines and the formats (the verifier, the
+    # divisions' table): no Django, no bots/, no third-party package.
+    script = (
+        "import sys, tournaments.archive.verify as v, tournaments.formats.divisions; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names)"
+        " - {'__main__', '_distutils_hack'}))"
+    )
+    pure = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert pure.stdout.strip() == "['games', 'tournaments']", pure.stderr
 
 
 def with_divisions(doc: dict) -> dict:
@@ -595,3 +598,28 @@ def test_standings_compare_numbers_as_numbers():
     )
     entrant["tiebreaks"] = {k: v + 1e-13 for k, v in entrant["tiebreaks"].items()}
     verify_archive(doc)
+
+
+def test_the_verifier_ranks_faults_as_the_runner_does():
+    """The verifier restates the runner's ranking so it imports only engines and formats:
+    held to the runner's own function here, teams and ties included."""
+    from bots.players import Fault as RunnerFault
+    from bots.runner import rank_with_faults as runners
+    from tournaments.archive.verify import Fault as VerifierFault
+    from tournaments.archive.verify import rank_with_faults as verifiers
+
+    rng = random.Random(3)
+    for _ in range(300):
+        count = rng.randint(2, 6)
+        result = {"seats": [{"score": rng.randint(0, 9), "rank": rng.randint(1, count)}
+                            for _ in range(count)]}  # fmt: skip
+        if count % 2 == 0 and rng.random() < 0.5:
+            result["teams"] = [[i, i + count // 2] for i in range(count // 2)]
+        faulted = {s: rng.choice([None, rng.randint(0, 20)])
+                   for s in range(count) if rng.random() < 0.3}  # fmt: skip
+        labels = [f"b{i}" for i in range(count)]
+        theirs = runners(result, {s: RunnerFault("crashed", "x", m) for s, m in faulted.items()},
+                         labels)  # fmt: skip
+        ours = verifiers(result, {s: VerifierFault("crashed", "x", m) for s, m in faulted.items()},
+                         labels)  # fmt: skip
+        assert ours == theirs
