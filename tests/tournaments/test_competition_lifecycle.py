@@ -390,3 +390,25 @@ def test_a_closed_competition_changes_only_its_words_and_its_release():
     )
     assert (changed.name, changed.release) == ("Spring cup 2026", "public")
     assert changed.revealed_at is not None
+
+
+def test_an_edit_of_the_final_keeps_its_pinned_versions():
+    from tournaments.services import update_tournament
+
+    organiser = user(name="org")
+    competition = _competition(organiser)
+    entries = _entered(competition, 3)
+    frozen = {}
+    for entry in entries:
+        old = entry.bot.versions.get()
+        _age(old, competition.deadline - timedelta(minutes=1))
+        frozen[entry.bot_id] = old.pk
+        _age(version(bot=entry.bot, announce=False), competition.deadline + timedelta(seconds=1))
+    competitions.advance_competitions(now=competition.deadline)
+    competition.refresh_from_db()
+    kept = [e.bot_id for e in entries[:2]]
+    update_tournament(
+        tournament_id=competition.final_id, editor=organiser, bot_ids=kept, games_per_pairing=4
+    )
+    final = Tournament.objects.get(pk=competition.final_id)
+    assert {e.bot_id: e.version_id for e in final.entries.all()} == {b: frozen[b] for b in kept}

@@ -294,6 +294,8 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
             f"This tournament is {tournament.status}: only a scheduled one can be edited"
         )
     entries = list(tournament.entries.order_by("id"))
+    # Versions pinned before the start (a competition's final) stay pinned through an edit.
+    pinned = {e.bot_id: e.version_id for e in entries if e.version_id is not None}
     current = {
         "name": tournament.name,
         "game": tournament.game,
@@ -319,6 +321,7 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
         checked = _checked_settings(
             organiser=tournament.organiser,
             kept=frozenset(current["bot_ids"]),  # entered, they stay whatever their policy
+            pinned=frozenset(pinned),
             **{
                 name: wanted[name]
                 for name in EDITABLE
@@ -348,7 +351,12 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
         challengers = wanted["challengers"]
         Entry.objects.bulk_create(
             [
-                Entry(tournament=tournament, bot_id=b, challenger=b in challengers)
+                Entry(
+                    tournament=tournament,
+                    bot_id=b,
+                    challenger=b in challengers,
+                    version_id=pinned.get(b),
+                )
                 for b in wanted["bot_ids"]
             ]
         )
