@@ -603,7 +603,11 @@ def test_standings_compare_numbers_as_numbers():
 def test_the_verifier_ranks_faults_as_the_runner_does():
     """The verifier restates the runner's ranking so it imports only engines and formats:
     held to the runner's own function here, teams and ties included."""
+    from bots.players import FAULT_KINDS
     from bots.players import Fault as RunnerFault
+    from tournaments.archive import verify
+
+    assert verify.FAULT_KINDS == FAULT_KINDS
     from bots.runner import rank_with_faults as runners
     from tournaments.archive.verify import Fault as VerifierFault
     from tournaments.archive.verify import rank_with_faults as verifiers
