@@ -212,3 +212,25 @@ def test_a_whole_season_run_from_the_dashboard(people, tmp_path):
     said = io.StringIO()
     call_command("verify_competition", str(path), stdout=said)
     assert "verified" in said.getvalue()
+
+
+def test_the_archive_is_offered_to_whom_its_address_answers(people):
+    competition = finished_final(people)
+    competition_services.advance_competitions(now=timezone.now() + timedelta(days=1))
+    competition.refresh_from_db()
+    assert competition.phase == "closed"
+    Competition.objects.filter(pk=competition.pk).update(release="participants")
+    competition.refresh_from_db()
+    for who in (None, "other", "author", "organiser"):
+        person = people[who] if who else None
+        offered = 'id="archive-link"' in page(person, competition)
+        answer = client_of(person).get(f"/api/competitions/{competition.pk}/archive/")
+        assert offered == (answer.status_code == 200), who
+        assert offered == (who in ("author", "organiser")), who
+    # A final whose whole records only the owners see: the archive is the organiser's.
+    type(competition.final).objects.filter(pk=competition.final_id).update(
+        record_visibility="owners"
+    )
+    competition.refresh_from_db()
+    assert 'id="archive-link"' not in page(people["author"], competition)
+    assert 'id="archive-link"' in page(people["organiser"], competition)

@@ -31,7 +31,7 @@ from arena.dashboard.competition_forms import (
     changed_settings,
 )
 from bots.models import Bot
-from tournaments.models import Competition, CompetitionEntry, Team
+from tournaments.models import Competition, CompetitionEntry, Team, Tournament
 from tournaments.selectors import competitions as competition_selectors
 from tournaments.services import competitions as competition_services
 from tournaments.services import teams as team_services
@@ -176,6 +176,19 @@ def _final_context(competition: Competition, request, results_shown: bool) -> di
     return {"final": final, "hidden": False, "page": context, "html": html}
 
 
+def _archive_offered(competition: Competition, detail: dict) -> bool:
+    """Whether the archive's address answers the reader (tournaments.archive.export's
+    archive_for): closed, results shown to them, and a final whose whole records its
+    organiser shows to the owners alone only for the organiser and staff."""
+    if competition.phase != Competition.Phase.CLOSED or not detail["results_visible"]:
+        return False
+    final = competition.final
+    owners_only = (
+        final is not None and final.record_visibility == Tournament.RecordVisibility.OWNERS
+    )
+    return not owners_only or detail["may_organise"]
+
+
 def _detail_context(request, competition: Competition, **forms) -> dict:
     user = request.user
     now = timezone.now()
@@ -210,8 +223,7 @@ def _detail_context(request, competition: Competition, **forms) -> dict:
         ],
         "final": _final_context(competition, request, detail["results_visible"]),
         # The archive anyone who sees the results may download and verify, once closed.
-        "archive_offered": competition.phase == Competition.Phase.CLOSED
-        and detail["results_visible"],
+        "archive_offered": _archive_offered(competition, detail),
         "may_enter": may_enter,
         "has_bots": may_enter and my_bots.exists(),
         "my_team": detail["team"],
