@@ -417,6 +417,10 @@ def enter_competition(
     pending = competition.eligibility == Competition.Eligibility.APPROVAL and not organiser
     try:
         with transaction.atomic():
+            # Under the competition's lock, so no entry slips in beside the freeze.
+            locked = Competition.objects.select_for_update().get(pk=competition.pk)
+            if locked.phase != Phase.OPEN or now >= locked.deadline:
+                raise ValidationError("Entries are closed: the deadline has passed")
             entry = CompetitionEntry.objects.create(
                 competition=competition,
                 bot=bot,
