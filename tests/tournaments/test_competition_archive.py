@@ -48,7 +48,8 @@ def play_queued(**where) -> int:
 
 def run_competition() -> Competition:
     """A competition of the example bots (and one disqualified after the ladder), its
-    ladder played for two tables' worth of beats, frozen, its final played, closed."""
+    ladder played over two cycles (the second in two divisions), frozen, its final played,
+    closed."""
     organiser = user(name="organiser")
     now = timezone.now()
     competition = competitions.create_competition(
@@ -61,6 +62,8 @@ def run_competition() -> Competition:
         deadline=now + timedelta(hours=1),
         final_at=now + timedelta(hours=2),
         final_settings={"format": "single_elimination", "games_per_pairing": 2},
+        division_size=2,
+        cycle_minutes=1,
     )
     for name, filename in {**BOTS, "cheat": "raw_bot.py"}.items():
         author = user(name=f"author-{name}")
@@ -68,11 +71,16 @@ def run_competition() -> Competition:
         source = (EXAMPLES / filename).read_bytes() + f"\n# {name}\n".encode()
         version(bot=bot, source=source, announce=False)
         competitions.enter_competition(competition=competition, bot=bot, user=author)
-    for beat in range(2):
+    # Cycle 1 plays everyone in one division; a minute later it ends and cycle 2 plays in
+    # two divisions of two.
+    for beat in (0, 1, 61):
         competition_ladder.schedule_competition(
             competition_id=competition.pk, now=now + timedelta(seconds=beat)
         )
         assert play_queued(competition=competition)
+    competition.refresh_from_db()
+    assert competition.cycle == 2
+    assert set(competition.matches.values_list("division", flat=True)) >= {1, 2}
     cheat = competition.entries.get(bot__name="archive-cheat")
     competitions.disqualify_entry(entry=cheat, reason="shared code")
     assert competitions.freeze_competition(
@@ -155,6 +163,9 @@ def test_a_real_competition_exports_and_verifies(exported):
     for name in ("cup.json.gz", "cup.json"):
         out = verify(folder / name)
         assert "verified" in out and f"{len(ladder) + len(final)} match(es) replayed" in out
+        # Cycle 1's one division, cycle 2's two: as the competition's own tables show them.
+        assert "3 division table(s) recomputed" in out
+    assert [len(c["tables"]) for c in document["standings"]["cycles"]] == [1, 2]
 
 
 def test_one_move_changed_is_caught(exported):
