@@ -7,10 +7,12 @@ What is checked, in this order, stopping at the first discrepancy (:class:`Discr
    (``tournaments.services.scheduling.seed_commitment``).
 2. Each version that counts for the final was uploaded before the deadline, and the
    final plays exactly those versions.
-3. Every ladder match: its deal seed derives from the competition's seed and its table
-   number (``tournaments.formats.divisions.competition_table_seed``), its seats are
-   entries of the competition, and its replay through the game's engine (below) gives its
-   recorded result.
+3. Every ladder match: it plays the competition's pool, its deal seed derives from the
+   competition's seed and its table number
+   (``tournaments.formats.divisions.competition_table_seed``), its seats are entries of
+   the competition, the games of a table rotate one table's seats on its deal, and its
+   replay through the game's engine (below) gives its recorded result. (Throughout, a
+   version is the same bot, number and SHA-256 wherever it sits.)
 4. The final: its pairings are rebuilt by the format's own code
    (``tournaments.formats.next_matches``) from the entrants in seed order and the recorded
    results, game by game; each game the format schedules must be in the archive with the
@@ -39,7 +41,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +52,8 @@ from games.protocol import IllegalAction, InvalidOptions, is_legal
 from games.rng import derive_seed
 from tournaments import formats
 from tournaments.formats import Event, Finished, Pairing, Result
+from tournaments.formats.common import rotation
+from tournaments.formats.divisions import Game, competition_table_seed, division_table
 
 # The runner's fault kinds (bots.players.FAULT_KINDS): this module imports only the
 # engines and the formats, so a participant's machine needs nothing else.
@@ -221,7 +225,7 @@ def _verify(archive: dict) -> Verified:
     competition = _need(archive, "competition", dict, "the archive")
     final = archive.get("final")
     matches = archive["matches"]
-    _check_ids(matches)
+    _check_match_rows(matches)
 
     _check_commitment("the competition's seed", competition)
     done.commitments += 1
@@ -242,9 +246,8 @@ def _verify(archive: dict) -> Verified:
         raise Discrepancy("the archive has final matches but no final")
 
     entered_bots = {e.get("bot_id") for e in entries}
-    table_seed = _table_seed_function()
     for match in ladder:
-        _check_ladder_match(match, competition, entered_bots, table_seed)
+        _check_ladder_match(match, competition, entered_bots)
         _replay_counted(match, done, stage="ladder")
     _check_table_rotations(ladder)
 
@@ -255,7 +258,7 @@ def _verify(archive: dict) -> Verified:
     return done
 
 
-def _check_ids(matches: list) -> None:
+def _check_match_rows(matches: list) -> None:
     """Each match once, its seats numbered 0, 1, ... in order, and each version the same
     bot's, number and SHA-256 wherever it sits."""
     seen: set = set()
@@ -343,18 +346,7 @@ def _check_frozen_versions(competition: dict, entries: list, final: dict | None)
             )
 
 
-def _table_seed_function() -> Callable[[int, int], int] | None:
-    """The ladder's deal seeds (``competition_table_seed``), if this Arena has divisions."""
-    try:
-        from tournaments.formats.divisions import competition_table_seed
-    except ImportError:  # pragma: no cover - an Arena from before competitions' ladders
-        return None
-    return competition_table_seed
-
-
-def _check_ladder_match(
-    match: dict, competition: dict, entered_bots: set, table_seed: Callable | None
-) -> None:
+def _check_ladder_match(match: dict, competition: dict, entered_bots: set) -> None:
     label = _label(match)
     pool = {
         "game": competition["game"],
@@ -378,12 +370,10 @@ def _check_ladder_match(
                 f"{label}: seat {seat.get('seat')} is {seat.get('bot')}, not an entry of the "
                 "competition"
             )
-    if table_seed is None:
-        raise Discrepancy(f"{label}: this Arena cannot derive ladder seeds (no divisions module)")
     table = match.get("table")
     if not isinstance(table, int):
         raise Discrepancy(f"{label}: no table number to derive its deal seed from")
-    expected = table_seed(competition["seed"], table)
+    expected = competition_table_seed(competition["seed"], table)
     if match.get("seed") != expected:
         raise Discrepancy(
             f"{label}: deal seed {match.get('seed')} does not derive from the competition's "
@@ -395,8 +385,6 @@ def _check_table_rotations(ladder: list[dict]) -> None:
     """A ladder table is a duplicate set: game g (``number``, from 1) seats the table's
     versions rotated by g - 1 (tournaments.formats.common.rotation), all in one cycle and
     division."""
-    from tournaments.formats.common import rotation
-
     tables: dict[object, list[dict]] = {}
     for match in ladder:
         tables.setdefault(match.get("table"), []).append(match)
@@ -827,8 +815,6 @@ def _check_division_tables(archive: dict, ladder: list[dict], done: Verified) ->
     recorded_cycles = standings.get("cycles")
     if recorded_cycles is None:
         return  # an archive without a ladder table (none was kept)
-    from tournaments.formats.divisions import Game, division_table
-
     competition = archive["competition"]
     current = competition.get("cycle") or 0
     entries = archive["entries"]
