@@ -20,7 +20,8 @@ What is checked, in this order, stopping at the first discrepancy (:class:`Discr
    for its group and deal (as ``tournaments.services.advancing`` deals them), and is
    replayed. Nothing else may be in the final. The format's final table must be the
    recorded places, points and tie-breaks.
-5. The ladder's division tables, recomputed from the recorded results.
+5. The ladder's division tables of every cycle, recomputed from the recorded results; the
+   overall order they give; the final seeded in that order.
 
 A replay applies every recorded move to the engine from the deal seed: each seat that
 acts must be one the engine asks, each action it chose must be legal there, and a seat
@@ -28,8 +29,7 @@ played by default (it had faulted: crashed, timed out, moved illegally...) must 
 engine's default action from its fault's move on; the times recorded must agree with the
 clock (a move within its allowance, a timeout beyond it). The result is then ranked as
 the runner ranks it (``bots.runner.rank_with_faults``, restated here as
-:func:`rank_with_faults`: faulted seats last) and compared
-seat by seat with the record.
+:func:`rank_with_faults`: faulted seats last) and compared seat by seat with the record.
 
 What no archive can show: that a legal move was the one the bot chose. A participant
 checks that of their own bot by replaying its matches with its file (``manage.py
