@@ -105,6 +105,15 @@ def match_results_hidden(*, match: Match, user) -> bool:
     return competition is not None and not results_visible(competition=competition, user=user)
 
 
+def tournament_held(*, tournament: Tournament, user) -> tuple[bool, bool]:
+    """Whether ``tournament``'s results are held back from anyone (it is a competition's
+    final not yet public), and whether from ``user`` (one query)."""
+    competition = Competition.objects.filter(final_id=tournament.pk).first()
+    if competition is None or competition.release == Release.PUBLIC:
+        return False, False
+    return True, not results_visible(competition=competition, user=user)
+
+
 def tournament_results_hidden(*, tournament: Tournament, user) -> bool:
     """Whether the outcome of ``tournament`` (standings, places, bracket winners, its
     matches' results, exports) is hidden from ``user``: it is a competition's final and the

@@ -339,9 +339,12 @@ def swiss_rounds(tournament: Tournament) -> int | None:
 def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
     """Everything the live part of the tournament page shows (``user``: the reader, who
     alone reads why their own bots were withdrawn)."""
-    overview = selectors.overview_for(tournament=tournament, user=user)
-    # A competition's final with its results held back from the reader (tournaments.release).
-    held = bool(overview.get("results_hidden"))
+    # A competition's final with its results held back (tournaments.release): from the
+    # reader (``held``), or from others only (the organiser's and staff's reminder).
+    held_back, held = release.tournament_held(tournament=tournament, user=user)
+    overview = selectors.overview(tournament=tournament)
+    if held:
+        overview = selectors.held_overview(tournament=tournament, overview=overview)
     progress = selectors.progress(tournament=tournament)
     expected = selectors.expected_games(
         tournament=tournament, bracket=overview["bracket"], progress=progress
@@ -403,7 +406,7 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
             selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER, held=held
         ),
         "results_hidden": held,
-        "held_note": release.HIDDEN_NOTE,
+        "results_held_from_others": held_back and not held,
         "page_path": reverse("tournament", args=[tournament.pk]),
         "live_path": reverse("tournament-live", args=[tournament.pk]),
     }

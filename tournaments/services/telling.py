@@ -167,7 +167,8 @@ def _tournament_finished_held(tournament: Tournament, entries: list[Entry]) -> N
         hooks.Event(
             kind="tournament.finished",
             user_ids=_people(tournament, entries),
-            text=f"Tournament {tournament.name} finished: its {release.HIDDEN_NOTE}",
+            text=f"Tournament {tournament.name} finished; its results are hidden until the "
+            "organiser releases them",
             link=f"/tournaments/{tournament.pk}/",
             data={"tournament_id": tournament.pk, "places": [], "results_hidden": True},
             tournament_id=tournament.pk,

@@ -18,7 +18,7 @@ from arena.dashboard import frames
 from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_json
 from arena.dashboard.page_cache import cached_page
 from games import scoring
-from tournaments import release, selectors
+from tournaments import selectors
 from tournaments.apis.matches import SEAT_PARAMETER, SEAT_REFUSED, held_replay_body, seat_view
 from tournaments.models import Match
 from tournaments.readcache import marks, replay_answers
@@ -43,7 +43,7 @@ def match_detail(request, pk):
         return render(
             request,
             "arena/match_detail.html",
-            {"match": match, "seats": seats, "view": view, "held_note": release.HIDDEN_NOTE},
+            {"match": match, "seats": seats, "view": view},
         )
     viewer = {
         "match": match.pk,
