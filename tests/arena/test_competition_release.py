@@ -216,6 +216,7 @@ def _frames(body: dict) -> bool:
 
 def _match_page(html: str) -> bool:
     hidden = 'id="results-hidden"' in html
+    assert 'id="hidden-record"' not in html or not hidden
     assert hidden is ('id="replay-config"' not in html)
     assert hidden is ("manage.py play" not in html or "seed hidden" in html)
     return not hidden
@@ -434,3 +435,8 @@ def test_competition_matches_stay_out_of_head_to_head_and_ratings(season, people
             competition=season.competition, rated_seq__isnull=False
         ).exists()
         assert not season.final.matches.filter(rated_seq__isnull=False).exists()
+
+
+def test_a_competition_ladder_match_page_links_its_competition(season, people):
+    html = client_of(people, None).get(f"/matches/{season.late.pk}/").content.decode()
+    assert f'href="/competitions/{season.competition.pk}/"' in html
