@@ -13,7 +13,7 @@ Only what cannot change without moving them is marked here; anything else is Non
   status. Bot names and version numbers, which both show, never change. Whether a spectator
   sees its whole record (``tournaments.visibility``) is in its mark too, and whether a
   competition holds its outcome back (``tournaments.release``; a change of a competition's
-  release level makes every stored read unreachable: ``release.forget_stored_reads``);
+  release level makes every stored read unreachable: ``forget_after_release_change``);
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
