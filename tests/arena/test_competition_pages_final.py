@@ -97,6 +97,7 @@ def test_a_held_final_shows_its_results_only_as_the_release_says(people, release
         assert ('id="final-hidden"' in html) != shown, who
         assert ('id="champion"' in html) == shown, who
         assert ('id="standings"' in html) == shown, who
+        assert ('id="not-public-yet"' in html) == shown, who
     client_of(people["organiser"]).post(
         f"/competitions/{competition.pk}/manage/", {"action": "reveal"}
     )

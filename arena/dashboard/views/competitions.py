@@ -224,6 +224,7 @@ def _detail_context(request, competition: Competition, **forms) -> dict:
         "final": _final_context(competition, request, detail["results_visible"]),
         # The archive anyone who sees the results may download and verify, once closed.
         "archive_offered": _archive_offered(competition, detail),
+        "results_visible": detail["results_visible"],
         "may_enter": may_enter,
         "has_bots": may_enter and my_bots.exists(),
         "my_team": detail["team"],
