@@ -39,9 +39,11 @@ class TournamentsConfig(AppConfig):
         post_save.connect(bump_names, sender=get_user_model(), dispatch_uid="readcache-user-names")
         # Answers stored while a competition's results were held back (or shown) go
         # when who may see them changes.
-        from tournaments import release
+        from tournaments import readcache
         from tournaments.models import Competition
 
         post_save.connect(
-            release.forget_stored_reads, sender=Competition, dispatch_uid="readcache-release"
+            readcache.forget_after_release_change,
+            sender=Competition,
+            dispatch_uid="readcache-release",
         )
