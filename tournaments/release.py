@@ -229,17 +229,3 @@ def match_held(*, match: Match) -> bool:
     everyone's and must not be cached for every reader)."""
     return match_results_hidden(match=match, user=None)
 
-
-# The fields whose change changes what a reader may see of a competition's results.
-RELEASE_FIELDS = frozenset({"release", "ladder_hidden_from", "final", "revealed_at"})
-
-
-def forget_stored_reads(sender, instance, update_fields=None, **_) -> None:
-    """A ``post_save`` receiver for competitions: a change of who may see results (a reveal,
-    a release level set, a final or ``ladder_hidden_from`` set) makes every stored read
-    unreachable (``tournaments.readcache``: anonymous answers built under the old level).
-    Rare, so the whole store goes rather than a mark in every read."""
-    from tournaments.readcache import NAMES, bump_after_commit
-
-    if update_fields is None or RELEASE_FIELDS & set(update_fields):
-        bump_after_commit(NAMES)
