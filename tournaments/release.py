@@ -228,4 +228,3 @@ def match_held(*, match: Match) -> bool:
     """Whether ``match``'s result is held back from someone (so an answer showing it is not
     everyone's and must not be cached for every reader)."""
     return match_results_hidden(match=match, user=None)
-
