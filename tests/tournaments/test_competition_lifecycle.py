@@ -412,3 +412,17 @@ def test_an_edit_of_the_final_keeps_its_pinned_versions():
     )
     final = Tournament.objects.get(pk=competition.final_id)
     assert {e.bot_id: e.version_id for e in final.entries.all()} == {b: frozen[b] for b in kept}
+
+
+def test_one_competition_that_cannot_move_does_not_hold_back_the_others():
+    broken = _competition(user(name="org"), name="Broken")
+    sound = _competition(user(name="org"), name="Sound")
+    for competition in (broken, sound):
+        for entry in _entered(competition, 2) if competition is broken else []:
+            _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
+    # Settings no check would let through (written straight to the row): its freeze fails.
+    Competition.objects.filter(pk=broken.pk).update(final_settings={"colour": "red"})
+    later = max(broken.deadline, sound.deadline)
+    assert competitions.advance_competitions(now=later) == [sound.pk]
+    assert Competition.objects.get(pk=broken.pk).phase == Phase.OPEN  # rolled back whole
+    assert not Competition.objects.get(pk=broken.pk).entries.exclude(frozen_version=None).exists()

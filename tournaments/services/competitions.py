@@ -8,6 +8,7 @@ caller's check (``tournaments.selectors.competitions.may_organise``).
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import datetime, timedelta
 
@@ -33,6 +34,8 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services import refusals, scheduling, telling
+
+logger = logging.getLogger(__name__)
 
 Phase = Competition.Phase
 Status = CompetitionEntry.Status
@@ -498,12 +501,18 @@ def advance_competitions(*, now: datetime | None = None) -> list[int]:
     moved = []
     live = Competition.objects.filter(paused=False).exclude(phase=Phase.CLOSED)
     for competition in live.select_related("final").order_by("pk"):
-        if competition.phase == Phase.OPEN:
-            if now >= competition.deadline and freeze_competition(competition=competition, now=now):
+        # One competition's failure must not hold the others back (it is tried again on
+        # the next tick).
+        try:
+            if competition.phase == Phase.OPEN:
+                if now >= competition.deadline and freeze_competition(
+                    competition=competition, now=now
+                ):
+                    moved.append(competition.pk)
+            elif _follow_final(competition=competition, now=now):
                 moved.append(competition.pk)
-            continue
-        if _follow_final(competition=competition, now=now):
-            moved.append(competition.pk)
+        except Exception:
+            logger.exception("competition %s could not move on", competition.pk)
     return moved
 
 
