@@ -212,11 +212,8 @@ def _detail_context(request, competition: Competition, **forms) -> dict:
         "seed_shown": competition_selectors.seed_shown(competition=competition, user=user),
         "entries": entries,
         "pending": [e for e in entries if e["status"] == CompetitionEntry.Status.PENDING],
-        "standing": [
-            e
-            for e in entries
-            if e["status"] in (CompetitionEntry.Status.ACCEPTED, CompetitionEntry.Status.PENDING)
-        ],
+        # A pending entry is refused, not disqualified: the accepted ones may be.
+        "standing": [e for e in entries if e["status"] == CompetitionEntry.Status.ACCEPTED],
         "teams": teams,
         "announcements": competition_selectors.competition_announcements(competition=competition)[
             :20
