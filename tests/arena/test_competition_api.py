@@ -416,3 +416,17 @@ def test_ids_too_big_for_the_database_are_refused(competition, people, client_fo
     assert author.post(entries, {"bot": 1, "team": huge}, format="json").status_code == 400
     assert client_for(None).get(f"/api/competitions/{huge}/").status_code == 404
     assert client_for(None).get(f"/api/competitions/{huge}/entries/").status_code == 404
+
+
+def test_the_list_filters_by_phase_and_game(competition, people, client_for):
+    Competition.objects.filter(pk=competition.pk).update(phase="frozen")
+    reader = client_for(None)
+    assert [c["id"] for c in reader.get("/api/competitions/?phase=frozen").json()] == [
+        competition.pk
+    ]
+    assert reader.get("/api/competitions/?phase=open").json() == []
+    assert [c["id"] for c in reader.get("/api/competitions/?game=pairs").json()] == [competition.pk]
+    assert reader.get("/api/competitions/?game=paks").json() == []
+    for bad in ("?phase=soon", "?game=chess", "?phase=%00"):
+        refused = reader.get(f"/api/competitions/{bad}")
+        assert refused.status_code == 400 and _error_shape(refused)["errors"]

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from bots.apis import MAX_ID
 from bots.models import Bot
+from games import registry
 from tournaments.archive.export import archive_for
 from tournaments.archive.verify import archive_bytes
 from tournaments.models import Announcement, Competition, CompetitionEntry
@@ -333,6 +334,21 @@ class ResultsSerializer(serializers.Serializer):
     standings = serializers.JSONField(help_text="every entrant, division first, best first")
 
 
+class ListQuery(serializers.Serializer):
+    phase = serializers.ChoiceField(
+        choices=Competition.Phase.choices, required=False, help_text="only those in this phase"
+    )
+    game = serializers.ChoiceField(
+        choices=[(slug, slug) for slug in registry.slugs()],
+        required=False,
+        help_text="only those of this game (a slug)",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _choice_messages(self, "phase", "game")
+
+
 def _competition(pk: int) -> Competition:
     return get_object_or_404(Competition.objects.select_related("organiser", "final"), pk=pk)
 
@@ -358,9 +374,15 @@ class CompetitionListCreateApi(APIView):
     def get_throttles(self):
         return super().get_throttles() if self.request.method == "POST" else []
 
-    @extend_schema(responses=CompetitionSerializer(many=True))
+    @extend_schema(parameters=[ListQuery], responses=CompetitionSerializer(many=True))
     def get(self, request):
+        query = ListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         rows = selectors.competition_list(user=request.user)
+        if phase := query.validated_data.get("phase"):
+            rows = rows.filter(phase=phase)
+        if game := query.validated_data.get("game"):
+            rows = rows.filter(game=game)
         return Response(CompetitionSerializer(rows, many=True, context={"request": request}).data)
 
     @extend_schema(request=CompetitionSerializer, responses={201: CompetitionDetailSerializer})
