@@ -440,3 +440,38 @@ def test_competition_matches_stay_out_of_head_to_head_and_ratings(season, people
 def test_a_competition_ladder_match_page_links_its_competition(season, people):
     html = client_of(people, None).get(f"/matches/{season.late.pk}/").content.decode()
     assert f'href="/competitions/{season.competition.pk}/"' in html
+
+
+def test_without_ladder_hidden_from_the_ladder_is_public_and_the_final_still_held(
+    season, people, django_capture_on_commit_callbacks
+):
+    competition = season.competition
+    with django_capture_on_commit_callbacks(execute=True):
+        competition.ladder_hidden_from = None
+        competition.save(update_fields=["ladder_hidden_from"])
+    anonymous = client_of(people, None)
+    assert _api_match(anonymous.get(f"/api/matches/{season.late.pk}/").json()) is True
+    assert _api_match(anonymous.get(f"/api/matches/{season.final_match.pk}/").json()) is False
+
+
+def test_a_running_final_game_shows_no_moves_while_held(season, people, set_level):
+    """A game of the final still being played: its moves so far are held back too."""
+    running = Match.objects.create(
+        tournament=season.final,
+        round=9,
+        number=1,
+        game=GAME,
+        engine_version=registry.get(GAME).version,
+        seed=17,
+        status=Match.Status.QUEUED,
+    )
+    for seat, name in enumerate("ab"):
+        running.seats.create(seat=seat, version=season.bots[name].versions.get())
+    play_for_real(match=running, finish=False)
+    url = f"/api/matches/{running.pk}/"
+    for reader in READERS:
+        body = client_of(people, reader).get(url).json()
+        assert body["status"] == "running"
+        assert (body["moves"] is None) is (reader not in SEES["hidden"]), reader
+        replay = client_of(people, reader).get(f"/api/matches/{running.pk}/replay/").json()
+        assert bool(replay.get("results_hidden")) is (reader not in SEES["hidden"]), reader
