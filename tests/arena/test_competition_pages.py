@@ -595,3 +595,26 @@ def test_entering_after_the_deadline_is_refused_in_words(organiser, author):
     assert answer.status_code == 400
     assert "Entries are closed" in answer.content.decode()
     assert not CompetitionEntry.objects.exists()
+
+
+def test_new_competitions_count_with_new_tournaments(organiser, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "tournaments": "2/hour",
+        },
+    }
+    web = client_of(organiser)
+    # Refused forms give their place back: only competitions made count.
+    for _ in range(3):
+        assert web.post("/competitions/new/", form_data(name="")).status_code == 400
+    assert web.post("/competitions/new/", form_data(name="one")).status_code == 302
+    assert web.post("/competitions/new/", form_data(name="two")).status_code == 302
+    answer = web.post("/competitions/new/", form_data(name="three"))
+    assert answer.status_code == 429
+    assert "Too many new tournaments" in answer.content.decode()
+    assert Competition.objects.count() == 2

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from arena import throttling
 from arena.dashboard import tournament_page
 from arena.dashboard.competition_forms import (
     AnnounceForm,
@@ -30,6 +31,7 @@ from arena.dashboard.competition_forms import (
     add_refusals,
     changed_settings,
 )
+from arena.dashboard.views.accounts import throttled_form
 from bots.models import Bot
 from tournaments.models import Competition, CompetitionEntry, Team, Tournament
 from tournaments.selectors import competitions as competition_selectors
@@ -51,6 +53,11 @@ def competition_list(request):
 def competition_new(request):
     form = CompetitionForm(request.POST or None)
     context = {"title": "New competition"}
+    # Counted with new tournaments, as the API counts new competitions.
+    if refused := throttled_form(
+        request, form, context, throttling.TournamentThrottle, template=FORM
+    ):
+        return refused
     if request.method == "POST":
         if form.is_valid():
             try:
@@ -66,6 +73,7 @@ def competition_new(request):
                     f"{competition.seed_commitment}.",
                 )
                 return redirect("competition", pk=competition.pk)
+        throttling.give_back(request)  # refused: only competitions made count
         return render(request, FORM, {"form": form, **context}, status=BAD_INPUT)
     return render(request, FORM, {"form": form, **context})
 
