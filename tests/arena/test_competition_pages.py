@@ -496,6 +496,8 @@ def test_a_team_is_made_members_added_and_a_bot_given(organiser, author, other):
     assert list(team.bots.all()) == [bot]
     html = client_of().get(f"/competitions/{competition.pk}/teams/").content.decode()
     assert "ace" in html and "other" in html
+    html = client_of().get(f"/competitions/{competition.pk}/").content.decode()
+    assert f'id="team-{team.pk}"' in html and "author, other" in html
     # A member who is not the creator adds nobody; someone in no team changes nothing.
     assert (
         teams(client_of(other), competition, action="add", username="organiser").status_code == 403
