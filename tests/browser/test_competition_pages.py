@@ -296,3 +296,33 @@ def test_the_edit_form_in_another_time_zone(browser, live_server, transactional_
         assert competition.final_settings == {"format": "swiss", "rounds": 3}  # not sent again
     finally:
         context.close()
+
+
+def test_the_form_works_without_javascript(browser, live_server, transactional_db):
+    user(name="organiser", password=PASSWORD)
+    context = browser.new_context(
+        viewport={"width": NARROW, "height": 900}, java_script_enabled=False
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/login/")
+        page.fill("input[name=username]", "organiser")
+        page.fill("input[name=password]", PASSWORD)
+        follow(page, "button[type=submit]")
+        page.goto(f"{live_server.url}/competitions/new/")
+        # Every game's options show; only the chosen game's are read.
+        assert page.locator("fieldset.game-options:visible").count() > 1
+        page.fill("input[name=name]", "No scripts season")
+        page.select_option("select[name=game]", "punk")
+        page.fill("input[name=deadline]", "2031-03-04T10:00")
+        page.fill("input[name=final_at]", "2031-03-05T10:00")
+        page.select_option("select[name=format]", "swiss")
+        page.fill("input[name=rounds]", "4")
+        follow(page, "#save")
+        competition = Competition.objects.get()
+        assert competition.game == "punk"
+        assert competition.final_settings["rounds"] == 4
+        assert competition.deadline.isoformat() == "2031-03-04T10:00:00+00:00"  # read as UTC
+        assert "punk" in page.locator("#pool").inner_text()
+    finally:
+        context.close()
