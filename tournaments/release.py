@@ -1,8 +1,8 @@
 """Who sees a competition's results before the organiser releases them.
 
 A competition holds back the results of its final tournament always, and those of its own
-ladder's matches finished from ``ladder_hidden_from`` on (None: the ladder is always
-public), as its ``release`` says: ``hidden`` (the organiser and staff only),
+ladder's matches finished from ``ladder_hidden_from`` on, and of those still to finish
+once that time has come (None: the ladder is always public), as its ``release`` says: ``hidden`` (the organiser and staff only),
 ``participants`` (also the owners of entered bots and the members of entered teams) or
 ``public`` (everyone; revealing sets it). "Results" are everything a match's or a
 tournament's outcome follows from: results, scores, ranks, moves, replays, records,
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
 
 from tournaments.models import Match, Tournament
 from tournaments.models.competitions import Competition, CompetitionEntry, TeamMember
@@ -77,9 +78,12 @@ def results_visible(*, competition: Competition, user) -> bool:
 
 def _ladder_match_held(match: Match, competition: Competition) -> bool:
     """Whether ``match`` of ``competition``'s ladder is one whose result is held back."""
-    if competition.ladder_hidden_from is None:
+    hidden_from = competition.ladder_hidden_from
+    if hidden_from is None:
         return False
-    return match.finished_at is None or match.finished_at >= competition.ladder_hidden_from
+    if match.finished_at is None:  # still to finish: held once the hidden time has come
+        return hidden_from <= timezone.now()
+    return match.finished_at >= hidden_from
 
 
 def competition_of(*, match: Match) -> Competition | None:
@@ -128,7 +132,10 @@ def hidden_results_q(*, user) -> Q:
     held_final = Q(tournament__competition__release__in=HELD)
     held_ladder = Q(
         competition__release__in=HELD, competition__ladder_hidden_from__isnull=False
-    ) & (Q(finished_at__isnull=True) | Q(finished_at__gte=F("competition__ladder_hidden_from")))
+    ) & (
+        Q(finished_at__isnull=True, competition__ladder_hidden_from__lte=timezone.now())
+        | Q(finished_at__gte=F("competition__ladder_hidden_from"))
+    )
     if not _signed_in(user):
         return held_final | held_ladder
     if user.is_staff:
@@ -213,15 +220,21 @@ def held_tournament_ids(*, tournament_ids: Iterable[int]) -> set[int]:
 
 _competitions = Competition._meta.db_table
 # Whether the match ``m`` (a written-out query's alias) has its outcome held back from
-# someone, as SQL (with HELD_SQL_PARAMS): tournaments.visibility reads it with the exposure.
+# someone, as SQL (with ``held_sql_params()``): tournaments.visibility reads it with the
+# exposure.
 HELD_SQL = (
     f"EXISTS (SELECT 1 FROM {_competitions} c WHERE c.id = m.competition_id"
     " AND c.release <> %s AND c.ladder_hidden_from IS NOT NULL"
-    " AND (m.finished_at IS NULL OR m.finished_at >= c.ladder_hidden_from))"
+    " AND ((m.finished_at IS NULL AND c.ladder_hidden_from <= %s)"
+    " OR m.finished_at >= c.ladder_hidden_from))"
     f" OR EXISTS (SELECT 1 FROM {_competitions} c WHERE c.final_id = m.tournament_id"
     " AND c.release <> %s)"
 )
-HELD_SQL_PARAMS = (Release.PUBLIC.value, Release.PUBLIC.value)
+
+
+def held_sql_params() -> tuple:
+    """The parameters of ``HELD_SQL``, now."""
+    return (Release.PUBLIC.value, timezone.now(), Release.PUBLIC.value)
 
 
 def match_held(*, match: Match) -> bool:

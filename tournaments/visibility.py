@@ -165,7 +165,7 @@ def read_exposure(*, pk: int, columns: Iterable[str] = ()) -> tuple[Exposure, tu
     None when there is no such match."""
     columns = tuple(columns)
     with connection.cursor() as cursor:
-        cursor.execute(_exposure_sql(columns), [*LIVE, *release.HELD_SQL_PARAMS, pk])
+        cursor.execute(_exposure_sql(columns), [*LIVE, *release.held_sql_params(), pk])
         row = cursor.fetchone()
     if row is None:
         return None

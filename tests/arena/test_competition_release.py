@@ -475,3 +475,36 @@ def test_a_running_final_game_shows_no_moves_while_held(season, people, set_leve
         assert (body["moves"] is None) is (reader not in SEES["hidden"]), reader
         replay = client_of(people, reader).get(f"/api/matches/{running.pk}/replay/").json()
         assert bool(replay.get("results_hidden")) is (reader not in SEES["hidden"]), reader
+
+
+def test_an_unfinished_ladder_game_is_held_only_once_the_hidden_time_has_come(season, people):
+    """Before ``ladder_hidden_from`` a game being played is the public ladder's; after it,
+    held like the games finished since."""
+    from django.contrib.auth.models import AnonymousUser
+
+    versions = [season.bots[name].versions.get() for name in "bc"]
+    running = Match.objects.create(
+        game=GAME,
+        engine_version=registry.get(GAME).version,
+        seed=21,
+        status=Match.Status.QUEUED,
+        competition=season.competition,
+    )
+    for seat, version in enumerate(versions):
+        running.seats.create(seat=seat, version=version)
+    play_for_real(match=running, finish=False)
+    anonymous = client_of(people, None)
+    for hidden_from, held in ((timezone.now() + timedelta(hours=1), False), (None, False)):
+        Competition.objects.filter(pk=season.competition.pk).update(ladder_hidden_from=hidden_from)
+        running.refresh_from_db()
+        assert release.match_results_hidden(match=running, user=AnonymousUser()) is held
+        body = anonymous.get(f"/api/matches/{running.pk}/").json()
+        assert body["results_hidden"] is held and body["status"] == "running"
+    Competition.objects.filter(pk=season.competition.pk).update(
+        ladder_hidden_from=timezone.now() - timedelta(minutes=1)
+    )
+    running.refresh_from_db()
+    assert release.match_results_hidden(match=running, user=AnonymousUser())
+    assert anonymous.get(f"/api/matches/{running.pk}/").json()["results_hidden"] is True
+    ids = Match.objects.filter(release.hidden_results_q(user=AnonymousUser()))
+    assert running.pk in set(ids.values_list("pk", flat=True))
