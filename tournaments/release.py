@@ -86,15 +86,6 @@ def _ladder_match_held(match: Match, competition: Competition) -> bool:
     return match.finished_at >= hidden_from
 
 
-def competition_of(*, match: Match) -> Competition | None:
-    """The competition holding ``match``'s result back, if any: its ladder's or its final's."""
-    if match.competition_id is not None:
-        return match.competition
-    if match.tournament_id is not None:
-        return Competition.objects.filter(final_id=match.tournament_id).first()
-    return None
-
-
 def match_results_hidden(*, match: Match, user) -> bool:
     """Whether ``match``'s outcome (result, scores, ranks, moves, replay, record) is hidden
     from ``user``."""
@@ -122,8 +113,7 @@ def tournament_results_hidden(*, tournament: Tournament, user) -> bool:
     """Whether the outcome of ``tournament`` (standings, places, bracket winners, its
     matches' results, exports) is hidden from ``user``: it is a competition's final and the
     competition does not show its results to ``user``."""
-    competition = Competition.objects.filter(final_id=tournament.pk).first()
-    return competition is not None and not results_visible(competition=competition, user=user)
+    return tournament_held(tournament=tournament, user=user)[1]
 
 
 def hidden_results_q(*, user) -> Q:
@@ -208,16 +198,6 @@ def hidden_tournament_ids(*, tournament_ids: Iterable[int], user) -> set[int]:
     return {c.final_id for c in finals if not results_visible(competition=c, user=user)}
 
 
-def held_tournament_ids(*, tournament_ids: Iterable[int]) -> set[int]:
-    """Those of ``tournament_ids`` whose results someone may not see (a competition's final
-    not yet public): answers about them must not be shared between readers."""
-    ids = set(tournament_ids)
-    if not ids:
-        return set()
-    finals = Competition.objects.filter(final_id__in=ids, release__in=HELD)
-    return set(finals.values_list("final_id", flat=True))
-
-
 _competitions = Competition._meta.db_table
 # Whether the match ``m`` (a written-out query's alias) has its outcome held back from
 # someone, as SQL (with ``held_sql_params()``): tournaments.visibility reads it with the
@@ -235,9 +215,3 @@ HELD_SQL = (
 def held_sql_params() -> tuple:
     """The parameters of ``HELD_SQL``, now."""
     return (Release.PUBLIC.value, timezone.now(), Release.PUBLIC.value)
-
-
-def match_held(*, match: Match) -> bool:
-    """Whether ``match``'s result is held back from someone (so an answer showing it is not
-    everyone's and must not be cached for every reader)."""
-    return match_results_hidden(match=match, user=None)

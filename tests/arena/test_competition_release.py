@@ -390,6 +390,8 @@ def test_the_rules_agree_with_the_condition_on_matches(season, people):
             assert one_by_one == by_q == at_once == want, (level, reader)
             hidden = release.tournament_results_hidden(tournament=season.final, user=user)
             assert hidden is (reader not in SEES[level]), (level, reader)
+            by_ids = release.hidden_tournament_ids(tournament_ids=[season.final.pk], user=user)
+            assert by_ids == ({season.final.pk} if hidden else set()), (level, reader)
 
 
 def test_a_seat_log_of_a_held_match_is_held_from_its_own_bot_owner(season, people):
