@@ -387,6 +387,15 @@ CELERY_BEAT_SCHEDULE = {
         "arena.integrations.tasks.resend_lost_deliveries", _REAPER_SECONDS
     ),
     "end-orphaned-sandboxes": _every("bots.tasks.end_orphaned_sandboxes", _REAPER_SECONDS),
+    # Competitions: phases at their dates (the freeze, the final, the close) and their ladders.
+    "advance-competitions": _every(
+        "tournaments.tasks.advance_competitions",
+        float(os.environ.get("ARENA_COMPETITION_SECONDS", "5")),
+    ),
+    "schedule-competition-ladders": _every(
+        "tournaments.tasks.schedule_competition_ladders",
+        float(os.environ.get("ARENA_COMPETITION_LADDER_SECONDS", "10")),
+    ),
 }
 
 # Arena itself.
@@ -442,6 +451,11 @@ ARENA_LADDER_PLACEMENT_GAMES = int(os.environ.get("ARENA_LADDER_PLACEMENT_GAMES"
 ARENA_LADDER_TRICKLE_SECONDS = float(os.environ.get("ARENA_LADDER_TRICKLE_SECONDS", "600"))
 ARENA_LADDER_MOVE_MS = int(os.environ.get("ARENA_LADDER_MOVE_MS", "1000"))
 ARENA_LADDER_BANK_MS = int(os.environ.get("ARENA_LADDER_BANK_MS", "10000"))
+# Competitions (docs/competitions.md): at the deadline the freeze waits this long for
+# versions uploaded before it that are still being validated or gated, then ignores them.
+ARENA_COMPETITION_FREEZE_GRACE_SECONDS = int(
+    os.environ.get("ARENA_COMPETITION_FREEZE_GRACE_SECONDS", "600")
+)
 # A pool's Bradley-Terry refit runs this long after the result that asked for it, so
 # a burst of results costs one fit; rows with fewer rated games are provisional.
 ARENA_FIT_DELAY_SECONDS = float(os.environ.get("ARENA_FIT_DELAY_SECONDS", "10"))

@@ -8,7 +8,7 @@ from arena.dashboard.views.matches import MatchFramesApi
 from arena.integrations import apis as integration_apis
 from bots import apis as bot_apis
 from tournaments import apis
-from tournaments.apis import exports
+from tournaments.apis import competitions, exports
 
 
 def _exports(route: str, view, name: str) -> list:
@@ -64,6 +64,66 @@ api_patterns = [
     _api("matches/<int:pk>/replay/", apis.MatchReplayApi, "api-match-replay"),
     _api("matches/<int:pk>/frames/", MatchFramesApi, "api-match-frames"),
     _api("leaderboards/<str:game>/", apis.LeaderboardApi, "api-leaderboard"),
+    _api("competitions/", competitions.CompetitionListCreateApi, "api-competitions"),
+    _api("competitions/<int:pk>/", competitions.CompetitionDetailApi, "api-competition"),
+    _api(
+        "competitions/<int:pk>/entries/",
+        competitions.CompetitionEntriesApi,
+        "api-competition-entries",
+    ),
+    _api(
+        "competitions/<int:pk>/entries/<int:entry_id>/decide/",
+        competitions.CompetitionEntryDecideApi,
+        "api-competition-entry-decide",
+    ),
+    _api(
+        "competitions/<int:pk>/entries/<int:entry_id>/disqualify/",
+        competitions.CompetitionEntryDisqualifyApi,
+        "api-competition-entry-disqualify",
+    ),
+    _api("competitions/<int:pk>/pause/", competitions.CompetitionPauseApi, "api-competition-pause"),
+    _api(
+        "competitions/<int:pk>/resume/", competitions.CompetitionResumeApi, "api-competition-resume"
+    ),
+    _api(
+        "competitions/<int:pk>/release/",
+        competitions.CompetitionReleaseApi,
+        "api-competition-release",
+    ),
+    _api(
+        "competitions/<int:pk>/reveal/", competitions.CompetitionRevealApi, "api-competition-reveal"
+    ),
+    _api(
+        "competitions/<int:pk>/announcements/",
+        competitions.CompetitionAnnouncementsApi,
+        "api-competition-announcements",
+    ),
+    _api(
+        "competitions/<int:pk>/archive/",
+        competitions.CompetitionArchiveApi,
+        "api-competition-archive",
+    ),
+    _api(
+        "competitions/<int:pk>/results/",
+        competitions.CompetitionResultsApi,
+        "api-competition-results",
+    ),
+    _api("competitions/<int:pk>/teams/", competitions.CompetitionTeamsApi, "api-competition-teams"),
+    _api(
+        "competitions/<int:pk>/teams/<int:team_id>/members/",
+        competitions.CompetitionTeamMembersApi,
+        "api-competition-team-members",
+    ),
+    _api(
+        "competitions/<int:pk>/teams/<int:team_id>/members/<str:username>/",
+        competitions.CompetitionTeamMemberApi,
+        "api-competition-team-member",
+    ),
+    _api(
+        "competitions/<int:pk>/teams/<int:team_id>/bots/",
+        competitions.CompetitionTeamBotsApi,
+        "api-competition-team-bots",
+    ),
     _api("tokens/", integration_apis.TokenListCreateApi, "api-tokens"),
     _api("tokens/<int:pk>/", integration_apis.TokenRevokeApi, "api-token-detail"),
     _api("notifications/", integration_apis.NotificationListApi, "api-notifications"),

@@ -15,7 +15,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots import selectors, services
+from bots import access, selectors, services
 from bots.models import Bot, BotVersion
 from games import registry
 
@@ -72,7 +72,7 @@ class VersionSerializer(serializers.ModelSerializer):
     def get_reason_detail(self, version) -> str | None:
         request = self.context.get("request")
         user = getattr(request, "user", None)
-        if user is None or not user.is_authenticated or version.bot.owner_id != user.id:
+        if not access.may_manage(user, version.bot):
             return None
         return version.reason_detail
 
@@ -275,8 +275,10 @@ class BotVersionsApi(generics.ListAPIView):
     @extend_schema(request=UploadSerializer, responses={201: VersionSerializer})
     def post(self, request, pk):
         bot = get_object_or_404(Bot, pk=pk)
-        if bot.owner_id != request.user.id:
-            raise PermissionDenied("only the bot's owner may upload versions")
+        if not access.may_manage(request.user, bot):
+            raise PermissionDenied(
+                "only the bot's owner (or its team's members) may upload versions"
+            )
         # An oversized body never gets here: arena.middleware refuses it (413) unread.
         data = UploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -301,8 +303,10 @@ class VersionSourceApi(APIView):
     )
     def get(self, request, pk):
         version = get_object_or_404(BotVersion.objects.select_related("bot"), pk=pk)
-        if not request.user.is_authenticated or version.bot.owner_id != request.user.id:
-            raise PermissionDenied("only the bot's owner may read its source")
+        if not access.may_manage(request.user, version.bot):
+            raise PermissionDenied(
+                "only the bot's owner (or its team's members) may read its source"
+            )
         response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
         response["Content-Disposition"] = content_disposition_header(
             as_attachment=True, filename=version.filename

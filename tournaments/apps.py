@@ -17,7 +17,18 @@ class TournamentsConfig(AppConfig):
         hooks.on_bot_changed(after_bot_change)
         # A version taken out of play leaves the ladder tables queued for it.
         hooks.on_bot_changed(pull_matches_of_benched_versions)
+        self._team_members_manage_team_bots()
         self._stored_reads_follow_renames()
+
+    @staticmethod
+    def _team_members_manage_team_bots() -> None:
+        # bots cannot import tournaments: a competition's team grants its members its bots.
+        from bots import access
+        from tournaments.services import teams
+
+        access.register_grant(
+            grant=teams.member_may_manage, granted_ids=teams.bots_managed_by_member
+        )
 
     @staticmethod
     def _stored_reads_follow_renames() -> None:
@@ -29,3 +40,13 @@ class TournamentsConfig(AppConfig):
 
         post_save.connect(bump_names, sender=Bot, dispatch_uid="readcache-bot-names")
         post_save.connect(bump_names, sender=get_user_model(), dispatch_uid="readcache-user-names")
+        # Answers stored while a competition's results were held back (or shown) go
+        # when who may see them changes.
+        from tournaments import readcache
+        from tournaments.models import Competition
+
+        post_save.connect(
+            readcache.forget_after_release_change,
+            sender=Competition,
+            dispatch_uid="readcache-release",
+        )

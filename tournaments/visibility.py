@@ -11,7 +11,12 @@ Everyone sees what the rules make public: the spectator's view (``observation(No
   Then the tournament's ``record_visibility`` says whose it is: ``finished``, everyone's;
   ``tournament_end``, everyone's once the tournament has finished or been cancelled;
   ``owners``, the match's bots' owners'. Staff see it in every case. Ladder, version
-  gate and challenge matches follow ``finished``.
+  gate, challenge and competition ladder matches follow ``finished``.
+
+A competition may hold a match's outcome back (``tournaments.release``): its final's
+matches and its ladder's from ``ladder_hidden_from`` on, until the organiser releases
+them. A reader it is held back from sees none of the match's outcome (result, scores,
+ranks, moves, replay, record, seed), only that it exists, who plays and its status.
 
 The tournament's own seed, from which every match's derives, is shown to its organiser
 (who may have chosen it) and otherwise only once every match's record may be: when the
@@ -21,11 +26,12 @@ tournament has ended with no match left to play, to everyone, or under ``owners`
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import connection
 from django.db.models import Q
 
+from tournaments import release
 from tournaments.models import Match, MatchSeat, Tournament
 
 # A game that may still be played: the matches that keep their deal hidden.
@@ -42,6 +48,7 @@ class Exposure:
     visibility: str  # the tournament's record_visibility; "finished" outside tournaments
     event_over: bool  # its tournament has finished or been cancelled (true outside one)
     deal_live: bool  # another game of its event dealt the same cards is still to play
+    held: bool = False  # a competition holds its outcome back from someone (release)
 
     @property
     def settled(self) -> bool:
@@ -51,7 +58,7 @@ class Exposure:
     @property
     def public(self) -> bool:
         """Its whole record is everyone's."""
-        if not self.settled:
+        if not self.settled or self.held:
             return False
         if self.visibility == Visibility.FINISHED:
             return True
@@ -76,15 +83,38 @@ class MatchView:
     seats: frozenset[int]  # the seats whose own view the reader may take besides
     public: bool  # the whole record is everyone's (the same answer for every reader)
     reason: str  # why the whole record is hidden ("" when it is not)
+    # Its outcome is held back from the reader (tournaments.release): no result, scores,
+    # ranks, moves, replay or record at all, whatever the other fields say.
+    results_hidden: bool = False
 
     def may_take(self, seat: int | None) -> bool:
         """Whether the reader may see the match as ``seat`` does (None: a spectator)."""
         return seat is None or self.full or seat in self.seats
 
 
-def view_of(exposure: Exposure, *, user, owned: Callable[[], Collection[int]]) -> MatchView:
+HELD_VIEW = MatchView(False, frozenset(), False, release.HIDDEN_NOTE, results_hidden=True)
+
+
+def view_of(
+    exposure: Exposure,
+    *,
+    user,
+    owned: Callable[[], Collection[int]],
+    held_from_user: Callable[[], bool] | None = None,
+) -> MatchView:
     """What ``user`` may see of a match of ``exposure``; ``owned()`` gives the seats whose
-    bot ``user`` owns, asked for only when the answer depends on them."""
+    bot ``user`` owns, asked for only when the answer depends on them; ``held_from_user()``
+    whether a held outcome is held from ``user`` (asked only when it is held from someone;
+    by default from everyone but staff)."""
+    if exposure.held:
+        if held_from_user is None:
+            signed_in = user is not None and user.is_authenticated
+            hidden = not (signed_in and user.is_staff)
+        else:
+            hidden = held_from_user()
+        if hidden:
+            return HELD_VIEW
+        exposure = replace(exposure, held=False)  # the reader sees it as if not held
     if exposure.public:
         return MatchView(True, frozenset(), True, "")
     signed_in = user is not None and user.is_authenticated
@@ -119,10 +149,12 @@ def _exposure_sql(columns: Iterable[str]) -> str:
         "(m.tournament_id IS NOT NULL AND s.tournament_id = m.tournament_id)"
         " OR (m.ladder_id IS NOT NULL AND s.ladder_id = m.ladder_id)"
         " OR (m.gate_id IS NOT NULL AND s.gate_id = m.gate_id)"
-        " OR (m.challenge_id IS NOT NULL AND s.challenge_id = m.challenge_id))"
+        " OR (m.challenge_id IS NOT NULL AND s.challenge_id = m.challenge_id)"
+        " OR (m.competition_id IS NOT NULL AND s.competition_id = m.competition_id))"
     )
     return (
-        f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}){extra}"
+        f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}),"
+        f" ({release.HELD_SQL}){extra}"
         f" FROM {matches} m LEFT JOIN {tournaments} t ON t.id = m.tournament_id WHERE m.id = %s"
     )
 
@@ -133,16 +165,17 @@ def read_exposure(*, pk: int, columns: Iterable[str] = ()) -> tuple[Exposure, tu
     None when there is no such match."""
     columns = tuple(columns)
     with connection.cursor() as cursor:
-        cursor.execute(_exposure_sql(columns), [*LIVE, pk])
+        cursor.execute(_exposure_sql(columns), [*LIVE, *release.held_sql_params(), pk])
         row = cursor.fetchone()
     if row is None:
         return None
-    status, event_status, visibility, deal_live, *rest = row
+    status, event_status, visibility, deal_live, held, *rest = row
     exposure = Exposure(
         status=status,
         visibility=visibility or Visibility.FINISHED,
         event_over=event_status is None or event_status in ENDED,
         deal_live=bool(deal_live),
+        held=bool(held),
     )
     return exposure, tuple(rest)
 
@@ -150,7 +183,12 @@ def read_exposure(*, pk: int, columns: Iterable[str] = ()) -> tuple[Exposure, tu
 def match_view(*, match: Match, user) -> MatchView:
     """What ``user`` may see of ``match`` (two narrow queries at most)."""
     exposure, _ = read_exposure(pk=match.pk)
-    return view_of(exposure, user=user, owned=lambda: owned_seats(match_id=match.pk, user=user))
+    return view_of(
+        exposure,
+        user=user,
+        owned=lambda: owned_seats(match_id=match.pk, user=user),
+        held_from_user=lambda: release.match_results_hidden(match=match, user=user),
+    )
 
 
 def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
@@ -171,8 +209,17 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
         live_deals = list(
             Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
             .order_by()
-            .values_list("pk", "seed", "tournament_id", "ladder_id", "gate_id", "challenge_id")
+            .values_list(
+                "pk",
+                "seed",
+                "tournament_id",
+                "ladder_id",
+                "gate_id",
+                "challenge_id",
+                "competition_id",
+            )
         )
+    held, hidden = release.held_and_hidden(matches=matches, user=user)
     views = {}
     for match in matches:
         status, visibility = events.get(match.tournament_id, (None, Visibility.FINISHED))
@@ -181,16 +228,20 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
             visibility=visibility,
             event_over=status is None or status in ENDED,
             deal_live=any(_same_deal(match, sibling) for sibling in live_deals),
+            held=match.pk in held,
         )
         views[match.pk] = view_of(
-            exposure, user=user, owned=lambda match=match: _owned_in(match, user)
+            exposure,
+            user=user,
+            owned=lambda match=match: _owned_in(match, user),
+            held_from_user=lambda match=match: match.pk in hidden,
         )
     return views
 
 
 def _same_deal(match: Match, sibling: tuple) -> bool:
     """Whether ``sibling`` (pk, seed and event ids of a live game) shares ``match``'s deal."""
-    pk, seed, tournament_id, ladder_id, gate_id, challenge_id = sibling
+    pk, seed, tournament_id, ladder_id, gate_id, challenge_id, competition_id = sibling
     if pk == match.pk or seed != match.seed:
         return False
     return (
@@ -198,6 +249,7 @@ def _same_deal(match: Match, sibling: tuple) -> bool:
         or (match.ladder_id is not None and ladder_id == match.ladder_id)
         or (match.gate_id is not None and gate_id == match.gate_id)
         or (match.challenge_id is not None and challenge_id == match.challenge_id)
+        or (match.competition_id is not None and competition_id == match.competition_id)
     )
 
 

@@ -9,7 +9,7 @@ from django.utils.safestring import mark_safe
 
 from arena.dashboard.charts import rating_series
 from bots.models import Bot, BotVersion
-from tournaments import readcache, selectors
+from tournaments import readcache, release, selectors
 from tournaments.models import Match, MatchSeat
 from tournaments.ratings import pools
 from tournaments.readcache import marks
@@ -45,8 +45,11 @@ def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[di
     return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
 
 
-def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> tuple[list, int]:
-    """The bot's latest matches, newest first, and how many cancelled ones were left out."""
+def recent_match_rows(
+    *, bot_id: int, with_cancelled: bool, limit: int = 30, user=None
+) -> tuple[list, int]:
+    """The bot's latest matches, newest first, and how many cancelled ones were left out;
+    a match whose outcome a competition holds back from ``user`` shows without it."""
     # The newest match ids from the bot's seats (narrow rows, no DISTINCT over whole
     # matches), then every seat of those matches with the columns the rows show.
     # Games against people have their own list (selectors.human_games).
@@ -76,6 +79,8 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
         .values_list(
             "match_id",
             *(f"match__{name}" for name in RECENT_FIELDS),
+            # Whether a competition holds its result back: set at creation, never changed.
+            "match__competition_id",
             "rank",
             "fault",
             "version__number",
@@ -84,7 +89,19 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
         )
     )
     by_match: dict[int, tuple[SimpleNamespace, list[SimpleNamespace]]] = {}
-    for match_id, status, queued, started, finished, tid, tname, rank, fault, *version in found:
+    for (
+        match_id,
+        status,
+        queued,
+        started,
+        finished,
+        tid,
+        tname,
+        cid,
+        rank,
+        fault,
+        *version,
+    ) in found:
         number, bot, name = version
         if match_id not in by_match:
             tournament = None if tid is None else SimpleNamespace(pk=tid, name=tname)
@@ -97,12 +114,16 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
                 finished_at=finished,
                 tournament_id=tid,
                 tournament=tournament,
+                competition_id=cid,
             )
             by_match[match_id] = (match, [])
         version = SimpleNamespace(number=number, bot_id=bot, bot=SimpleNamespace(pk=bot, name=name))
         by_match[match_id][1].append(SimpleNamespace(rank=rank, fault=fault, version=version))
+    held = release.hidden_match_ids(matches=[m for m, _ in by_match.values()], user=user)
     rows = []
     for match, seats in by_match.values():
+        if match.pk in held:  # no rank, fault or result of its seats (tournaments.release)
+            seats = [SimpleNamespace(rank=None, fault=None, version=s.version) for s in seats]
         mine = [s for s in seats if s.version.bot_id == bot_id]
         ranks = [s.rank for s in seats if s.rank is not None]
         me = mine[0] if mine else None
@@ -115,6 +136,7 @@ def recent_match_rows(*, bot_id: int, with_cancelled: bool, limit: int = 30) -> 
                 "fault": me.fault if me else None,
                 "opponents": [s for s in seats if s.version.bot_id != bot_id],
                 "when": match.finished_at or match.started_at or match.queued_at,
+                "results_hidden": match.pk in held,
             }
         )
     return rows, hidden

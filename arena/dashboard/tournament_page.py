@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena.pagination import KeysetPagination
-from tournaments import selectors
+from tournaments import release, selectors
 from tournaments.formats import swiss
 from tournaments.models import Ladder, Match, MatchSeat, Tournament
 from tournaments.services import admission
@@ -96,14 +96,17 @@ ROW_FIELDS = ("id", "round", "number", "series", "status")
 SEAT_ROW_FIELDS = ("match_id", "score", "rank", "fault", "version__bot_id", "version__bot__name")
 
 
-def match_page(queryset, params=None, order: tuple[str, ...] = LADDER_ORDER) -> MatchPage:
+def match_page(
+    queryset, params=None, order: tuple[str, ...] = LADDER_ORDER, *, held: bool = False
+) -> MatchPage:
     """``MATCHES_PER_PAGE`` matches, newest first in ``order``: the newest, or those older
     than ``?before=``, or the ones just newer than ``?after=`` (``after=0``: the oldest).
     A cursor past either end gives the page at that end; anything else the newest.
 
     Each row carries ``seat_rows``: its seats as plain objects, read in one query of the
     columns shown (50 matches with their seats, versions and bots built as model instances
-    would be most of a standings page's build)."""
+    would be most of a standings page's build). ``held``: the reader may not see their
+    results (tournaments.release), so the seats show no rank, score or fault."""
     queryset = queryset.prefetch_related(None).only(*ROW_FIELDS, *order)
     page = _match_page(queryset, params, order)
     seats = {row.pk: [] for row in page.rows}
@@ -111,6 +114,8 @@ def match_page(queryset, params=None, order: tuple[str, ...] = LADDER_ORDER) -> 
     for match_id, score, rank, fault, bot_id, name in found.values_list(*SEAT_ROW_FIELDS):
         bot = SimpleNamespace(pk=bot_id, name=name)
         version = SimpleNamespace(bot_id=bot_id, bot=bot)
+        if held:
+            score = rank = fault = None
         seats[match_id].append(
             SimpleNamespace(score=score, rank=rank, fault=fault, version=version)
         )
@@ -247,7 +252,12 @@ def series_why(series: dict, deciders: dict, names: dict[int, str]) -> str:
 
 
 def _bracket(
-    series: list[dict], scores: dict, names: dict[int, str], deciders: dict | None = None
+    series: list[dict],
+    scores: dict,
+    names: dict[int, str],
+    deciders: dict | None = None,
+    *,
+    held: bool = False,
 ) -> list[dict]:
     """Stages (winners, losers, finals) of rounds (columns) of series boxes."""
     stages: OrderedDict[str, OrderedDict[int, list]] = OrderedDict()
@@ -263,7 +273,9 @@ def _bracket(
             }
             for b in s["entrants"]
         ]
-        if s["skipped"]:
+        if held:
+            state = "result hidden" if s["played"] else "to come"
+        elif s["skipped"]:
             state = "not needed"
         elif s["complete"] and not s["played"]:
             state = "bye"
@@ -327,7 +339,12 @@ def swiss_rounds(tournament: Tournament) -> int | None:
 def tournament_context(tournament: Tournament, *, params=None, user=None) -> dict:
     """Everything the live part of the tournament page shows (``user``: the reader, who
     alone reads why their own bots were withdrawn)."""
+    # A competition's final with its results held back (tournaments.release): from the
+    # reader (``held``), or from others only (the organiser's and staff's reminder).
+    held_back, held = release.tournament_held(tournament=tournament, user=user)
     overview = selectors.overview(tournament=tournament)
+    if held:
+        overview = selectors.held_overview(tournament=tournament, overview=overview)
     progress = selectors.progress(tournament=tournament)
     expected = selectors.expected_games(
         tournament=tournament, bracket=overview["bracket"], progress=progress
@@ -352,7 +369,7 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
     )
     points = (
         selectors.game_points(tournament=tournament, parts=parts)
-        if parts
+        if parts and not held
         else {"pairwise": {}, "tables": {}, "series": {}}
     )
     crosstable = None
@@ -380,11 +397,16 @@ def tournament_context(tournament: Tournament, *, params=None, user=None) -> dic
             overview["bracket"],
             points["series"],
             names,
-            selectors.decider_points(tournament=tournament) if overview["bracket"] else {},
+            selectors.decider_points(tournament=tournament)
+            if overview["bracket"] and not held
+            else {},
+            held=held,
         ),
         "matches": match_page(
-            selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER
+            selectors.match_list(tournament=tournament), params, TOURNAMENT_ORDER, held=held
         ),
+        "results_hidden": held,
+        "results_held_from_others": held_back and not held,
         "page_path": reverse("tournament", args=[tournament.pk]),
         "live_path": reverse("tournament-live", args=[tournament.pk]),
     }

@@ -5,6 +5,7 @@ from arena.dashboard.views import (
     accounts,
     bots,
     challenges,
+    competitions,
     games,
     human_games,
     matches,
@@ -51,6 +52,15 @@ urlpatterns = [
     path("tournaments/<int:pk>/live/", tournaments.tournament_live, name="tournament-live"),
     path("tournaments/<int:pk>/cancel/", tournaments.tournament_cancel, name="tournament-cancel"),
     path("tournaments/<int:pk>/edit/", tournaments.tournament_edit, name="tournament-edit"),
+    path("competitions/", competitions.competition_list, name="competitions"),
+    path("competitions/new/", competitions.competition_new, name="competition-new"),
+    path("competitions/<int:pk>/", competitions.competition_detail, name="competition"),
+    path("competitions/<int:pk>/edit/", competitions.competition_edit, name="competition-edit"),
+    path("competitions/<int:pk>/enter/", competitions.competition_enter, name="competition-enter"),
+    path(
+        "competitions/<int:pk>/manage/", competitions.competition_manage, name="competition-manage"
+    ),
+    path("competitions/<int:pk>/teams/", competitions.competition_teams, name="competition-teams"),
     path("matches/<int:pk>/", matches.match_detail, name="match"),
     path("ladders/", tournaments.ladder_list, name="ladders"),
     path("ladders/<int:pk>/", tournaments.ladder_detail, name="ladder"),

@@ -124,8 +124,9 @@ def test_the_trigger_watches_every_column_the_match_rows_show():
     columns = {
         Match._meta.get_field(name).column
         for name in MatchSerializer.Meta.fields
-        # hidden: from the status and seed of the ladder's matches, both watched
-        if name not in ("id", "seats", "reproduce", "hidden")
+        # hidden: from the status and seed of the ladder's matches, both watched;
+        # results_hidden: a competition's release level, never a public ladder's match
+        if name not in ("id", "seats", "reproduce", "hidden", "results_hidden")
     }
     columns |= {"move_ms", "bank_ms"}  # the reproduce commands'
     assert columns <= set(changes_migration.MATCH_SHOWN)

@@ -90,6 +90,7 @@ class ExportApi(APIView):
     fmt = "json"
 
     def get(self, request, pk):
+        self.reader = request.user
         return table_response(self.table(pk), self.fmt)
 
     def table(self, pk) -> exports.Table:
@@ -102,7 +103,7 @@ def _tournament(pk) -> Tournament:
 
 class TournamentStandingsExport(ExportApi):
     def table(self, pk):
-        return exports.standings_table(tournament=_tournament(pk))
+        return exports.standings_table(tournament=_tournament(pk), user=self.reader)
 
 
 class TournamentCrosstableExport(ExportApi):
@@ -110,12 +111,12 @@ class TournamentCrosstableExport(ExportApi):
         tournament = _tournament(pk)
         if not exports.has_crosstable(tournament):
             raise NotFound("only a round robin has a crosstable; download its standings")
-        return exports.crosstable_table(tournament=tournament)
+        return exports.crosstable_table(tournament=tournament, user=self.reader)
 
 
 class TournamentMatchesExport(ExportApi):
     def table(self, pk):
-        return exports.tournament_matches_table(tournament=_tournament(pk))
+        return exports.tournament_matches_table(tournament=_tournament(pk), user=self.reader)
 
 
 class LadderMatchesExport(ExportApi):

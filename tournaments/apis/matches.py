@@ -20,7 +20,7 @@ from rest_framework.exceptions import NotAuthenticated, PermissionDenied, Valida
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
-from tournaments import readcache, selectors, visibility
+from tournaments import readcache, release, selectors, visibility
 from tournaments.models import Match, MatchSeat
 from tournaments.readcache import marks, replay_answers
 
@@ -93,13 +93,18 @@ class MatchSerializer(serializers.ModelSerializer):
     reproduce = serializers.SerializerMethodField(
         help_text="the commands that play this match again; null while the record is hidden"
     )
+    results_hidden = serializers.SerializerMethodField(
+        help_text="whether a competition holds the match's outcome back from you until its "
+        "organiser releases it: then result, scores, ranks, faults, moves, record and seed "
+        "are null (the match, its seats and its status show)"
+    )
 
     def to_representation(self, match):
         """A list row written out field by field: the generic ModelSerializer walk costs
         most of a page of 50 (the fields and their order are Meta's; a test holds the
         two equal). Subclasses with more fields take the generic walk."""
         if type(self) is not MatchSerializer:
-            return super().to_representation(match)
+            return self.held_back(match, super().to_representation(match))
         full = self.view(match).full
         seats = [
             {
@@ -114,7 +119,7 @@ class MatchSerializer(serializers.ModelSerializer):
             }
             for seat in match.seats.all()
         ]
-        return {
+        row = {
             "id": match.pk,
             "tournament": match.tournament_id,
             "ladder": match.ladder_id,
@@ -134,7 +139,23 @@ class MatchSerializer(serializers.ModelSerializer):
             "error": str(match.error),
             "hidden": not full,
             "reproduce": self.get_reproduce(match),
+            "results_hidden": self.view(match).results_hidden,
         }
+        return self.held_back(match, row)
+
+    def held_back(self, match, row: dict) -> dict:
+        """``row`` without the match's outcome when a competition holds it back from the
+        reader (``tournaments.release``): the match and its seats show, not how it went."""
+        if not self.view(match).results_hidden:
+            return row
+        for seat in row["seats"]:
+            seat.update(score=None, rank=None, fault=None)
+            seat.update({own: None for own in ("log", "fault_detail") if own in seat})
+        row.update(result=None, error="")
+        for outcome in ("moves", "record"):
+            if outcome in row:
+                row[outcome] = None
+        return row
 
     def view(self, match) -> visibility.MatchView:
         """What the reader may see of ``match``: from the context's ``views`` (a page's,
@@ -152,6 +173,9 @@ class MatchSerializer(serializers.ModelSerializer):
 
     def get_hidden(self, match) -> bool:
         return not self.view(match).full
+
+    def get_results_hidden(self, match) -> bool:
+        return self.view(match).results_hidden
 
     @extend_schema_field(ReproduceSerializer(allow_null=True))
     def get_reproduce(self, match) -> dict | None:
@@ -187,6 +211,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "error",
             "hidden",
             "reproduce",
+            "results_hidden",
         ]
 
 
@@ -297,7 +322,9 @@ class MatchDetailApi(generics.RetrieveAPIView):
         head = JSONRenderer().render(MatchDetailHeadSerializer(match, context=context).data)
         moves = (match.moves_text or "null").encode()
         record = (match.record_text or "null").encode()
-        if not view.full:
+        if view.results_hidden:
+            moves = record = b"null"
+        elif not view.full:
             if match.moves_text:
                 seen = visibility.seen_moves(json.loads(match.moves_text), view.seats)
                 moves = JSONRenderer().render(seen)
@@ -324,6 +351,11 @@ class SeatLogApi(APIView):
             raise NotAuthenticated("sign in as the bot's owner to read its log")
         if seat_row.version_id is None or seat_row.version.bot.owner_id != request.user.id:
             raise PermissionDenied("only the bot's owner may read its log")
+        if release.match_results_hidden(match=match, user=request.user):
+            # What the bot wrote may tell how the match went: held back like its result.
+            return HttpResponse(
+                f"({release.HIDDEN_NOTE})\n", content_type="text/plain; charset=utf-8"
+            )
         return HttpResponse(seat_row.log, content_type="text/plain; charset=utf-8")
 
 
@@ -338,7 +370,7 @@ def seat_view(request, match: Match, seat_text: str | None, *, players: int):
         except ValueError as exc:
             raise ValidationError({"seat": [str(exc)]}) from exc
     view = visibility.match_view(match=match, user=request.user)
-    if not view.may_take(seat):
+    if not view.may_take(seat) and not view.results_hidden:
         message = f"seat {seat}'s view of this match is its bot's owner's alone {view.reason}"
         if not request.user.is_authenticated:
             raise NotAuthenticated(message)
@@ -355,6 +387,19 @@ class ReplaySerializer(serializers.Serializer):
         "from you, every action but the viewing seat's is null",
     )
     events = serializers.ListField(child=serializers.DictField(), help_text="as that seat saw them")
+    results_hidden = serializers.BooleanField(
+        required=False,
+        help_text="present and true when a competition holds the match's outcome back from "
+        "you until its organiser releases it: then moves and events are empty",
+    )
+
+
+def held_replay_body(*, match_pk: int, seat: int | None, **more) -> HttpResponse:
+    """A replay read's answer for a reader a competition holds the outcome back from: the
+    match exists, nothing of how it went shows (``tournaments.release``)."""
+    body = {"match": match_pk, "seat": seat, **more, "results_hidden": True}
+    body["detail"] = release.HIDDEN_NOTE
+    return HttpResponse(JSONRenderer().render(body), content_type="application/json")
 
 
 # A replay's moves differ with the whole record and without it: kept under two kinds.
@@ -385,6 +430,8 @@ class MatchReplayApi(APIView):
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
         seat, view = seat_view(request, match, seat_text, players=selectors.seat_count(match))
+        if view.results_hidden:
+            return held_replay_body(match_pk=match.pk, seat=seat, moves=[], events=[])
 
         def build() -> bytes:
             return selectors.replay_body(match=match, seat=seat, full=view.full)

@@ -183,6 +183,11 @@ class TournamentDetailSerializer(TournamentSerializer):
         "and loser go next"
     )
     progress = serializers.SerializerMethodField()
+    results_hidden = serializers.SerializerMethodField(
+        help_text="whether the tournament is a competition's final whose results its "
+        "organiser has not released to you: then the standings are unplaced, the bracket "
+        "shows who plays whom without winners, and its matches show no results"
+    )
     planned = serializers.SerializerMethodField(
         help_text="how many games the format plans (before the start: for every entry); "
         "null when it cannot play the field"
@@ -202,6 +207,7 @@ class TournamentDetailSerializer(TournamentSerializer):
             "bracket",
             "progress",
             "planned",
+            "results_hidden",
         ]
 
     def to_representation(self, tournament):
@@ -223,8 +229,14 @@ class TournamentDetailSerializer(TournamentSerializer):
     def _overview(self, tournament) -> dict:
         cached = getattr(tournament, "_overview", None)
         if cached is None:
-            cached = tournament._overview = selectors.overview(tournament=tournament)
+            request = self.context.get("request")
+            user = request.user if request is not None else None
+            cached = selectors.overview_for(tournament=tournament, user=user)
+            tournament._overview = cached
         return cached
+
+    def get_results_hidden(self, tournament) -> bool:
+        return bool(self._overview(tournament).get("results_hidden"))
 
     def get_standings(self, tournament) -> list[dict]:
         return self._overview(tournament)["standings"]

@@ -71,6 +71,10 @@ class Match(models.Model):
         "Competition", on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
     division = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A competition's ladder match: the cycle its table was scheduled in (its division's
+    # table for that cycle counts it). ``round`` is then the competition's table number,
+    # whose deal the competition's seed gives (tournaments.formats.divisions).
+    cycle = models.PositiveIntegerField(null=True, blank=True)
     # A game a person plays against bots (tournament None): unrated, on its own queue.
     human_game = models.OneToOneField(
         "HumanGame", on_delete=models.CASCADE, null=True, blank=True, related_name="match"

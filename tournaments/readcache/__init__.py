@@ -142,6 +142,19 @@ def bump_names(sender, instance, created: bool = False, update_fields=None, **_)
 
 NAMES_TOKEN = Token(NAMES)
 
+# A competition's fields whose change changes who may see its held-back results
+# (tournaments.release): its level, the ladder's hiding time, its final, the reveal.
+RELEASE_FIELDS = frozenset({"release", "ladder_hidden_from", "final", "revealed_at"})
+
+
+def forget_after_release_change(sender, instance, update_fields=None, **_) -> None:
+    """A ``post_save`` receiver for competitions: a change of who may see results (a
+    reveal, a release level set, a final or ``ladder_hidden_from`` set) makes every stored
+    read unreachable (answers stored for anonymous readers under the old level). Rare, so
+    the whole store goes rather than a mark in every read; other saves move nothing."""
+    if update_fields is None or RELEASE_FIELDS & set(update_fields):
+        bump_after_commit(NAMES)
+
 
 def key(request, kind: str, parts: Iterable) -> str:
     """The cache key of ``request``'s answer under the mark ``parts`` (their tokens'

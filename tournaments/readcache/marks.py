@@ -6,11 +6,14 @@ Only what cannot change without moving them is marked here; anything else is Non
 
 - a finished tournament: its results, entries, standings, bracket and matches change
   only through a result taken back or re-run, which bumps ``results_version`` and puts it
-  back to running (``requeue_failed_match``); a running one's match counts change as
+  back to running (``requeue_failed_match``); what of them shows changes with the release
+  level of the competition it is the final of, in its mark too; a running one's match counts change as
   matches are claimed, with no mark of their own, so it is not cached;
 - a finished match: its seats, result, moves and record are written once, with its
   status. Bot names and version numbers, which both show, never change. Whether a spectator
-  sees its whole record (``tournaments.visibility``) is in its mark too;
+  sees its whole record (``tournaments.visibility``) is in its mark too, and whether a
+  competition holds its outcome back (``tournaments.release``; a change of a competition's
+  release level makes every stored read unreachable: ``forget_after_release_change``);
 - a ladder's matches (its page, live part and matches API): every column of the ladder's
   row, its counters and ``LadderCount.changes``, which a trigger moves with every write
   of a match or seat column those reads show (migration 0010_ladder_changes). No counter
@@ -36,7 +39,7 @@ from django.db import connection
 
 from bots.models import Bot, BotVersion
 from tournaments import visibility
-from tournaments.models import Ladder, LadderCount, Match, ReadVersion, Tournament
+from tournaments.models import Competition, Ladder, LadderCount, Match, ReadVersion, Tournament
 
 
 def _row(sql: str, params: list):
@@ -48,15 +51,18 @@ def _row(sql: str, params: list):
 
 
 def finished_tournament_mark(*, pk: int) -> tuple | None:
+    # With the release level of the competition it is the final of, if any (whether its
+    # results are held back: tournaments.release).
     row = _row(
-        "SELECT status, results_version, finished_at"
-        f" FROM {Tournament._meta.db_table} WHERE id = %s",
+        "SELECT t.status, t.results_version, t.finished_at,"
+        f" (SELECT c.release FROM {Competition._meta.db_table} c WHERE c.final_id = t.id)"
+        f" FROM {Tournament._meta.db_table} t WHERE t.id = %s",
         [pk],
     )
     if row is None or row[0] != Tournament.Status.FINISHED:
         return None
-    status, results_version, finished_at = row
-    return ("tournament", pk, status, results_version, _plain([finished_at or ""])[0])
+    status, results_version, finished_at, level = row
+    return ("tournament", pk, status, results_version, _plain([finished_at or ""])[0], level)
 
 
 def finished_match_mark(*, pk: int) -> tuple | None:
@@ -68,7 +74,7 @@ def finished_match_mark(*, pk: int) -> tuple | None:
         return None
     exposure, (attempts, finished_at) = found
     finished = _plain([finished_at or ""])[0]
-    return ("match", pk, exposure.status, attempts, finished, exposure.public)
+    return ("match", pk, exposure.status, attempts, finished, exposure.public, exposure.held)
 
 
 LADDER_COUNTS = ("scheduled", "queued", "running", "finished", "failed", "cancelled", "changes")

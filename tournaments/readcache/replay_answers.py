@@ -133,7 +133,8 @@ def remembered_body(
     view = visibility.view_of(
         head.exposure, user=user, owned=lambda: visibility.owned_seats(match_id=pk, user=user)
     )
-    if not view.may_take(seat):
+    if not view.may_take(seat) or head.exposure.held:
+        # A held outcome (tournaments.release): who may see it is asked on the usual path.
         return None
     key = f"{replay_key(pk=pk, finished_at=head.finished_at, game=head.game, seat=seat)}"
     key += f":body:{answer_kind(kind, view, seen_kind=seen_kind)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bots.models import Bot
+from tournaments import release
 from tournaments.models import Ladder, Match, MatchSeat, Tournament
 from tournaments.ratings import pools
 from tournaments.selectors import ratings as rating_selectors
@@ -38,10 +39,10 @@ class Table:
         return [[row.get(key) for key, _ in self.columns] for row in self.rows]
 
 
-def standings_table(*, tournament: Tournament) -> Table:
-    """The standings as the tournament page shows them (head-to-head has no value of its
-    own: it orders tied bots among themselves)."""
-    overview = tournament_selectors.overview(tournament=tournament)
+def standings_table(*, tournament: Tournament, user=None) -> Table:
+    """The standings as the tournament page shows them to ``user`` (head-to-head has no
+    value of its own: it orders tied bots among themselves)."""
+    overview = tournament_selectors.overview_for(tournament=tournament, user=user)
     tiebreaks = overview["tiebreaks"]
     columns = [
         ("position", "#"),
@@ -72,11 +73,11 @@ def has_crosstable(tournament: Tournament) -> bool:
     return tournament.format == Tournament.Format.ROUND_ROBIN
 
 
-def crosstable_table(*, tournament: Tournament) -> Table:
+def crosstable_table(*, tournament: Tournament, user=None) -> Table:
     """A round robin's crosstable: each row's game points against each column's bot, as
     ``points/games`` (``1.5/2``); empty where they have not met, ``-`` on the diagonal.
     Unlike the page, any number of entrants (a spreadsheet is wide enough)."""
-    standings = tournament_selectors.overview(tournament=tournament)["standings"]
+    standings = tournament_selectors.overview_for(tournament=tournament, user=user)["standings"]
     pairwise = {}
     if standings and standings[0]["position"] is not None:
         parts = ("pairwise",)
@@ -113,8 +114,11 @@ def seats_text(seats: list[tuple]) -> str:
     return " · ".join(out)
 
 
-def _match_rows(matches, name: str, *, bracket: bool, round_heading: str) -> Table:
-    """Every match, newest first, as the page's match list shows them."""
+def _match_rows(
+    matches, name: str, *, bracket: bool, round_heading: str, held: bool = False
+) -> Table:
+    """Every match, newest first, as the page's match list shows them (``held``: without
+    ranks, scores and faults, which a competition holds back from the reader)."""
     order = ("-round", "-number", "-id") if round_heading == "Round" else ("-id",)
     found = list(matches.order_by(*order).values_list("id", "round", "series", "status"))
     seats: dict[int, list[tuple]] = {match_id: [] for match_id, *_ in found}
@@ -124,6 +128,8 @@ def _match_rows(matches, name: str, *, bracket: bool, round_heading: str) -> Tab
         .values_list("match_id", "rank", "score", "fault", "version__bot__name")
     )
     for match_id, *seat in seat_rows.iterator(chunk_size=5000):
+        if held:
+            seat = [None, None, None, seat[-1]]
         seats[match_id].append(seat)
     columns = [("match", "Match"), ("round", round_heading)]
     if bracket:
@@ -142,7 +148,7 @@ def _match_rows(matches, name: str, *, bracket: bool, round_heading: str) -> Tab
     return Table(name, columns, rows)
 
 
-def tournament_matches_table(*, tournament: Tournament) -> Table:
+def tournament_matches_table(*, tournament: Tournament, user=None) -> Table:
     bracket = tournament.format in (
         Tournament.Format.SINGLE_ELIMINATION,
         Tournament.Format.DOUBLE_ELIMINATION,
@@ -152,6 +158,7 @@ def tournament_matches_table(*, tournament: Tournament) -> Table:
         f"tournament-{tournament.pk}-matches",
         bracket=bracket,
         round_heading="Round",
+        held=release.tournament_results_hidden(tournament=tournament, user=user),
     )
 
 

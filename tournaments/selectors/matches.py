@@ -53,7 +53,8 @@ SEAT_FIELDS = (
 def match_detail(*, pk: int) -> Match:
     """One match with its seats (logs left out: see ``seat_logs``); DoesNotExist if none.
     Its moves and record load on first use: a cached page may never need them."""
-    qs = Match.objects.select_related("tournament").prefetch_related(public_seats())
+    qs = Match.objects.select_related("tournament", "competition")
+    qs = qs.prefetch_related(public_seats())
     return qs.defer("moves", "record").get(pk=pk)
 
 

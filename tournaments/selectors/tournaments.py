@@ -8,6 +8,7 @@ from django.db.models import QuerySet
 
 from bots.models import OptionsValidation
 from bots.selectors import current_version
+from tournaments import release
 from tournaments.format_inputs import (
     event_of,
     results_of,
@@ -161,6 +162,31 @@ def _unseeded(rows: list[dict]) -> dict:
         for row in rows
     ]
     return {"tiebreaks": [], "standings": standings, "rounds": [], "bracket": []}
+
+
+def held_overview(*, tournament: Tournament, overview: dict) -> dict:
+    """``overview`` as a reader a competition holds the tournament's results back from sees
+    it (``tournaments.release``): every entrant unplaced in entry order with no points or
+    counts (null), no tie-breaks, the rounds' tables and the bracket's series (who plays whom) without their winners."""
+    held = _unseeded(entrants(tournament=tournament))
+    for row in held["standings"]:  # no count of how its games went either
+        row.update(dict.fromkeys(("points", "played", "wins", "faults", "score")))
+    held["rounds"] = overview["rounds"]
+    held["bracket"] = [
+        {**series, "winners": [], "loser": None, "complete": False}
+        for series in overview["bracket"]
+    ]
+    held["results_hidden"] = True
+    return held
+
+
+def overview_for(*, tournament: Tournament, user) -> dict:
+    """:func:`overview` as ``user`` may see it (``held_overview`` when a competition holds
+    the results back from them)."""
+    found = overview(tournament=tournament)
+    if release.tournament_results_hidden(tournament=tournament, user=user):
+        return held_overview(tournament=tournament, overview=found)
+    return found
 
 
 def overview_from_matches(*, tournament: Tournament) -> dict:

@@ -37,6 +37,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from bots import access
 from bots.models import Bot, BotVersion
 from bots.selectors import current_version
 from games import registry
@@ -99,8 +100,10 @@ def create_challenge(*, user, asked: Asked, again_of: Challenge | None = None) -
     bot = Bot.objects.filter(pk=asked.bot_id).first()
     if bot is None:
         raise ChallengeRefused(f"no bot {asked.bot_id}", field="bot")
-    if bot.owner_id != user.id:
-        raise ChallengeRefused("you may challenge only with your own bots", forbidden=True)
+    if not access.may_manage(user, bot):
+        raise ChallengeRefused(
+            "you may challenge only with your own bots (or your team's)", forbidden=True
+        )
     version = _challenger_version(bot, asked.version_id)
     engine = registry.get(bot.game)
     if not 1 <= asked.games <= settings.ARENA_CHALLENGE_MAX_GAMES:
@@ -294,7 +297,7 @@ def pick_opponents(
 
 
 def _answer_of(user, opponent: Bot) -> str:
-    if opponent.owner_id == user.id or opponent.accepts_challenges == "anyone":
+    if access.may_manage(user, opponent) or opponent.accepts_challenges == "anyone":
         return ChallengeOpponent.Answer.ACCEPTED
     if opponent.accepts_challenges == "ask":
         return ChallengeOpponent.Answer.WAITING

@@ -35,6 +35,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from bots import access
 from bots import services as bot_services
 from bots.models import Bot
 from bots.players import ActResult, BuiltinPlayer, Fault, Player, ProgramPlayer
@@ -214,7 +215,7 @@ def _checked_bots(bots, *, game, players: int, user) -> list:
             raise HumanGameRefused(
                 f"{entry.name} plays {entry.game}, not {game.slug}", field="bots"
             )
-        if entry.owner_id != user.pk and entry.accepts_challenges == "nobody":
+        if entry.accepts_challenges == "nobody" and not access.may_manage(user, entry):
             raise HumanGameRefused(
                 f"{entry.name}'s owner does not let others play it on demand", field="bots",
                 status=403,

@@ -74,9 +74,10 @@ def record_result(
         _store_seats(seats, outcome, batch, with_logs=logs is None)
         # A version gate's matches test two versions of one bot, a challenge's are asked
         # for by one author, and a person played in a game against bots: none are games
-        # of the pool.
+        # of the pool; nor are a competition's, whose results it releases itself.
         if (
             match.gate_id is None
+            and match.competition_id is None
             and match.challenge_id is None
             and match.human_game_id is None
             and match.rated_seq is None

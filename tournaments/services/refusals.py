@@ -114,9 +114,11 @@ def entrant_refusals(
     game: str,
     bot_ids: list[int],
     kept: frozenset[int] = frozenset(),
+    pinned: frozenset[int] = frozenset(),
 ) -> None:
     """The entrants' refusals; ``kept``: bots already entered, whose owners' entry policy
-    is not asked again."""
+    is not asked again; ``pinned``: bots entered with a version fixed already (a
+    competition's frozen one), whose policy and current version are not asked."""
     engine = registry.get(game)
     twice = sorted({b for b in bot_ids if bot_ids.count(b) > 1})
     bots = {bot.pk: bot for bot in Bot.objects.filter(pk__in=bot_ids)}
@@ -130,6 +132,8 @@ def entrant_refusals(
             missing.append(str(bot_id))
         elif bot.game != game:
             other_game.append(f"{bot.name} plays {bot.game}")
+        elif bot_id in pinned:
+            continue
         elif bot.owner_id != organiser.pk and not bot.accepts_entries and bot_id not in kept:
             closed.append(bot.name)
         elif current_version(bot=bot) is None:

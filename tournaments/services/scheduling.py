@@ -63,8 +63,13 @@ def create_tournament(
     grand_final_reset: bool = True,
     seeding: str = Tournament.Seeding.RATING,
     record_visibility: str = Tournament.RecordVisibility.FINISHED,
+    pinned: dict[int, int] | None = None,
 ) -> Tournament:
     """A tournament of any format, checked whole before anything is stored.
+
+    ``pinned``: bot id -> the version that plays for it (a competition's frozen versions),
+    kept at the start instead of the bot's current version; its owner entered it already,
+    so neither the bot's entry policy nor its current version is asked.
 
     With seat rotation, the games of a pairing must cover every rotation of its
     seats, so games_per_pairing defaults to the number of seats and must be a
@@ -72,8 +77,10 @@ def create_tournament(
     (``tournaments.services.refusals``).
     """
     challengers = list(challengers or [])
+    pinned = dict(pinned or {})
     checked = _checked_settings(
         organiser=organiser,
+        pinned=frozenset(pinned),
         game=game,
         bot_ids=bot_ids,
         format=format,
@@ -115,7 +122,15 @@ def create_tournament(
             **checked,
         )
         Entry.objects.bulk_create(
-            [Entry(tournament=tournament, bot_id=b, challenger=b in challengers) for b in bot_ids]
+            [
+                Entry(
+                    tournament=tournament,
+                    bot_id=b,
+                    challenger=b in challengers,
+                    version_id=pinned.get(b),
+                )
+                for b in bot_ids
+            ]
         )
         entry_validations(tournament=tournament)  # under way before the start, if need be
     return tournament
@@ -150,6 +165,7 @@ def _checked_settings(
     grand_final_reset: bool,
     record_visibility: str,
     kept: frozenset[int] = frozenset(),
+    pinned: frozenset[int] = frozenset(),
 ) -> dict:
     """The resolved options, players and games per pairing of valid settings; else a
     ValidationError with every refusal found, by field."""
@@ -175,7 +191,9 @@ def _checked_settings(
         # says all there is to say).
         seated = "players_per_match" not in found
         games_per_pairing = players if rotate_seats and seated else 1
-    refusals.entrant_refusals(found, organiser=organiser, game=game, bot_ids=bot_ids, kept=kept)
+    refusals.entrant_refusals(
+        found, organiser=organiser, game=game, bot_ids=bot_ids, kept=kept, pinned=pinned
+    )
     refusals.setting_refusals(
         found,
         format=format,
@@ -276,6 +294,8 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
             f"This tournament is {tournament.status}: only a scheduled one can be edited"
         )
     entries = list(tournament.entries.order_by("id"))
+    # Versions pinned before the start (a competition's final) stay pinned through an edit.
+    pinned = {e.bot_id: e.version_id for e in entries if e.version_id is not None}
     current = {
         "name": tournament.name,
         "game": tournament.game,
@@ -301,6 +321,7 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
         checked = _checked_settings(
             organiser=tournament.organiser,
             kept=frozenset(current["bot_ids"]),  # entered, they stay whatever their policy
+            pinned=frozenset(pinned),
             **{
                 name: wanted[name]
                 for name in EDITABLE
@@ -330,7 +351,12 @@ def update_tournament(*, tournament_id: int, editor: AbstractBaseUser, **changes
         challengers = wanted["challengers"]
         Entry.objects.bulk_create(
             [
-                Entry(tournament=tournament, bot_id=b, challenger=b in challengers)
+                Entry(
+                    tournament=tournament,
+                    bot_id=b,
+                    challenger=b in challengers,
+                    version_id=pinned.get(b),
+                )
                 for b in wanted["bot_ids"]
             ]
         )
@@ -377,7 +403,9 @@ def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
     """Start every scheduled tournament whose time has come, unless it still waits for
     validation matches of its entrants under its options (``admission``: a bounded wait)."""
     now = now or timezone.now()
-    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now)
+    due = Tournament.objects.filter(status=Tournament.Status.SCHEDULED, start_at__lte=now).exclude(
+        competition__paused=True
+    )  # a paused competition's final waits for the resume
     started = []
     for tournament in due:
         validations = entry_validations(tournament=tournament)
@@ -389,12 +417,12 @@ def start_due_tournaments(*, now: datetime | None = None) -> list[int]:
 
 
 def entry_validations(*, tournament: Tournament) -> dict:
-    """The validation of each entrant's current version under the tournament's player
-    count and options, by version id, asked for where there is none yet."""
+    """The validation of each entrant's version (pinned, else current) under the
+    tournament's player count and options, by version id, asked for where there is none yet."""
     versions = [
         v
-        for entry in tournament.entries.select_related("bot")
-        if (v := current_version(bot=entry.bot)) is not None
+        for entry in tournament.entries.select_related("bot", "version")
+        if (v := entry.version or current_version(bot=entry.bot)) is not None
     ]
     return admission.validations_for(
         game=tournament.game,
@@ -423,7 +451,8 @@ def start_tournament(*, tournament_id: int, due_by: datetime | None = None) -> b
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     entries = list(tournament.entries.select_related("bot"))
     for entry in entries:
-        entry.version = current_version(bot=entry.bot)
+        # A version pinned before the start (a competition's frozen one) is kept.
+        entry.version = entry.version or current_version(bot=entry.bot)
     key = admission.configuration_key(
         game=tournament.game, players=tournament.players_per_match, options=tournament.options
     )

@@ -5,7 +5,8 @@ caller has just written, in its transaction, and sent once it commits."""
 from __future__ import annotations
 
 from bots import hooks
-from tournaments.models import Challenge, Entry, Gate, Tournament
+from tournaments import release
+from tournaments.models import Challenge, Competition, Entry, Gate, Tournament
 
 
 def _owners(bot_owner_ids) -> tuple[int, ...]:
@@ -121,11 +122,18 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def tournament_finished(tournament_id: int) -> None:
+def tournament_finished(tournament_id: int, *, revealed: bool = False) -> None:
     """One event per person, each told their own bots' places beside the podium; the
-    tournament's webhooks get the organiser's alone (every place is in its data)."""
+    tournament's webhooks get the organiser's alone (every place is in its data).
+
+    A competition's final whose results are not public yet is announced without them
+    (who finished is no secret, the places are): its places are told when the organiser
+    reveals them (``competition_revealed``)."""
     tournament = Tournament.objects.get(pk=tournament_id)
     entries = list(tournament.entries.select_related("bot").order_by("place", "pk"))
+    if not revealed and release.tournament_results_hidden(tournament=tournament, user=None):
+        _tournament_finished_held(tournament, entries)
+        return
     placed = [e for e in entries if e.place is not None]
     podium = ", ".join(f"{e.place}. {e.bot.name}" for e in placed[:3])
     data = {
@@ -152,3 +160,25 @@ def tournament_finished(tournament_id: int) -> None:
                 tournament_id=tournament.pk if user_id == tournament.organiser_id else None,
             )
         )
+
+
+def _tournament_finished_held(tournament: Tournament, entries: list[Entry]) -> None:
+    hooks.emit(
+        hooks.Event(
+            kind="tournament.finished",
+            user_ids=_people(tournament, entries),
+            text=f"Tournament {tournament.name} finished; its results are hidden until the "
+            "organiser releases them",
+            link=f"/tournaments/{tournament.pk}/",
+            data={"tournament_id": tournament.pk, "places": [], "results_hidden": True},
+            tournament_id=tournament.pk,
+        )
+    )
+
+
+def competition_revealed(competition: Competition) -> None:
+    """The announcements that waited for the reveal: the final's places, as its finish
+    tells them, when it has finished. Called once the reveal has committed."""
+    final = competition.final
+    if final is not None and final.status == Tournament.Status.FINISHED:
+        tournament_finished(final.pk, revealed=True)

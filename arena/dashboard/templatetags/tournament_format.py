@@ -69,14 +69,17 @@ def standings_rows(overview: dict) -> SafeString:
             f'<td class="num">{"·" if name == "head_to_head" else _text(values.get(name, ""))}</td>'
             for name in tiebreaks
         )
-        faults = f'<td class="num">{_text(r["faults"])}</td>' if faults_column else ""
+        # None (a competition's held results: tournaments.release) shows as an empty cell.
+        num = {k: _text("" if r[k] is None else r[k]) for k in ("played", "points", "wins")}
+        num |= {k: _text("" if r[k] is None else r[k]) for k in ("score", "faults")}
+        faults = f'<td class="num">{num["faults"]}</td>' if faults_column else ""
         out.append(
             f'<tr><td>{_text(r["position"] or "")}</td><td><a href="{_text(id_url(r["bot_id"], "bot"))}">'
             f"{_text(r['bot'])}</a>{version}</td>\n"
-            f'<td class="num">{_text(r["played"])}</td><td class="num">{_text(r["points"])}</td>\n'
+            f'<td class="num">{num["played"]}</td><td class="num">{num["points"]}</td>\n'
             f"{cells}\n"
-            f'<td class="num wide-only">{_text(r["wins"])}</td><td class="num wide-only">'
-            f"{_text(r['score'])}</td>{faults}</tr>"
+            f'<td class="num wide-only">{num["wins"]}</td><td class="num wide-only">'
+            f"{num['score']}</td>{faults}</tr>"
         )
     return mark_safe("".join(out))  # noqa: S308 - every value above is escaped
 

@@ -14,6 +14,7 @@ from arena.dashboard import bot_page
 from arena.dashboard.forms import BotUploadForm, VersionUploadForm
 from arena.dashboard.page_cache import cached_page, for_anonymous
 from arena.dashboard.views.accounts import throttled_form
+from bots import access
 from bots import selectors as bot_selectors
 from bots import services as bot_services
 from bots.models import Bot, BotVersion
@@ -81,7 +82,9 @@ def bot_detail(request, pk):
     versions = list(bot_selectors.version_list(bot=bot))
     context = _versions_context(request, bot, versions)
     with_cancelled = request.GET.get("cancelled") == "1"
-    matches, hidden = bot_page.recent_match_rows(bot_id=bot.id, with_cancelled=with_cancelled)
+    matches, hidden = bot_page.recent_match_rows(
+        bot_id=bot.id, with_cancelled=with_cancelled, user=request.user
+    )
     return render(
         request,
         "arena/bot_detail.html",
@@ -114,6 +117,7 @@ def _versions_context(request, bot: Bot, versions: list) -> dict:
         "versions": versions,
         "current": bot_selectors.current_version(bot=bot, versions=versions),
         "is_owner": request.user.is_authenticated and request.user.id == bot.owner_id,
+        "may_upload": access.may_manage(request.user, bot),
         "validating": sum(1 for v in versions if v.status in WAITING),
         "poll_seconds": VERSIONS_POLL_SECONDS,
     }
@@ -168,7 +172,7 @@ def bot_new(request):
 
 @login_required
 def bot_upload(request, pk):
-    bot = get_object_or_404(Bot, pk=pk, owner=request.user)
+    bot = get_object_or_404(Bot.objects.filter(access.managed_bots_q(request.user)), pk=pk)
     form = VersionUploadForm(request.POST or None, request.FILES or None)
     context = {"title": f"Upload a new version of {bot.name}", "multipart": True}
     if refused := throttled_form(request, form, context, throttling.UploadThrottle):

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from bots import access
 from bots import services as bot_services
 from bots.models import Bot
 from games import registry
@@ -46,7 +47,9 @@ class ChallengeForm(forms.Form):
 
     def __init__(self, *args, user, game: str, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["bot"].queryset = Bot.objects.filter(owner=user, game=game).order_by("name")
+        self.fields["bot"].queryset = Bot.objects.filter(
+            access.managed_bots_q(user), game=game
+        ).order_by("name")
         self.fields["games"].max_value = settings.ARENA_CHALLENGE_MAX_GAMES
 
     def clean_options(self) -> dict:
@@ -93,7 +96,9 @@ class PickForMeForm(ChallengeForm):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, user=user, game="", **kwargs)
-        self.fields["bot"].queryset = Bot.objects.filter(owner=user).order_by("name")
+        self.fields["bot"].queryset = Bot.objects.filter(access.managed_bots_q(user)).order_by(
+            "name"
+        )
 
 
 @login_required

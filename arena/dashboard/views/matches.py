@@ -19,7 +19,7 @@ from arena.dashboard.frame_layouts import LAYOUT_VERSION, layout_for, layout_jso
 from arena.dashboard.page_cache import cached_page
 from games import scoring
 from tournaments import selectors
-from tournaments.apis.matches import SEAT_PARAMETER, SEAT_REFUSED, seat_view
+from tournaments.apis.matches import SEAT_PARAMETER, SEAT_REFUSED, held_replay_body, seat_view
 from tournaments.models import Match
 from tournaments.readcache import marks, replay_answers
 
@@ -39,6 +39,12 @@ def match_detail(request, pk):
         seat = None  # a seat the match does not have: show the spectator's view
     if not view.may_take(seat):
         seat = None  # another's seat while the record is hidden: the spectator's view
+    if view.results_hidden:  # a competition holds its outcome back (tournaments.release)
+        return render(
+            request,
+            "arena/match_detail.html",
+            {"match": match, "seats": seats, "view": view},
+        )
     viewer = {
         "match": match.pk,
         "seat": seat,
@@ -135,7 +141,9 @@ class MatchFramesApi(APIView):
         if body is not None:  # a finished match's answer, kept (one query, no model)
             return HttpResponse(body, content_type="application/json")
         match = get_object_or_404(Match.objects.only(*selectors.REPLAY_LOOKUP_FIELDS), pk=pk)
-        seat, _ = seat_view(request, match, seat_text, players=selectors.seat_count(match))
+        seat, view = seat_view(request, match, seat_text, players=selectors.seat_count(match))
+        if view.results_hidden:
+            return held_replay_body(match_pk=match.pk, seat=seat, game=match.game, frames=[])
 
         def build() -> bytes:
             head = {

@@ -1,0 +1,956 @@
+"""Checking a competition's archive on its own: no bots, no database, no Django.
+
+What is checked, in this order, stopping at the first discrepancy (:class:`Discrepancy`):
+
+1. The commitments: SHA-256 of "salt:seed" for the competition's ladder seed and for the
+   final tournament's seed, as published before any deal was made
+   (``tournaments.services.scheduling.seed_commitment``).
+2. Each version that counts for the final was uploaded before the deadline, and the
+   final plays exactly those versions.
+3. Every ladder match: it plays the competition's pool, its deal seed derives from the
+   competition's seed and its table number
+   (``tournaments.formats.divisions.competition_table_seed``), its seats are entries of
+   the competition, the games of a table rotate one table's seats on its deal, and its
+   replay through the game's engine (below) gives its recorded result. (Throughout, a
+   version is the same bot, number and SHA-256 wherever it sits.)
+4. The final: its pairings are rebuilt by the format's own code
+   (``tournaments.formats.next_matches``) from the entrants in seed order and the recorded
+   results, game by game; each game the format schedules must be in the archive with the
+   entrants in the seats the format gives and the deal seed derived from the final's seed
+   for its group and deal (as ``tournaments.services.advancing`` deals them), and is
+   replayed. Nothing else may be in the final. The format's final table must be the
+   recorded places, points and tie-breaks.
+5. The ladder's division tables of every cycle, recomputed from the recorded results; the
+   overall order they give; the final seeded in that order.
+
+A replay applies every recorded move to the engine from the deal seed: each seat that
+acts must be one the engine asks, each action it chose must be legal there, and a seat
+played by default (it had faulted: crashed, timed out, moved illegally...) must have the
+engine's default action from its fault's move on; the times recorded must agree with the
+clock (a move within its allowance, a timeout beyond it). The result is then ranked as
+the runner ranks it (``bots.runner.rank_with_faults``, restated here as
+:func:`rank_with_faults`: faulted seats last) and compared seat by seat with the record.
+
+What no archive can show: that a legal move was the one the bot chose. A participant
+checks that of their own bot by replaying its matches with its file (``manage.py
+replay --bot``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from games import registry
+from games.protocol import IllegalAction, InvalidOptions, is_legal
+from games.rng import derive_seed
+from tournaments import formats
+from tournaments.formats import Event, Finished, Pairing, Result
+from tournaments.formats.common import rotation
+from tournaments.formats.divisions import Game, competition_table_seed, division_table
+
+# The runner's fault kinds (bots.players.FAULT_KINDS): this module imports only the
+# engines and the formats, so a participant's machine needs nothing else.
+FAULT_KINDS = (
+    "timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed",
+    "resigned",
+)  # fmt: skip
+KIND = "arena-competition-archive"
+VERSION = 1
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A seat's recorded fault: its kind and the index of the move it happened on (None:
+    before the first)."""
+
+    kind: str
+    reason: str
+    move: int | None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "reason": self.reason, "move": self.move}
+
+
+def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) -> dict:
+    """The engine's result ranked as the runner ranks it (``bots.runner.rank_with_faults``,
+    which a test holds this to): faulted seats (their whole team) last, sharing that rank;
+    the others re-ranked among themselves by their engine rank, ties sharing."""
+    seats = [dict(s) for s in result["seats"]]
+    teams = result.get("teams") or []
+    units = [list(t) for t in teams] if teams else [[i] for i in range(len(seats))]
+    clean = [u for u in units if not any(s in faults for s in u)]
+    dirty = [u for u in units if any(s in faults for s in u)]
+    clean.sort(key=lambda u: min(seats[s]["rank"] for s in u))
+    rank_of: dict[int, int] = {}
+    previous, previous_rank = None, 0
+    for position, unit in enumerate(clean, start=1):
+        engine = min(seats[s]["rank"] for s in unit)
+        rank = previous_rank if engine == previous else position
+        previous, previous_rank = engine, rank
+        for s in unit:
+            rank_of[s] = rank
+    for unit in dirty:
+        for s in unit:
+            rank_of[s] = len(clean) + 1
+    for i, seat in enumerate(seats):
+        seat["engine_rank"] = seat["rank"]
+        seat["rank"] = rank_of.get(i, seat["rank"])
+        seat["bot"] = labels[i]
+        seat["fault"] = faults[i].to_dict() if i in faults else None
+    return {**result, "seats": seats}
+
+
+class Discrepancy(Exception):
+    """The first thing in the archive that does not check out, said for a person."""
+
+
+class Unreadable(Exception):
+    """Not an archive this verifier can read (not JSON, another kind, a later version)."""
+
+
+@dataclass
+class Verified:
+    """What was checked, for the closing line."""
+
+    commitments: int = 0
+    ladder_matches: int = 0
+    final_matches: int = 0
+    moves: int = 0
+    failed: int = 0  # the host could not play them: no replay (a draw for the format)
+    unplayed: int = 0  # cancelled or never played: nothing to check
+    final_finished: bool = False
+    division_tables: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        replayed = self.ladder_matches + self.final_matches
+        parts = [
+            f"{self.commitments} seed commitment(s)",
+            f"{replayed} match(es) replayed ({self.ladder_matches} ladder, "
+            f"{self.final_matches} final; {self.moves} moves)",
+        ]
+        if self.failed:
+            parts.append(f"{self.failed} failed on the host (no moves, counted as draws)")
+        if self.unplayed:
+            parts.append(f"{self.unplayed} not played")
+        if self.final_finished:
+            parts.append("the final's pairings and table rebuilt")
+        if self.division_tables:
+            parts.append(f"{self.division_tables} division table(s) recomputed")
+        return "verified: " + "; ".join(parts)
+
+
+# -- reading and writing --------------------------------------------------------------
+
+
+def load_archive(path: str | Path) -> dict:
+    """The archive at ``path`` (gzip or plain JSON, told by its first bytes)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise Unreadable(f"cannot read {path}: {exc.strerror}") from None
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise Unreadable(f"{path} is not a readable gzip file: {exc}") from None
+    try:
+        archive = json.loads(data)
+    except ValueError as exc:
+        raise Unreadable(f"{path} is not JSON: {exc}") from None
+    return check_kind(archive)
+
+
+def check_kind(archive: object) -> dict:
+    if not isinstance(archive, dict) or archive.get("kind") != KIND:
+        raise Unreadable(f'not a competition archive (no "kind": "{KIND}")')
+    version = archive.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise Unreadable(
+            f"archive version {version!r}: this verifier reads version {VERSION} and earlier"
+        )
+    if not isinstance(archive.get("matches"), list):
+        raise Unreadable("the archive has no list of matches")
+    return archive
+
+
+def archive_bytes(archive: dict, *, packed: bool) -> bytes:
+    """The archive as a file holds it: compact JSON with sorted keys, gzip-compressed when
+    ``packed`` (no time stamp in it, so the same archive gives the same bytes)."""
+    text = json.dumps(archive, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    data = text.encode()
+    return gzip.compress(data, mtime=0) if packed else data
+
+
+def dump_archive(archive: dict, path: str | Path) -> None:
+    """Write ``archive`` to ``path``: gzip when the name ends in .gz."""
+    Path(path).write_bytes(archive_bytes(archive, packed=str(path).endswith(".gz")))
+
+
+# -- the checks -----------------------------------------------------------------------
+
+
+def seed_commitment(*, seed: int, salt: str) -> str:
+    """SHA-256 of "salt:seed" in hex (``tournaments.services.scheduling.seed_commitment``,
+    which imports Django: the same two lines, kept apart on purpose)."""
+    return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
+
+
+def final_match_seed(final_seed: int, pairing: Pairing) -> int:
+    """The deal of a final's game: games sharing (group, deal) are dealt the same cards
+    (``tournaments.services.advancing``)."""
+    return derive_seed(final_seed, "group", pairing.group, "deal", pairing.deal) >> 2
+
+
+def verify_archive(archive: dict) -> Verified:
+    """Check everything the module says; :class:`Discrepancy` at the first that fails
+    (a field missing or of the wrong kind is one too, not a crash)."""
+    archive = check_kind(archive)
+    try:
+        return _verify(archive)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise Discrepancy(f"the archive is malformed: {type(exc).__name__} {exc}") from None
+
+
+def _verify(archive: dict) -> Verified:
+    done = Verified()
+    competition = _need(archive, "competition", dict, "the archive")
+    final = archive.get("final")
+    matches = archive["matches"]
+    _check_match_rows(matches)
+
+    _check_commitment("the competition's seed", competition)
+    done.commitments += 1
+    if final is not None:
+        _check_commitment("the final's seed", final)
+        done.commitments += 1
+
+    entries = _need(archive, "entries", list, "the archive")
+    _check_frozen_versions(competition, entries, final)
+
+    ladder = [m for m in matches if m.get("stage") == "ladder"]
+    in_final = [m for m in matches if m.get("stage") == "final"]
+    stray = [m for m in matches if m.get("stage") not in ("ladder", "final")]
+    if stray:
+        raise Discrepancy(f"match {stray[0].get('id')}: stage {stray[0].get('stage')!r} is "
+                          "neither 'ladder' nor 'final'")  # fmt: skip
+    if in_final and final is None:
+        raise Discrepancy("the archive has final matches but no final")
+
+    entered_bots = {e.get("bot_id") for e in entries}
+    for match in ladder:
+        _check_ladder_match(match, competition, entered_bots)
+        _replay_counted(match, done, stage="ladder")
+    _check_table_rotations(ladder)
+
+    if final is not None:
+        _check_final(final, in_final, done)
+
+    _check_division_tables(archive, ladder, done)
+    return done
+
+
+def _check_match_rows(matches: list) -> None:
+    """Each match once, its seats numbered 0, 1, ... in order, and each version the same
+    bot's, number and SHA-256 wherever it sits."""
+    seen: set = set()
+    versions: dict = {}
+    for index, match in enumerate(matches):
+        if not isinstance(match, dict):
+            raise Discrepancy(f"matches[{index}] is not a match (a JSON object)")
+        ident = match.get("id")
+        if ident in seen:
+            raise Discrepancy(f"match {ident} is in the archive twice")
+        seen.add(ident)
+        seats = match.get("seats") or []
+        if [seat.get("seat") for seat in seats] != list(range(len(seats))):
+            raise Discrepancy(f"{_label(match)}: its seats are not numbered 0, 1, ... in order")
+        for seat in seats:
+            known = (seat.get("bot_id"), seat.get("version"), seat.get("sha256"))
+            if versions.setdefault(seat.get("version_id"), known) != known:
+                raise Discrepancy(
+                    f"{_label(match)}: seat {seat.get('seat')} plays version id "
+                    f"{seat.get('version_id')} as {known}; elsewhere it is "
+                    f"{versions[seat.get('version_id')]} (bot id, number, sha256)"
+                )
+
+
+def _need(holder: dict, key: str, kind: type, where: str) -> Any:
+    value = holder.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise Discrepancy(f"{where} has no {key} (or not a {kind.__name__})")
+    return value
+
+
+def _check_commitment(what: str, holder: dict) -> None:
+    seed = _need(holder, "seed", int, what)
+    salt = holder.get("seed_salt")
+    published = holder.get("seed_commitment")
+    if not isinstance(salt, str) or not isinstance(published, str):
+        raise Discrepancy(f"{what}: the salt or the commitment is missing")
+    found = seed_commitment(seed=seed, salt=salt)
+    if found != published:
+        raise Discrepancy(
+            f'{what}: sha256("{salt}:{seed}") is {found}, not the published commitment '
+            f"{published}: the seed or its salt is not the one committed to"
+        )
+
+
+def _when(text: object, what: str) -> datetime:
+    try:
+        return datetime.fromisoformat(str(text))
+    except ValueError:
+        raise Discrepancy(f"{what}: {text!r} is not a date") from None
+
+
+def _check_frozen_versions(competition: dict, entries: list, final: dict | None) -> None:
+    deadline = _when(competition.get("deadline"), "the competition's deadline")
+    frozen: dict[int, dict] = {}
+    for entry in entries:
+        version = entry.get("frozen_version")
+        if version is None:
+            continue
+        created = _when(version.get("created_at"), f"entry {entry.get('bot')}'s frozen version")
+        if created >= deadline:
+            raise Discrepancy(
+                f"entry {entry.get('bot')}: its frozen version v{version.get('number')} was "
+                f"uploaded at {version.get('created_at')}, not before the deadline "
+                f"{competition.get('deadline')}"
+            )
+        frozen[entry.get("bot_id")] = version
+    if final is None:
+        return
+    for entrant in final.get("entrants") or []:
+        if entrant.get("seed_number") is None:
+            continue  # did not play (withdrawn, or no version)
+        counted = frozen.get(entrant.get("bot_id"))
+        version = entrant.get("version") or {}
+        if counted is None:
+            raise Discrepancy(
+                f"the final's entrant {entrant.get('bot')} has no frozen version in the "
+                "competition's entries"
+            )
+        if version.get("sha256") != counted.get("sha256"):
+            raise Discrepancy(
+                f"the final's entrant {entrant.get('bot')} plays version "
+                f"v{version.get('number')} (sha256 {version.get('sha256')}), not its frozen "
+                f"version v{counted.get('number')} (sha256 {counted.get('sha256')})"
+            )
+
+
+def _check_ladder_match(match: dict, competition: dict, entered_bots: set) -> None:
+    label = _label(match)
+    pool = {
+        "game": competition["game"],
+        "options": registry.get(competition["game"]).resolve_options(competition.get("options")),
+        "move_ms": competition.get("move_ms"),
+        "bank_ms": competition.get("bank_ms"),
+    }
+    for key, value in pool.items():
+        if value is not None and _canonical(match.get(key)) != _canonical(value):
+            raise Discrepancy(
+                f"{label}: {key} {_short(match.get(key))}, the competition's is {_short(value)}"
+            )
+    if len(match.get("seats") or []) != competition.get("players"):
+        raise Discrepancy(
+            f"{label}: {len(match.get('seats') or [])} seats, the competition plays "
+            f"{competition.get('players')}"
+        )
+    for seat in match.get("seats") or []:
+        if seat.get("bot_id") not in entered_bots:
+            raise Discrepancy(
+                f"{label}: seat {seat.get('seat')} is {seat.get('bot')}, not an entry of the "
+                "competition"
+            )
+    table = match.get("table")
+    if not isinstance(table, int):
+        raise Discrepancy(f"{label}: no table number to derive its deal seed from")
+    expected = competition_table_seed(competition["seed"], table)
+    if match.get("seed") != expected:
+        raise Discrepancy(
+            f"{label}: deal seed {match.get('seed')} does not derive from the competition's "
+            f"committed seed for table {table} (that deal's seed is {expected})"
+        )
+
+
+def _check_table_rotations(ladder: list[dict]) -> None:
+    """A ladder table is a duplicate set: game g (``number``, from 1) seats the table's
+    versions rotated by g - 1 (tournaments.formats.common.rotation), all in one cycle and
+    division."""
+    tables: dict[object, list[dict]] = {}
+    for match in ladder:
+        tables.setdefault(match.get("table"), []).append(match)
+    for table, games in sorted(tables.items(), key=lambda item: str(item[0])):
+        games.sort(key=lambda m: m.get("number") or 0)
+        numbers = [m.get("number") for m in games]
+        if numbers != list(range(1, len(games) + 1)):
+            raise Discrepancy(f"ladder table {table}: its games are numbered {numbers}")
+        first = tuple(s.get("version_id") for s in games[0]["seats"])
+        for match in games:
+            seats = tuple(s.get("version_id") for s in match["seats"])
+            expected, _ = rotation(first, match["number"] - 1)
+            where = (match.get("cycle"), match.get("division"))
+            if seats != expected or where != (games[0].get("cycle"), games[0].get("division")):
+                raise Discrepancy(
+                    f"{_label(match)}: game {match['number']} of the table does not rotate "
+                    "the seats of its first game in the same cycle and division"
+                )
+
+
+def _label(match: dict) -> str:
+    where = match.get("pairing_key") or (
+        f"table {match.get('table')}" if match.get("table") is not None else ""
+    )
+    return f"match {match.get('id')} ({match.get('stage')} {where})".replace(" )", ")")
+
+
+def _replay_counted(match: dict, done: Verified, *, stage: str) -> None:
+    status = match.get("status")
+    if status == "finished":
+        done.moves += replay_match(match)
+        if stage == "ladder":
+            done.ladder_matches += 1
+        else:
+            done.final_matches += 1
+    elif status == "failed":
+        done.failed += 1
+    else:
+        done.unplayed += 1
+
+
+# -- replaying one match --------------------------------------------------------------
+
+
+def replay_match(match: dict) -> int:
+    """Replay a finished match from its deal seed and compare its result; the number of
+    moves. :class:`Discrepancy` names the match, the move and the seat."""
+    label = _label(match)
+    moves, result = match.get("moves"), match.get("result")
+    if not isinstance(moves, list) or not isinstance(result, dict):
+        raise Discrepancy(f"{label}: finished, but its moves or result are missing")
+    seats = result.get("seats")
+    if not isinstance(seats, list) or len(seats) != len(match.get("seats") or []):
+        raise Discrepancy(f"{label}: its result does not have one entry per seat")
+    try:
+        game = registry.get(str(match.get("game")))
+    except registry.UnknownGame:
+        raise Discrepancy(f"{label}: the game {match.get('game')!r} is not in this Arena") from None
+    if match.get("engine_version") != game.version:
+        raise Discrepancy(
+            f"{label}: played with {game.slug} engine version {match.get('engine_version')}, "
+            f"this Arena has version {game.version}: verify with the Arena release of that "
+            "engine version"
+        )
+    try:
+        state = game.new_match(
+            players=len(seats), options=match.get("options") or {}, seed=int(match["seed"])
+        )
+    except (InvalidOptions, TypeError, ValueError, KeyError) as exc:
+        raise Discrepancy(f"{label}: the match cannot be set up: {exc}") from None
+    faults = _recorded_faults(label, seats, len(moves))
+    clock = _Clock(label, match, len(seats))
+    for index, move in enumerate(moves):
+        number = index + 1
+        where = f"{label} move {number}"
+        acting = set(state.to_act())
+        if not acting:
+            raise Discrepancy(f"{where}: the match was already over; the record goes on")
+        actions = (move or {}).get("actions") if isinstance(move, dict) else None
+        if not isinstance(actions, dict):
+            raise Discrepancy(f"{where}: no actions")
+        try:
+            chosen = {int(seat): action for seat, action in actions.items()}
+        except ValueError:
+            raise Discrepancy(f"{where}: a seat that is not a number") from None
+        if set(chosen) != acting:
+            raise Discrepancy(
+                f"{where}: seats {sorted(chosen)} act in the record, the engine asks "
+                f"{sorted(acting)}"
+            )
+        defaulted = set(move.get("defaulted") or [])
+        for seat in sorted(acting):
+            fault = faults.get(seat)
+            out = fault is not None and (fault.move is None or fault.move <= index)
+            if out != (seat in defaulted):
+                if seat in defaulted:
+                    raise Discrepancy(
+                        f"{where}: seat {seat} is played by default, but its result records "
+                        + (f"its fault on move {fault.move + 1}" if fault else "no fault")
+                    )
+                raise Discrepancy(
+                    f"{where}: seat {seat} chose an action after its fault "
+                    f"({fault.kind if fault else ''}) on move "
+                    f"{fault.move + 1 if fault and fault.move is not None else 'start'}"
+                )
+            if out:
+                default = state.default_action(seat)
+                if _canonical(chosen[seat]) != _canonical(default):
+                    raise Discrepancy(
+                        f"{where}: seat {seat} is played by default, whose action is "
+                        f"{_short(default)}, not {_short(chosen[seat])}"
+                    )
+                continue
+            if not is_legal(chosen[seat], state.legal_actions(seat)):
+                raise Discrepancy(
+                    f"{where}: seat {seat} played {_short(chosen[seat])}, not a legal action there"
+                )
+        clock.check(number, index, move, acting, faults)
+        try:
+            state.apply(chosen)
+        except IllegalAction as exc:  # pragma: no cover - each action was checked above
+            raise Discrepancy(f"{where}: {exc}") from None
+    if state.to_act():
+        raise Discrepancy(
+            f"{label}: the record ends after {len(moves)} moves, before the match is over"
+        )
+    labels = [str(s.get("bot", f"seat {i}")) for i, s in enumerate(seats)]
+    replayed = rank_with_faults(state.result(), faults, labels)
+    _compare_results(label, result, replayed)
+    return len(moves)
+
+
+def _recorded_faults(label: str, seats: list, moves: int) -> dict[int, Fault]:
+    faults = {}
+    for index, seat in enumerate(seats):
+        fault = seat.get("fault") if isinstance(seat, dict) else None
+        if not fault:
+            continue
+        kind, move = fault.get("kind"), fault.get("move")
+        if kind not in FAULT_KINDS or not (move is None or isinstance(move, int) and move >= 0):
+            raise Discrepancy(
+                f"{label}: seat {index}'s fault {fault!r} is not one the runner records"
+            )
+        if move is not None and move >= moves:
+            raise Discrepancy(f"{label}: seat {index} faulted on move {move + 1} of {moves}")
+        faults[index] = Fault(kind, str(fault.get("reason", "")), move)
+    return faults
+
+
+class _Clock:
+    """The runner's time control over the recorded times: a move within ``move_ms`` plus
+    what is left of the bank; a timeout beyond it. Records without times are not checked."""
+
+    def __init__(self, label: str, match: dict, seats: int):
+        self.label = label
+        self.move_ms = match.get("move_ms")
+        bank = match.get("bank_ms")
+        self.banks = [bank] * seats
+        self.on = isinstance(self.move_ms, int) and isinstance(bank, int)
+
+    def check(self, number: int, index: int, move: dict, acting: set, faults: dict) -> None:
+        times = move.get("ms")
+        if not self.on or not isinstance(times, dict):
+            return
+        for seat in sorted(acting):
+            wall = times.get(str(seat))
+            if not isinstance(wall, int):
+                continue  # a seat that was out already is not timed
+            over = wall - self.move_ms
+            fault = faults.get(seat)
+            if fault is not None and fault.move == index:
+                if fault.kind == "timeout" and over <= self.banks[seat]:
+                    raise Discrepancy(
+                        f"{self.label} move {number}: seat {seat} is recorded as timed out after "
+                        f"{wall} ms, within its {self.move_ms} ms and {self.banks[seat]} ms of bank"
+                    )
+                continue
+            if fault is not None and (fault.move is None or fault.move < index):
+                continue
+            if over > self.banks[seat]:
+                raise Discrepancy(
+                    f"{self.label} move {number}: seat {seat} took {wall} ms, beyond its "
+                    f"{self.move_ms} ms and {self.banks[seat]} ms of bank, yet no timeout is "
+                    "recorded"
+                )
+            self.banks[seat] -= max(0, over)
+
+
+def _compare_results(label: str, recorded: dict, replayed: dict) -> None:
+    for index, (old, new) in enumerate(zip(recorded["seats"], replayed["seats"])):
+        if not isinstance(old, dict):
+            raise Discrepancy(f"{label}: seat {index}'s result is not an object")
+        for key in sorted(set(old) | set(new)):
+            if key in ("bot", "fault"):
+                continue
+            if old.get(key) != new.get(key):
+                raise Discrepancy(
+                    f"{label}: seat {index} {key} is {_short(old.get(key))} in the archive; "
+                    f"the replay gives {_short(new.get(key))}"
+                )
+        old_fault, new_fault = old.get("fault") or {}, new.get("fault") or {}
+        for key in ("kind", "move"):
+            if old_fault.get(key) != new_fault.get(key):
+                raise Discrepancy(
+                    f"{label}: seat {index} fault {key} is {old_fault.get(key)!r} in the "
+                    f"archive; the replay gives {new_fault.get(key)!r}"
+                )
+    for key in sorted(set(recorded) | set(replayed)):
+        if key != "seats" and _canonical(recorded.get(key)) != _canonical(replayed.get(key)):
+            raise Discrepancy(
+                f"{label}: result {key} is {_short(recorded.get(key))} in the archive; the "
+                f"replay gives {_short(replayed.get(key))}"
+            )
+
+
+def _same(recorded: object, computed: object) -> bool:
+    """Equal, numbers as numbers: a database's JSON may keep 1.0 as 1, and a float's last
+    digit is no result."""
+    if isinstance(recorded, dict) and isinstance(computed, dict):
+        return recorded.keys() == computed.keys() and all(
+            _same(recorded[k], computed[k]) for k in recorded
+        )
+    numbers = (int, float)
+    if isinstance(recorded, numbers) and isinstance(computed, numbers):
+        if isinstance(recorded, bool) or isinstance(computed, bool):
+            return recorded is computed
+        return abs(recorded - computed) <= 1e-9 * max(1.0, abs(computed))
+    return recorded == computed
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+# -- the final ------------------------------------------------------------------------
+
+
+def final_event(final: dict, entrants: list[dict]) -> Event:
+    """The format's view of the final (``tournaments.format_inputs.tournament_event``)."""
+    return Event(
+        entrants=len(entrants),
+        players_per_match=final["players_per_match"],
+        games_per_pairing=final["games_per_pairing"],
+        rotate_seats=final["rotate_seats"],
+        rounds=final.get("rounds"),
+        challengers=tuple(e["seed_number"] for e in entrants if e.get("challenger")),
+        advance=final.get("advance", 1),
+        third_place=final.get("third_place", False),
+        grand_final_reset=final.get("grand_final_reset", True),
+    )
+
+
+def decided(match: dict, entrant_of: dict[int, int]) -> Result:
+    """A played (or failed) game as the format sees it (``tournaments.format_inputs
+    .decided_result``): a failed one is a draw with no fault."""
+    failed = match.get("status") == "failed"
+    seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+    results = (match.get("result") or {}).get("seats") or [{} for _ in seats]
+    entrants = tuple(entrant_of[s.get("version_id")] for s in seats)
+    ranks = tuple(
+        1 if failed or r.get("rank") is None else r["rank"] for r in results
+    )  # fmt: skip
+    faults = tuple(
+        entrant for entrant, r in zip(entrants, results) if r.get("fault") and not failed
+    )
+    pairing = Pairing(
+        key=match.get("pairing_key") or "", round=match.get("round") or 1, seats=entrants,
+        deal=0, group=0, series=match.get("series") or None,
+    )  # fmt: skip
+    return Result(pairing=pairing, ranks=ranks, faults=faults)
+
+
+def _check_final(final: dict, matches: list[dict], done: Verified) -> None:
+    entrants = sorted(
+        (e for e in final.get("entrants") or [] if e.get("seed_number") is not None),
+        key=lambda e: e["seed_number"],
+    )
+    if [e["seed_number"] for e in entrants] != list(range(len(entrants))):
+        raise Discrepancy("the final's seed numbers are not 0, 1, 2, ... in order")
+    entrant_of = {(e.get("version") or {}).get("id"): e["seed_number"] for e in entrants}
+    names = [e.get("bot") for e in entrants]
+    by_key: dict[str, dict] = {}
+    for match in matches:
+        key = match.get("pairing_key")
+        if not key or key in by_key:
+            raise Discrepancy(f"{_label(match)}: no pairing key, or one used twice in the final")
+        by_key[key] = match
+    if final.get("status") == "scheduled" or not entrants:
+        if matches:
+            raise Discrepancy("the final has not started, yet it has matches")
+        return
+    try:
+        event = final_event(final, entrants)
+        answer = formats.next_matches(final["format"], event, [])
+    except (KeyError, ValueError) as exc:
+        if final.get("status") == "cancelled" and not matches:
+            # Too few entrants could play at the start: the tournament cancelled itself.
+            done.notes.append(f"the final was cancelled at its start: {final.get('cancel_reason')}")
+            return
+        raise Discrepancy(f"the final's format cannot be played as recorded: {exc}") from None
+
+    results: list[tuple[tuple, Result]] = []
+    seen: set[str] = set()
+    pending = False
+    while not isinstance(answer, Finished):
+        fresh = [p for p in answer if p.key not in seen]
+        if not fresh:
+            pending = True  # games due whose results are not in: the final did not finish
+            break
+        for pairing in fresh:
+            seen.add(pairing.key)
+            match = by_key.get(pairing.key)
+            if match is None:
+                raise Discrepancy(
+                    f"the final's format schedules game {pairing.key} (round {pairing.round}: "
+                    f"{_names(pairing.seats, names)}), which is not in the archive"
+                )
+            _check_final_match(match, pairing, final, entrants, entrant_of)
+            _replay_counted(match, done, stage="final")
+            if match.get("status") in ("finished", "failed"):
+                order = (match.get("round") or 0, match.get("number") or 0, match.get("id") or 0)
+                results.append((order, decided(match, entrant_of)))
+        results.sort(key=lambda item: item[0])
+        answer = formats.next_matches(final["format"], event, [r for _, r in results])
+    extra = sorted(set(by_key) - seen)
+    if extra:
+        raise Discrepancy(
+            f"{_label(by_key[extra[0]])} is in the final, but its format never schedules it"
+        )
+    if pending or not isinstance(answer, Finished):
+        if final.get("status") == "finished":
+            raise Discrepancy(
+                "the final is recorded as finished, but games it needs have no result"
+            )
+        if any(e.get("place") is not None for e in entrants):
+            raise Discrepancy("the final did not finish, yet places are recorded")
+        done.notes.append(f"the final is {final.get('status')}: checked as far as it was played")
+        return
+    if final.get("status") != "finished":
+        raise Discrepancy(
+            f"every game of the final has its result, but the final is {final.get('status')}"
+        )
+    _compare_standings(answer, entrants)
+    done.final_finished = True
+
+
+def _names(seats: Iterable[int], names: list) -> str:
+    return " v ".join(str(names[s]) for s in seats)
+
+
+def _check_final_match(
+    match: dict, pairing: Pairing, final: dict, entrants: list[dict], entrant_of: dict
+) -> None:
+    label = _label(match)
+    names = [e.get("bot") for e in entrants]
+    seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+    try:
+        found = tuple(entrant_of[s.get("version_id")] for s in seats)
+    except KeyError:
+        raise Discrepancy(f"{label}: a seat plays a version that is not the final's") from None
+    for seat, entrant in zip(seats, found):
+        version = entrants[entrant].get("version") or {}
+        if seat.get("sha256") != version.get("sha256"):
+            raise Discrepancy(
+                f"{label}: seat {seat.get('seat')} plays sha256 {seat.get('sha256')}, its "
+                f"entrant's version is {version.get('sha256')}"
+            )
+    if found != pairing.seats:
+        raise Discrepancy(
+            f"{label}: the format seats {_names(pairing.seats, names)} in game {pairing.key}; "
+            f"the archive has {_names(found, names)}"
+        )
+    if match.get("round") != pairing.round:
+        raise Discrepancy(
+            f"{label}: the format puts game {pairing.key} in round {pairing.round}, the "
+            f"archive in round {match.get('round')}"
+        )
+    expected = final_match_seed(final["seed"], pairing)
+    if match.get("seed") != expected:
+        raise Discrepancy(
+            f"{label}: deal seed {match.get('seed')} does not derive from the final's "
+            f"committed seed (group {pairing.group}, deal {pairing.deal} is dealt {expected})"
+        )
+    for key in ("game", "options", "move_ms", "bank_ms"):
+        if _canonical(match.get(key)) != _canonical(final.get(key)):
+            raise Discrepancy(
+                f"{label}: {key} {_short(match.get(key))}, the final's is {_short(final.get(key))}"
+            )
+
+
+def _compare_standings(finished: Finished, entrants: list[dict]) -> None:
+    for standing in finished.standings:
+        entrant = entrants[standing.entrant]
+        recorded = {
+            "place": entrant.get("place"),
+            "points": entrant.get("points"),
+            "tiebreaks": entrant.get("tiebreaks") or {},
+        }
+        computed = {
+            "place": standing.place,
+            "points": standing.points,
+            "tiebreaks": dict(standing.tiebreaks),
+        }
+        for key in ("place", "points", "tiebreaks"):
+            if not _same(recorded[key], computed[key]):
+                raise Discrepancy(
+                    f"the final's table: {entrant.get('bot')} has {key} "
+                    f"{_short(recorded[key])} in the archive; the format's own table from the "
+                    f"recorded results gives {_short(computed[key])}"
+                )
+
+
+# -- the ladder's division tables -----------------------------------------------------
+
+
+def _check_division_tables(archive: dict, ladder: list[dict], done: Verified) -> None:
+    """Each cycle's division tables and the overall order, recomputed from the ladder's
+    results by the divisions' own table (as tournaments.selectors.competition_standings
+    computes them): a division of a past cycle holds the accepted entries who played in it;
+    of the cycle in progress, the accepted entries placed in it (their recorded division).
+    Who moved up or down between cycles is taken as recorded, not rebuilt."""
+    standings = archive.get("standings") or {}
+    recorded_cycles = standings.get("cycles")
+    if recorded_cycles is None:
+        return  # an archive without a ladder table (none was kept)
+    competition = archive["competition"]
+    current = competition.get("cycle") or 0
+    entries = archive["entries"]
+    accepted = {e["id"]: e for e in entries if e.get("status") == "accepted"}
+    entry_of_bot = {e["bot_id"]: e["id"] for e in entries}
+    by_cycle: dict[int, dict[int, list]] = {}
+    for match in sorted(ladder, key=lambda m: m.get("id") or 0):
+        if match.get("status") != "finished":
+            continue
+        seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
+        ranks = [s.get("rank") for s in match["result"]["seats"]]
+        if any(r is None for r in ranks):
+            continue
+        game = Game(
+            seats=tuple(entry_of_bot.get(s.get("bot_id"), -(s.get("bot_id") or 0)) for s in seats),
+            ranks=tuple(ranks),
+        )
+        cycle = match.get("cycle") or 0
+        by_cycle.setdefault(cycle, {}).setdefault(match.get("division") or 1, []).append(game)
+    if not isinstance(recorded_cycles, list):
+        raise Discrepancy("the standings' cycles are not a list")
+    for recorded in recorded_cycles:
+        cycle = recorded.get("cycle")
+        games = by_cycle.get(cycle, {})
+        members: dict[int, list[int]] = {}
+        if cycle == current:
+            for entry in accepted.values():
+                if entry.get("division") is not None:
+                    members.setdefault(entry["division"], []).append(entry["id"])
+        else:
+            for division, division_games in games.items():
+                ids = {s for g in division_games for s in g.seats if s in accepted}
+                if ids:
+                    members[division] = sorted(ids)
+        computed = [
+            {
+                "division": division,
+                "rows": [
+                    {
+                        "entry_id": row.entrant,
+                        "place": row.place,
+                        "points": float(row.points),
+                        "games": row.games,
+                    }
+                    for row in division_table(sorted(members[division]), games.get(division, []))
+                ],
+            }
+            for division in sorted(members)
+        ]
+        _compare_tables(cycle, recorded.get("tables") or [], computed)
+        done.division_tables += len(computed)
+    overall = standings.get("overall")
+    if overall is not None:
+        _compare_overall(overall, recorded_cycles, current, accepted)
+        _check_final_seeding(archive.get("final"), overall, accepted)
+
+
+def _compare_tables(cycle: object, recorded: list, computed: list[dict]) -> None:
+    shown = [t.get("division") for t in recorded]
+    if shown != [t["division"] for t in computed]:
+        raise Discrepancy(
+            f"cycle {cycle}: divisions {shown} in the archive; its results give "
+            f"{[t['division'] for t in computed]}"
+        )
+    for old, new in zip(recorded, computed):
+        rows = old.get("rows") or []
+        where = f"cycle {cycle} division {new['division']}"
+        if [r.get("entry_id") for r in rows] != [r["entry_id"] for r in new["rows"]]:
+            raise Discrepancy(
+                f"{where}: the table's order is entries {[r.get('entry_id') for r in rows]} in "
+                f"the archive; the recorded results give {[r['entry_id'] for r in new['rows']]}"
+            )
+        for row, fresh in zip(rows, new["rows"]):
+            for key in ("place", "points", "games"):
+                if row.get(key) != fresh[key]:
+                    raise Discrepancy(
+                        f"{where}: {row.get('bot', row.get('entry_id'))} has {key} "
+                        f"{row.get(key)} in the archive; the recorded results give {fresh[key]}"
+                    )
+
+
+def _compare_overall(overall: list, cycles: list, current: int, accepted: dict) -> None:
+    """Division first, then place in the cycle in progress; entries not placed yet last."""
+    tables = next((c.get("tables") or [] for c in cycles if c.get("cycle") == current), [])
+    placed = [r.get("entry_id") for t in tables for r in t.get("rows") or []]
+    expected = placed + sorted(set(accepted) - set(placed))
+    found = [r.get("entry_id") for r in overall]
+    if found != expected:
+        raise Discrepancy(
+            f"the overall standings list entries {found}; the division tables give {expected}"
+        )
+
+
+def _check_final_seeding(final: dict | None, overall: list, accepted: dict) -> None:
+    """The final is seeded in the standings' order: its entrants who are still accepted
+    entries have seed numbers in that order."""
+    if final is None:
+        return
+    rank = {accepted[r["entry_id"]]["bot_id"]: i for i, r in enumerate(overall)
+            if r.get("entry_id") in accepted}  # fmt: skip
+    seeded = sorted(
+        (e for e in final.get("entrants") or [] if e.get("seed_number") is not None),
+        key=lambda e: e["seed_number"],
+    )
+    order = [e.get("bot") for e in seeded if e.get("bot_id") in rank]
+    expected = [e.get("bot") for e in sorted(
+        (e for e in seeded if e.get("bot_id") in rank), key=lambda e: rank[e["bot_id"]]
+    )]  # fmt: skip
+    if order != expected:
+        raise Discrepancy(
+            f"the final is seeded {order}; the competition's standings order them {expected}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tournaments.archive.verify ARCHIVE``: what ``manage.py
+    verify_competition`` does, without Django."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m tournaments.archive.verify ARCHIVE", file=sys.stderr)
+        return 2
+    try:
+        done = verify_archive(load_archive(args[0]))
+    except Unreadable as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except Discrepancy as exc:
+        print(f"discrepancy: {exc}")
+        return 1
+    for note in done.notes:
+        print(f"note: {note}")
+    print(done.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
