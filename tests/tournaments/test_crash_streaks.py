@@ -14,7 +14,7 @@ from bots.models import BotVersion
 from bots.selectors import current_version
 from games import registry
 from tests.support import builders
-from tournaments.models import Ladder, Match, MatchSeat, Tournament
+from tournaments.models import Competition, Entry, Ladder, Match, MatchSeat, Tournament
 from tournaments.services.playing import claim_match, record_result
 
 
@@ -24,8 +24,9 @@ def streak(settings):
     return 3
 
 
-def play(crasher: BotVersion, other: BotVersion, *, faults: bool) -> Match:
+def play(crasher: BotVersion, other: BotVersion, *, faults: bool, **where) -> Match:
     match = Match.objects.create(
+        **where,
         game="pairs",
         engine_version=registry.get("pairs").version,
         seed=Match.objects.count() + 1,
@@ -157,3 +158,55 @@ def test_staff_disabling_a_bot_pulls_its_queued_ladder_tables(versions):
     bot_services.disable_bot(bot=new.bot, reason="cheating")
     match.refresh_from_db()
     assert match.status == Match.Status.CANCELLED
+
+
+def test_faults_in_a_final_whose_results_are_held_start_no_streak(
+    streak, versions, django_capture_on_commit_callbacks
+):
+    owner, _, new, other = versions
+    final = Tournament.objects.create(
+        name="season: final",
+        organiser=owner,
+        game="pairs",
+        players_per_match=2,
+        seed=1,
+        start_at=timezone.now(),
+        status=Tournament.Status.RUNNING,
+        rated=False,
+    )
+    for number, version in enumerate([new, other]):
+        Entry.objects.create(tournament=final, bot=version.bot, version=version, seed_number=number)
+    now = timezone.now()
+    competition = Competition.objects.create(
+        name="season",
+        organiser=owner,
+        game="pairs",
+        players=2,
+        opens_at=now,
+        deadline=now,
+        final_at=now,
+        phase=Competition.Phase.FINAL,
+        final=final,
+        release=Competition.Release.HIDDEN,
+        seed=1,
+        seed_salt="s",
+        seed_commitment="c",
+    )
+
+    def play_final(faults: bool) -> Match:
+        match = play(new, other, faults=faults, tournament=final)
+        return match
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(streak + 1):
+            play_final(faults=True)
+    new.refresh_from_db()
+    assert new.status == BotVersion.Status.ACTIVE
+    assert not Notification.objects.filter(kind="version.crash_streak").exists()
+    # Once released, the final's games count like any others.
+    competition.release = Competition.Release.PUBLIC
+    competition.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        play_final(faults=True)
+    new.refresh_from_db()
+    assert new.status == BotVersion.Status.DISABLED

@@ -1,5 +1,9 @@
 """A version that faults in ARENA_CRASH_STREAK of its matches in a row is taken out of
-play, and its owner told why, with the last faulted match (whose seat logs they may read)."""
+play, and its owner told why, with the last faulted match (whose seat logs they may read).
+
+Matches whose results a competition holds back (tournaments.release) neither count nor
+start a streak: taking the version out and telling its owner would give away outcomes
+the organiser has not released."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from django.conf import settings
 from bots import hooks
 from bots import services as bot_services
 from bots.models import BotVersion
+from tournaments import release
 from tournaments.models import Match, MatchSeat
 
 log = logging.getLogger(__name__)
@@ -23,10 +28,14 @@ def check_crash_streaks(*, version_ids: Iterable[int], match_id: int) -> list[in
     streak = settings.ARENA_CRASH_STREAK
     if streak <= 0:
         return []
+    held = Match.objects.filter(release.hidden_results_q(user=None))
+    if held.filter(pk=match_id).exists():
+        return []
     taken = []
     for version_id in sorted(set(version_ids)):
         last = list(
             MatchSeat.objects.filter(version_id=version_id, match__status=Match.Status.FINISHED)
+            .exclude(match__in=held)
             .order_by("-match__finished_at", "-match_id")
             .values_list("fault", flat=True)[:streak]
         )
