@@ -18,15 +18,9 @@ from bots import held_sandboxes, sandbox
 from bots.sandbox import Limits, botprocess, slots
 from bots.sandbox.slots import BotTooLarge
 from bots.wire import DETAIL_CHARS, STDERR_TAIL, Channel, WireError, short, storable
+from games.faults import FAULT_KINDS
 from games.protocol import Game
 from games.rng import Rng, derive_seed
-
-# "resigned" is a person's seat giving up (tournaments/services/human_games.py); the rest are
-# a program's.
-FAULT_KINDS = (
-    "timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed",
-    "resigned",
-)  # fmt: skip
 
 
 @dataclass

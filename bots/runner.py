@@ -36,6 +36,7 @@ from bots.sandbox import Limits
 from bots.sandbox.slots import BotTooLarge
 from bots.wire import DETAIL_CHARS, short
 from games import registry
+from games.faults import rank_with_faults
 from games.protocol import is_legal
 
 if TYPE_CHECKING:
@@ -267,33 +268,6 @@ def _note_start(seat: int, started: Fault | None, players: list[Player], faults:
         started.move = None
         faults[seat] = started
         players[seat].close()
-
-
-def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) -> dict:
-    """The engine result with ``bot`` and ``fault`` per seat, faulted seats (teams) ranked last."""
-    seats = [dict(s) for s in result["seats"]]
-    teams = result.get("teams") or []
-    units = [list(t) for t in teams] if teams else [[i] for i in range(len(seats))]
-    clean = [u for u in units if not any(s in faults for s in u)]
-    dirty = [u for u in units if any(s in faults for s in u)]
-    clean.sort(key=lambda u: min(seats[s]["rank"] for s in u))
-    rank_of: dict[int, int] = {}
-    previous, previous_rank = None, 0
-    for position, unit in enumerate(clean, start=1):
-        engine = min(seats[s]["rank"] for s in unit)
-        rank = previous_rank if engine == previous else position
-        previous, previous_rank = engine, rank
-        for s in unit:
-            rank_of[s] = rank
-    for unit in dirty:
-        for s in unit:
-            rank_of[s] = len(clean) + 1
-    for i, seat in enumerate(seats):
-        seat["engine_rank"] = seat["rank"]
-        seat["rank"] = rank_of.get(i, seat["rank"])
-        seat["bot"] = labels[i]
-        seat["fault"] = faults[i].to_dict() if i in faults else None
-    return {**result, "seats": seats}
 
 
 def validation_match(

@@ -598,32 +598,3 @@ def test_standings_compare_numbers_as_numbers():
     )
     entrant["tiebreaks"] = {k: v + 1e-13 for k, v in entrant["tiebreaks"].items()}
     verify_archive(doc)
-
-
-def test_the_verifier_ranks_faults_as_the_runner_does():
-    """The verifier restates the runner's ranking so it imports only engines and formats:
-    held to the runner's own function here, teams and ties included."""
-    from bots.players import FAULT_KINDS
-    from bots.players import Fault as RunnerFault
-    from tournaments.archive import verify
-
-    assert verify.FAULT_KINDS == FAULT_KINDS
-    from bots.runner import rank_with_faults as runners
-    from tournaments.archive.verify import Fault as VerifierFault
-    from tournaments.archive.verify import rank_with_faults as verifiers
-
-    rng = random.Random(3)
-    for _ in range(300):
-        count = rng.randint(2, 6)
-        result = {"seats": [{"score": rng.randint(0, 9), "rank": rng.randint(1, count)}
-                            for _ in range(count)]}  # fmt: skip
-        if count % 2 == 0 and rng.random() < 0.5:
-            result["teams"] = [[i, i + count // 2] for i in range(count // 2)]
-        faulted = {s: rng.choice([None, rng.randint(0, 20)])
-                   for s in range(count) if rng.random() < 0.3}  # fmt: skip
-        labels = [f"b{i}" for i in range(count)]
-        theirs = runners(result, {s: RunnerFault("crashed", "x", m) for s, m in faulted.items()},
-                         labels)  # fmt: skip
-        ours = verifiers(result, {s: VerifierFault("crashed", "x", m) for s, m in faulted.items()},
-                         labels)  # fmt: skip
-        assert ours == theirs

@@ -28,8 +28,8 @@ acts must be one the engine asks, each action it chose must be legal there, and 
 played by default (it had faulted: crashed, timed out, moved illegally...) must have the
 engine's default action from its fault's move on; the times recorded must agree with the
 clock (a move within its allowance, a timeout beyond it). The result is then ranked as
-the runner ranks it (``bots.runner.rank_with_faults``, restated here as
-:func:`rank_with_faults`: faulted seats last) and compared seat by seat with the record.
+the runner ranks it (``games.faults.rank_with_faults``, which both use: faulted seats last)
+and compared seat by seat with the record.
 
 What no archive can show: that a legal move was the one the bot chose. A participant
 checks that of their own bot by replaying its matches with its file (``manage.py
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from games import registry
+from games.faults import FAULT_KINDS, rank_with_faults
 from games.protocol import IllegalAction, InvalidOptions, is_legal
 from games.rng import derive_seed
 from tournaments import formats
@@ -55,12 +56,6 @@ from tournaments.formats import Event, Finished, Pairing, Result
 from tournaments.formats.common import rotation
 from tournaments.formats.divisions import Game, competition_table_seed, division_table
 
-# The runner's fault kinds (bots.players.FAULT_KINDS): this module imports only the
-# engines and the formats, so a participant's machine needs nothing else.
-FAULT_KINDS = (
-    "timeout", "cpu", "memory", "processes", "output", "protocol", "illegal", "crashed",
-    "resigned",
-)  # fmt: skip
 KIND = "arena-competition-archive"
 VERSION = 1
 GZIP_MAGIC = b"\x1f\x8b"
@@ -77,35 +72,6 @@ class Fault:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "reason": self.reason, "move": self.move}
-
-
-def rank_with_faults(result: dict, faults: dict[int, Fault], labels: list[str]) -> dict:
-    """The engine's result ranked as the runner ranks it (``bots.runner.rank_with_faults``,
-    which a test holds this to): faulted seats (their whole team) last, sharing that rank;
-    the others re-ranked among themselves by their engine rank, ties sharing."""
-    seats = [dict(s) for s in result["seats"]]
-    teams = result.get("teams") or []
-    units = [list(t) for t in teams] if teams else [[i] for i in range(len(seats))]
-    clean = [u for u in units if not any(s in faults for s in u)]
-    dirty = [u for u in units if any(s in faults for s in u)]
-    clean.sort(key=lambda u: min(seats[s]["rank"] for s in u))
-    rank_of: dict[int, int] = {}
-    previous, previous_rank = None, 0
-    for position, unit in enumerate(clean, start=1):
-        engine = min(seats[s]["rank"] for s in unit)
-        rank = previous_rank if engine == previous else position
-        previous, previous_rank = engine, rank
-        for s in unit:
-            rank_of[s] = rank
-    for unit in dirty:
-        for s in unit:
-            rank_of[s] = len(clean) + 1
-    for i, seat in enumerate(seats):
-        seat["engine_rank"] = seat["rank"]
-        seat["rank"] = rank_of.get(i, seat["rank"])
-        seat["bot"] = labels[i]
-        seat["fault"] = faults[i].to_dict() if i in faults else None
-    return {**result, "seats": seats}
 
 
 class Discrepancy(Exception):
