@@ -11,14 +11,17 @@ with a 415 that says to send `Content-Type: application/json`, and changes nothi
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots.models import Bot
 from tests.support import throttle
 from tournaments.models import Tournament
+from tournaments.services import competitions
 
 clean_throttle_counts = throttle.clean_throttle_counts
 
@@ -182,6 +185,35 @@ def change_channels(api, encoding, alice, stored_version):
     return answer.json()
 
 
+def decide_entry(api, encoding, alice, stored_version):
+    """``accept`` left out: refused alike in every encoding (a form's missing checkbox is
+    not a refusal of the entry), the entry still pending."""
+    now = timezone.now()
+    competition = competitions.create_competition(
+        organiser=alice,
+        name=f"season-{encoding}",
+        game="pairs",
+        players=2,
+        options={},
+        opens_at=now,
+        deadline=now + timedelta(days=3),
+        final_at=now + timedelta(days=4),
+        final_settings={"format": "round_robin"},
+        eligibility="approval",
+    )
+    author = User.objects.get_or_create(username="author")[0]
+    bot = Bot.objects.create(owner=author, name=f"entrant-{encoding}", game="pairs")
+    stored_version(bot)
+    entry = competitions.enter_competition(competition=competition, bot=bot, user=author)
+    path = f"/api/competitions/{competition.pk}/entries/{entry.pk}/decide/"
+    answer = send(api, "post", path, {"reason": "no"}, encoding)
+    assert answer.status_code == 400, answer.content
+    assert "accept" in answer.json()["errors"]
+    entry.refresh_from_db()
+    assert entry.status == "pending"
+    return {"accept": answer.status_code}
+
+
 CASES = {
     ("post", "/api/bots/"): create_bot,
     ("post", "/api/challenges/"): create_challenge,
@@ -190,6 +222,7 @@ CASES = {
     ("post", "/api/tournaments/"): create_tournament,
     ("patch", "/api/tournaments/{id}/"): change_tournament,
     ("patch", "/api/notifications/channels/{kind}/"): change_channels,
+    ("post", "/api/competitions/{id}/entries/{entry_id}/decide/"): decide_entry,
 }
 
 
