@@ -22,7 +22,8 @@ from tests.support.workers import start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
-pytestmark = [pytest.mark.integration]
+# The killed worker's sandboxes: see tests/conftest.py's SERIAL_PATHS.
+pytestmark = [pytest.mark.integration, pytest.mark.serial]
 
 TOKEN = "night-shift"
 
