@@ -88,7 +88,9 @@ test: setup system-test services extras
 	@# their workers: the tests with real Celery workers (on a broker of their own, since the
 	@# parallel pass's tests leave messages on the shared one) and the embedded default
 	@# (SQLite and the filesystem broker, whatever the environment names). Their output
-	@# follows the parallel pass's. Then the tests that must run alone.
+	@# follows the parallel pass's. Then the tests that must run alone. worksteal: xdist's
+	@# default hands each process a quarter of the suite up front, in file order, so one
+	@# process held every browser test and ran them alone at the end.
 	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time, and the embedded default"
 	@tmp=$$(mktemp -d); \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
@@ -99,7 +101,7 @@ test: setup system-test services extras
 	  $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration \
 	  >$$tmp/embedded.log 2>&1 & embedded=$$!; \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) -m "not serial and not workers"; \
+	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
 	rc=$$?; wait $$workers || rc=1; wait $$embedded || rc=1; \
 	echo "== the worker tests (real Celery workers, a broker of their own)"; cat $$tmp/workers.log; \
 	echo "== the embedded default: SQLite and the filesystem broker"; cat $$tmp/embedded.log; \
