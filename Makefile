@@ -84,31 +84,30 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: setup system-test services extras
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	@# Beside the parallel pass, which keeps both cores busy, two passes that mostly wait on
-	@# their workers: the tests with real Celery workers (on a broker of their own, since the
-	@# parallel pass's tests leave messages on the shared one) and the embedded default
-	@# (SQLite and the filesystem broker, whatever the environment names). Their output
-	@# follows the parallel pass's. Then the tests that must run alone. worksteal: xdist's
+	@# Beside the parallel pass, which keeps both cores busy, the tests with real Celery
+	@# workers, which mostly wait on them: one at a time, on a broker of their own (the
+	@# parallel pass's tests leave messages on the shared one); their output follows. Then
+	@# the tests that must run alone, and last the embedded default, whose stopped workers
+	@# can leave sandboxes a moment for another test's leak check to see. worksteal: xdist's
 	@# default hands each process a quarter of the suite up front, in file order, so one
 	@# process held every browser test and ran them alone at the end.
-	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time, and the embedded default"
+	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time"
 	@tmp=$$(mktemp -d); \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration \
 	  >$$tmp/workers.log 2>&1 & workers=$$!; \
-	mkdir $$tmp/var; env -u DATABASE_URL -u CELERY_BROKER_URL -u CACHE_URL \
-	  ARENA_VAR_DIR=$$tmp/var ARENA_EMBEDDED_TEST=1 \
-	  $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration \
-	  >$$tmp/embedded.log 2>&1 & embedded=$$!; \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
-	rc=$$?; wait $$workers || rc=1; wait $$embedded || rc=1; \
+	rc=$$?; wait $$workers || rc=1; \
 	echo "== the worker tests (real Celery workers, a broker of their own)"; cat $$tmp/workers.log; \
-	echo "== the embedded default: SQLite and the filesystem broker"; cat $$tmp/embedded.log; \
 	rm -rf $$tmp; exit $$rc
 	@echo "== alone: the sandbox's limits, workers killed mid-match"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration
+	@echo "== the embedded default: SQLite and the filesystem broker"
+	tmp=$$(mktemp -d); env -u DATABASE_URL -u CELERY_BROKER_URL -u CACHE_URL \
+	  ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
+	  $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration; rc=$$?; rm -rf $$tmp; exit $$rc
 
 lint:
 	$(BIN)/ruff check .
