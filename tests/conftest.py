@@ -9,16 +9,21 @@ import pytest
 EMBEDDED = os.environ.get("ARENA_EMBEDDED_TEST") == "1"
 
 
-# Tests that run Celery workers on the shared broker (they purge its queues) or time
-# the sandbox's limits: `make test` runs them one at a time after the rest has run in
-# parallel (pytest-xdist, one test database per process).
+# Tests that run alone, after everything else: they time the sandbox's limits, or kill a
+# worker mid-match and wait for what it left of its sandboxes to be ended (while they wait,
+# those orphans would read as leaks to another test's leak check, and another test's
+# sandboxes as left behind to theirs).
 SERIAL_PATHS = (
-    "tests/integration/",
     "tests/bots/test_hostile",  # and test_hostile_unprivileged.py
     "tests/bots/test_fallback.py",
     "tests/bots/test_sandbox.py",
     "tests/bots/test_worker_death.py",
+    "tests/integration/test_worker_killed.py",
 )
+# Tests that run real Celery workers (they purge the broker's queues): one at a time, on a
+# broker of their own, beside the parallel pass (pytest-xdist, one test database per
+# process), whose tests would otherwise leave messages for their workers. Mostly they wait.
+WORKER_PATHS = ("tests/integration/",)
 
 
 def pytest_configure(config):
@@ -37,13 +42,17 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
     )
+    config.addinivalue_line(
+        "markers", "workers: real Celery workers, one test at a time (see WORKER_PATHS)"
+    )
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 
-# `make test`'s serial and embedded passes collect only these folders (collecting the whole
-# suite to keep a hundred tests cost each pass seconds): a marked test elsewhere would run in
-# neither pass, so it is refused here.
+# `make test`'s serial, worker and embedded passes collect only these folders (collecting the
+# whole suite to keep a hundred tests cost each pass seconds): a marked test elsewhere would
+# run in no pass, so it is refused here.
 SERIAL_DIRS = ("tests/bots/", "tests/integration/")
+WORKER_DIRS = ("tests/integration/",)
 EMBEDDED_DIRS = ("tests/integration/",)
 
 
@@ -51,7 +60,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
-        for marker, folders in (("serial", SERIAL_DIRS), ("embedded", EMBEDDED_DIRS)):
+        elif item.nodeid.startswith(WORKER_PATHS) and "serial" not in item.keywords:
+            item.add_marker(pytest.mark.workers)
+        markers = (("serial", SERIAL_DIRS), ("workers", WORKER_DIRS), ("embedded", EMBEDDED_DIRS))
+        for marker, folders in markers:
             if marker in item.keywords and not item.nodeid.startswith(folders):
                 raise pytest.UsageError(
                     f"{item.nodeid} is marked {marker} but `make test` runs those only under "

@@ -144,6 +144,7 @@ class TestEveryFormat:
             assert all(any(s.version.bot_id == bots[0] for s in m.seats.all()) for m in matches)
 
 
+@pytest.mark.serial  # the killed worker's sandboxes: see tests/conftest.py's SERIAL_PATHS
 def test_a_swiss_event_survives_a_worker_killed_mid_round(organiser, tmp_path):
     needs_production_shape()
     from tests.support.workers import purge_broker

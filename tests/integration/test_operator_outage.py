@@ -22,7 +22,8 @@ from tests.support.workers import start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
-pytestmark = [pytest.mark.integration]
+# The killed worker's sandboxes: see tests/conftest.py's SERIAL_PATHS.
+pytestmark = [pytest.mark.integration, pytest.mark.serial]
 
 TOKEN = "night-shift"
 
@@ -65,9 +66,11 @@ def test_a_killed_worker_and_a_stopped_redis_read_from_the_metrics(transactional
         "CACHE_URL": redis.url.replace("/0", "/1"),
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
         "ARENA_METRICS_TOKEN": TOKEN,
-        "ARENA_REAPER_SECONDS": "3",
+        # The reapers as often as the other killed-worker tests run them: the test waits
+        # on them, it does not time them.
+        "ARENA_REAPER_SECONDS": "1",
         "ARENA_LOST_MESSAGE_SECONDS": "5",
-        "ARENA_STALE_MATCH_SECONDS": "8",
+        "ARENA_STALE_MATCH_SECONDS": "4",
     }
     (tmp_path / "metrics").mkdir()
     web = start_gunicorn(tmp_path, env=env)
@@ -108,7 +111,8 @@ def test_a_killed_worker_and_a_stopped_redis_read_from_the_metrics(transactional
 
         # 3. Redis and a worker are back: everything left is played, and the numbers say so.
         redis.start()
-        worker = start_worker(tmp_path, "second", concurrency=1, **env)
+        # Two processes replay what is left (one worker still, which is what the metrics count).
+        worker = start_worker(tmp_path, "second", concurrency=2, **env)
         wait_for(lambda: all_final(tournament), 300, "every match to end", worker)
         status, _ = get(web.port, "/readyz")
         assert status == 200
