@@ -31,13 +31,12 @@ from django.utils import timezone
 
 from bots.selectors import current_versions_of
 from games import registry
-from tournaments.formats.common import rotation
 from tournaments.formats.divisions import competition_table_seed, next_divisions
 from tournaments.formats.ladder import Candidate, Policy, choose_tables, tables_wanted
 from tournaments.models import Competition, CompetitionEntry, Match, MatchSeat
 from tournaments.selectors.competition_standings import division_tables
 from tournaments.services import admission
-from tournaments.services.queueing import queue_match_after_commit
+from tournaments.services.ladder import store_duplicate_set
 
 LIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
 ACCEPTED = CompetitionEntry.Status.ACCEPTED
@@ -212,29 +211,17 @@ def _match_division(competition: Competition, division: int) -> int | None:
 def _store_table(
     competition: Competition, division: int, table: tuple[int, ...], now: datetime
 ) -> int:
-    """One duplicate set: a game per rotation of the seats, every game on the table's deal."""
-    engine = registry.get(competition.game)
-    options = engine.resolve_options(competition.options)
-    seed = competition_table_seed(competition.seed, competition.tables)
-    for game in range(competition.players):
-        seats, _ = rotation(table, game)
-        match = Match.objects.create(
-            competition=competition,
-            division=_match_division(competition, division),
-            cycle=competition.cycle,
-            round=competition.tables,
-            number=game + 1,
-            game=competition.game,
-            engine_version=engine.version,
-            options=options,
-            seed=seed,
-            move_ms=competition.move_ms,
-            bank_ms=competition.bank_ms,
-            status=Match.Status.QUEUED,
-            queued_at=now,
-        )
-        MatchSeat.objects.bulk_create(
-            [MatchSeat(match=match, seat=s, version_id=v) for s, v in enumerate(seats)]
-        )
-        queue_match_after_commit(match.pk)
-    return competition.players
+    """One duplicate set on the table's deal, derived from the competition's seed."""
+    return store_duplicate_set(
+        table=table,
+        seed=competition_table_seed(competition.seed, competition.tables),
+        now=now,
+        competition=competition,
+        division=_match_division(competition, division),
+        cycle=competition.cycle,
+        round=competition.tables,
+        game=competition.game,
+        options=registry.get(competition.game).resolve_options(competition.options),
+        move_ms=competition.move_ms,
+        bank_ms=competition.bank_ms,
+    )

@@ -149,20 +149,32 @@ def ladder_candidates(*, ladder: Ladder) -> dict[int, Candidate]:
 
 
 def _store_table(ladder: Ladder, table: tuple[int, ...], now: datetime) -> int:
-    engine = registry.get(ladder.game)
-    seed = secrets.randbits(62)  # one deal for every rotation of the table
-    for game in range(ladder.players):
+    return store_duplicate_set(
+        table=table,
+        seed=secrets.randbits(62),
+        now=now,
+        ladder=ladder,
+        round=ladder.tables,
+        game=ladder.game,
+        options=ladder.options,
+        move_ms=settings.ARENA_LADDER_MOVE_MS,
+        bank_ms=settings.ARENA_LADDER_BANK_MS,
+    )
+
+
+def store_duplicate_set(*, table: tuple[int, ...], seed: int, now: datetime, **fields) -> int:
+    """One ladder table as a duplicate set, queued: a game per rotation of the seats, every
+    game on the same deal (``seed``), so neither side gains from the cards. ``fields``: the
+    matches' own (their ladder or competition, round, game, options, clocks). Returns how
+    many matches were queued."""
+    engine = registry.get(fields["game"])
+    for game in range(len(table)):
         seats, _ = rotation(table, game)
         match = Match.objects.create(
-            ladder=ladder,
-            round=ladder.tables,
+            **fields,
             number=game + 1,
-            game=ladder.game,
             engine_version=engine.version,
-            options=ladder.options,
             seed=seed,
-            move_ms=settings.ARENA_LADDER_MOVE_MS,
-            bank_ms=settings.ARENA_LADDER_BANK_MS,
             status=Match.Status.QUEUED,
             queued_at=now,
         )
@@ -170,7 +182,7 @@ def _store_table(ladder: Ladder, table: tuple[int, ...], now: datetime) -> int:
             [MatchSeat(match=match, seat=s, version_id=v) for s, v in enumerate(seats)]
         )
         queue_match_after_commit(match.pk)
-    return ladder.players
+    return len(table)
 
 
 def pull_matches_of_benched_versions(bot_id: int) -> int:
