@@ -10,11 +10,10 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from arena.dashboard.forms import (
-    FORMAT_HELP,
+    GameOptionInputs,
     game_choices,
     local_to_utc,
     option_field_name,
-    option_form_field,
     plain_number_messages,
 )
 from games import registry
@@ -75,7 +74,7 @@ def _date_field(label: str, help_text: str, required: bool = True) -> forms.Date
     )
 
 
-class CompetitionForm(forms.Form):
+class CompetitionForm(GameOptionInputs, forms.Form):
     name = forms.CharField(
         max_length=100,
         error_messages={
@@ -204,44 +203,16 @@ class CompetitionForm(forms.Form):
         for name, field in self.fields.items():
             if isinstance(field, forms.IntegerField):
                 plain_number_messages(field, field.label or name.replace("_", " ").capitalize())
-        self.option_fields: dict[str, list[str]] = {}
-        for slug in registry.slugs():
-            names = []
-            for name, option in registry.get(slug).options.items():
-                field_name = option_field_name(slug, name)
-                self.fields[field_name] = option_form_field(name, option)
-                if competition is not None and competition.game == slug:
-                    self.initial[field_name] = competition.options.get(name, option.default)
-                names.append(field_name)
-            self.option_fields[slug] = names
-
-    def option_groups(self) -> list[dict]:
-        return [
-            {
-                "game": slug,
-                "title": registry.get(slug).title,
-                "min_players": registry.get(slug).min_players,
-                "fields": [self[name] for name in names],
-            }
-            for slug, names in self.option_fields.items()
-        ]
-
-    def format_help(self) -> list[tuple[str, str, str]]:
-        return [
-            (value, label, FORMAT_HELP.get(value, ""))
-            for value, label in self.fields["format"].choices
-        ]
+        self.add_game_option_inputs(
+            competition.game if competition is not None else None,
+            competition.options if competition is not None else {},
+        )
 
     def clean(self):
         data = super().clean()
         game = data.get("game")
-        for slug, names in self.option_fields.items():
-            if slug != game:
-                for name in names:
-                    self._errors.pop(name, None)
-                    data.pop(name, None)
+        self.read_game_options(data)
         if game:
-            data["options"] = self._options_of(game, data)
             if data.get("players") is None and "players" not in self._errors:
                 data["players"] = registry.get(game).min_players
         zone = data.get("time_zone", "")
@@ -271,20 +242,6 @@ class CompetitionForm(forms.Form):
         if kept is not None and value == kept.replace(second=0, microsecond=0):
             return kept
         return value
-
-    def _options_of(self, game: str, data: dict) -> dict:
-        """The game's options that differ from their defaults (the service checks them)."""
-        options = {}
-        for name, option in registry.get(game).options.items():
-            field_name = option_field_name(game, name)
-            if field_name in self._errors:
-                continue
-            value = data.get(field_name)
-            if value is None or value == "":
-                value = option.default
-            if value != option.default:
-                options[name] = value
-        return options
 
     def service_settings(self) -> dict:
         """The competition's settings as the services take them."""

@@ -200,7 +200,70 @@ def local_to_utc(value: datetime, zone_name: str) -> datetime:
     return value.replace(tzinfo=zone).astimezone(UTC)
 
 
-class TournamentForm(forms.Form):
+class GameOptionInputs:
+    """Every game's option inputs on one form, so that it works without scripts; only the
+    chosen game's are read."""
+
+    def add_game_option_inputs(self, saved_game: str | None, saved_options: dict) -> None:
+        """Adds the inputs; an edited object's game shows its saved options."""
+        self.option_fields: dict[str, list[str]] = {}
+        for slug in registry.slugs():
+            names = []
+            for name, option in registry.get(slug).options.items():
+                field_name = option_field_name(slug, name)
+                self.fields[field_name] = option_form_field(name, option)
+                if saved_game == slug:
+                    self.initial[field_name] = saved_options.get(name, option.default)
+                names.append(field_name)
+            self.option_fields[slug] = names
+
+    def option_groups(self) -> list[dict]:
+        """Each game's option inputs, for the template."""
+        return [
+            {
+                "game": slug,
+                "title": registry.get(slug).title,
+                "min_players": registry.get(slug).min_players,
+                "fields": [self[name] for name in names],
+            }
+            for slug, names in self.option_fields.items()
+        ]
+
+    def format_help(self) -> list[tuple[str, str, str]]:
+        return [
+            (value, label, FORMAT_HELP.get(value, ""))
+            for value, label in self.fields["format"].choices
+        ]
+
+    def read_game_options(self, data: dict) -> None:
+        """Puts the chosen game's options in ``data["options"]``. An input of another game
+        is not read: its errors do not count either."""
+        game = data.get("game")
+        for slug, names in self.option_fields.items():
+            if slug != game:
+                for name in names:
+                    self._errors.pop(name, None)
+                    data.pop(name, None)
+        if game:
+            data["options"] = self._options_of(game, data)
+
+    def _options_of(self, game: str, data: dict) -> dict:
+        """The chosen game's options that differ from their defaults (the defaults are
+        implied, so a default event is stored as ``{}`` as the API stores it)."""
+        options = {}
+        for name, option in registry.get(game).options.items():
+            field_name = option_field_name(game, name)
+            if field_name in self._errors:
+                continue
+            value = data.get(field_name)
+            if value is None or value == "":
+                value = option.default
+            if value != option.default:
+                options[name] = value
+        return options  # checked by the service, whose refusals come back to each input
+
+
+class TournamentForm(GameOptionInputs, forms.Form):
     name = forms.CharField(
         max_length=100,
         error_messages={
@@ -342,48 +405,16 @@ class TournamentForm(forms.Form):
         for name, field in self.fields.items():
             if isinstance(field, forms.IntegerField):
                 plain_number_messages(field, field.label or name.replace("_", " ").capitalize())
-        # Every game's options, so the form works without scripts; only the chosen
-        # game's are read.
-        self.option_fields: dict[str, list[str]] = {}
-        for slug in registry.slugs():
-            names = []
-            for name, option in registry.get(slug).options.items():
-                field_name = option_field_name(slug, name)
-                self.fields[field_name] = option_form_field(name, option)
-                if tournament is not None and tournament.game == slug:
-                    self.initial[field_name] = tournament.options.get(name, option.default)
-                names.append(field_name)
-            self.option_fields[slug] = names
-
-    def option_groups(self) -> list[dict]:
-        """Each game's option inputs, for the template."""
-        return [
-            {
-                "game": slug,
-                "title": registry.get(slug).title,
-                "min_players": registry.get(slug).min_players,
-                "fields": [self[name] for name in names],
-            }
-            for slug, names in self.option_fields.items()
-        ]
-
-    def format_help(self) -> list[tuple[str, str, str]]:
-        return [
-            (value, label, FORMAT_HELP.get(value, ""))
-            for value, label in self.fields["format"].choices
-        ]
+        self.add_game_option_inputs(
+            tournament.game if tournament is not None else None,
+            tournament.options if tournament is not None else {},
+        )
 
     def clean(self):
         data = super().clean()
         game = data.get("game")
-        # An input of another game is not read: its errors do not count either.
-        for slug, names in self.option_fields.items():
-            if slug != game:
-                for name in names:
-                    self._errors.pop(name, None)
-                    data.pop(name, None)
+        self.read_game_options(data)
         if game:
-            data["options"] = self._options_of(game, data)
             self._add_pasted_bots(game, data)
         if data.get("advance") is None:
             data["advance"] = 1
@@ -495,21 +526,6 @@ class TournamentForm(forms.Form):
         "record_visibility",
         "start_at",
     )
-
-    def _options_of(self, game: str, data: dict) -> dict:
-        """The chosen game's options that differ from their defaults (the defaults are
-        implied, so a default event is stored as ``{}`` as the API stores it)."""
-        options = {}
-        for name, option in registry.get(game).options.items():
-            field_name = option_field_name(game, name)
-            if field_name in self._errors:
-                continue
-            value = data.get(field_name)
-            if value is None or value == "":
-                value = option.default
-            if value != option.default:
-                options[name] = value
-        return options  # checked by the service, whose refusals come back to each input
 
 
 def initial_of(tournament: Tournament) -> dict:
