@@ -14,6 +14,7 @@ KINDS = {
     "challenge.finished": "A challenge your bot played finished, with the score",
     "tournament.started": "A tournament your bot entered (or you organise) started",
     "tournament.finished": "A tournament your bot entered (or you organise) finished, with the places",
+    "competition.announcement": "An announcement in a competition you entered or organise",
     "webhook.disabled": "One of your webhooks was turned off after failing",
 }
 # Sent to one webhook by its "Send a test" button, whatever kinds it takes: not a choice.

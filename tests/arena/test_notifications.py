@@ -3,6 +3,8 @@ kind; a validation verdict, a challenge and a tournament tell whom they concern.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core import mail
 from rest_framework.test import APIClient
@@ -12,8 +14,9 @@ from arena.integrations.models import ChannelPreference, Notification
 from bots import services as bot_services
 from bots.models import BotVersion
 from tests.support import builders
+from tests.support.competitions import enter_bots, new_competition
 from tournaments.models import Challenge, Match
-from tournaments.services import challenges
+from tournaments.services import challenges, competitions, teams
 from tournaments.services.playing import claim_match, record_result
 
 
@@ -196,3 +199,39 @@ def test_the_channels_api_changes_only_the_reader_s_choices(alice, make_user, cl
     bob = client_for(make_user("bob"))
     theirs = {r["kind"]: r for r in bob.get("/api/notifications/channels/").json()}
     assert theirs["challenge.finished"]["email"] is False
+
+
+def test_a_competition_announcement_tells_its_entrants_and_teams(
+    alice, make_user, django_capture_on_commit_callbacks
+):
+    organiser, bob, mate, outsider = (make_user(n) for n in ("org", "bob", "mate", "outsider"))
+    competition = new_competition(organiser, name="Winter cup", final_settings=None)
+    entries = enter_bots(competition, [alice, bob])
+    team = teams.create_team(competition=competition, user=bob, name="bobs")
+    teams.add_team_member(team=team, user=mate, by=bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        competitions.announce(competition=competition, text="Final at noon")
+    told = set(
+        Notification.objects.filter(kind="competition.announcement").values_list(
+            "user__username", flat=True
+        )
+    )
+    assert told == {"alice", "bob", "mate"}  # not the author, not an outsider
+    note = Notification.objects.get(user=alice, kind="competition.announcement")
+    assert note.text == "Winter cup: Final at noon"
+    assert note.data == {
+        "competition_id": competition.pk,
+        "announcement_id": competition.announcements.get().pk,
+    }
+    assert note.link == f"/competitions/{competition.pk}/"
+    # The competition's own announcements reach the organiser too; a disqualified entry's
+    # owner no more (here: one entrant left, so no final can be played).
+    competitions.disqualify_entry(entry=entries[0], reason="shared code")
+    with django_capture_on_commit_callbacks(execute=True):
+        competitions.advance_competitions(now=competition.deadline + timedelta(minutes=1))
+    own = set(
+        Notification.objects.filter(kind="competition.announcement")
+        .exclude(text="Winter cup: Final at noon")
+        .values_list("user__username", flat=True)
+    )
+    assert own == {"org", "bob", "mate"}, own

@@ -647,7 +647,7 @@ def _create_final(*, competition: Competition, now: datetime) -> None:
         competition.final = tournament
         competition.save(update_fields=["final"])
         if size < len(ordered):
-            Announcement.objects.create(
+            _publish(
                 competition=competition,
                 text=f"The final's format plays a field of {size}: the top {size} of the "
                 f"standings play it, of {len(ordered)} eligible entrants.",
@@ -656,9 +656,7 @@ def _create_final(*, competition: Competition, now: datetime) -> None:
     why = "; ".join(m for messages in refused.values() for m in messages) or (
         f"too few eligible entrants ({len(ordered)}) for any final"
     )
-    Announcement.objects.create(
-        competition=competition, text=f"No final could be played: {why}"[:MAX_ANNOUNCEMENT]
-    )
+    _publish(competition=competition, text=f"No final could be played: {why}"[:MAX_ANNOUNCEMENT])
     competition.phase = Phase.CLOSED
     competition.closed_at = now
     competition.save(update_fields=["phase", "closed_at"])
@@ -701,4 +699,12 @@ def announce(*, competition: Competition, text: str) -> Announcement:
         raise ValidationError(
             {"text": [f"An announcement has at most {MAX_ANNOUNCEMENT} characters"]}
         )
-    return Announcement.objects.create(competition=competition, text=text)
+    return _publish(competition=competition, text=text, by_organiser=True)
+
+
+def _publish(*, competition: Competition, text: str, by_organiser: bool = False) -> Announcement:
+    """An announcement on the page and in the API, told to the entrants (and to the
+    organiser when the competition wrote it) once it commits."""
+    announcement = Announcement.objects.create(competition=competition, text=text)
+    telling.competition_announced(announcement, by_organiser=by_organiser)
+    return announcement

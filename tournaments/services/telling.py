@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from bots import hooks
 from tournaments import release
-from tournaments.models import Challenge, Competition, Entry, Gate, Tournament
+from tournaments.models import (
+    Announcement,
+    Challenge,
+    Competition,
+    CompetitionEntry,
+    Entry,
+    Gate,
+    TeamMember,
+    Tournament,
+)
 
 
 def _owners(bot_owner_ids) -> tuple[int, ...]:
@@ -182,3 +191,26 @@ def competition_revealed(competition: Competition) -> None:
     final = competition.final
     if final is not None and final.status == Tournament.Status.FINISHED:
         tournament_finished(final.pk, revealed=True)
+
+
+def competition_announced(announcement: Announcement, *, by_organiser: bool) -> None:
+    """An announcement reaches everyone in the competition: the owners of the bots entered
+    (accepted or waiting), the teams' members, and the organiser unless they wrote it."""
+    competition = announcement.competition
+    owners = CompetitionEntry.objects.filter(
+        competition=competition,
+        status__in=(CompetitionEntry.Status.ACCEPTED, CompetitionEntry.Status.PENDING),
+    ).values_list("bot__owner_id", flat=True)
+    members = TeamMember.objects.filter(competition=competition).values_list("user_id", flat=True)
+    people = _owners([competition.organiser_id, *owners, *members])
+    if by_organiser:  # the author needs no telling
+        people = tuple(i for i in people if i != competition.organiser_id)
+    hooks.emit(
+        hooks.Event(
+            kind="competition.announcement",
+            user_ids=people,
+            text=f"{competition.name}: {announcement.text}"[:500],
+            link=f"/competitions/{competition.pk}/",
+            data={"competition_id": competition.pk, "announcement_id": announcement.pk},
+        )
+    )
