@@ -13,6 +13,7 @@ from django.utils import timezone
 from arena.integrations.models import ApiToken
 from arena.integrations.services import create_token
 from tests.support.builders import bot_with_version
+from tests.support.competitions import new_competition
 from tournaments.models import Competition, CompetitionEntry, Team
 from tournaments.services import competitions, teams
 
@@ -79,7 +80,7 @@ def test_create_list_and_detail(people, client_for):
     for reader in (client_for(None), client_for(people["other"])):
         listed = reader.get("/api/competitions/")
         assert listed.status_code == 200
-        assert [c["name"] for c in listed.json()] == ["Hackathon"]
+        assert [c["name"] for c in listed.json()["results"]] == ["Hackathon"]
         detail = reader.get(f"/api/competitions/{created['id']}/").json()
         # The invite code and the ladder's seed are the organiser's until the close.
         assert detail["invite_code"] is None and detail["seed"] is None
@@ -421,12 +422,34 @@ def test_ids_too_big_for_the_database_are_refused(competition, people, client_fo
 def test_the_list_filters_by_phase_and_game(competition, people, client_for):
     Competition.objects.filter(pk=competition.pk).update(phase="frozen")
     reader = client_for(None)
-    assert [c["id"] for c in reader.get("/api/competitions/?phase=frozen").json()] == [
-        competition.pk
-    ]
-    assert reader.get("/api/competitions/?phase=open").json() == []
-    assert [c["id"] for c in reader.get("/api/competitions/?game=pairs").json()] == [competition.pk]
-    assert reader.get("/api/competitions/?game=paks").json() == []
+
+    def ids(query: str) -> list[int]:
+        return [c["id"] for c in reader.get(f"/api/competitions/{query}").json()["results"]]
+
+    assert ids("?phase=frozen") == [competition.pk]
+    assert ids("?phase=open") == []
+    assert ids("?game=pairs") == [competition.pk]
+    assert ids("?game=paks") == []
     for bad in ("?phase=soon", "?game=chess", "?phase=%00"):
+        refused = reader.get(f"/api/competitions/{bad}")
+        assert refused.status_code == 400 and _error_shape(refused)["errors"]
+
+
+def test_the_list_comes_a_page_at_a_time_newest_opening_first(people, client_for):
+    now = timezone.now()
+    made = [
+        new_competition(people["org"], name=f"cup {hours}", now=now, opened=timedelta(hours=hours))
+        for hours in (3, 1, 2, 5, 4)
+    ]
+    newest_first = [c.pk for c in sorted(made, key=lambda c: c.opens_at, reverse=True)]
+    reader = client_for(people["other"])
+    seen, url = [], "/api/competitions/?page_size=2&game=pairs"
+    while url:
+        page = reader.get(url).json()
+        assert len(page["results"]) <= 2
+        seen += [c["id"] for c in page["results"]]
+        url = page["next"]
+    assert seen == newest_first
+    for bad in ("?page_size=0", "?page_size=201", "?cursor=nonsense"):
         refused = reader.get(f"/api/competitions/{bad}")
         assert refused.status_code == 400 and _error_shape(refused)["errors"]

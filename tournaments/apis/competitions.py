@@ -9,7 +9,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -366,24 +366,30 @@ def _detail(request, competition: Competition, code: int = status.HTTP_200_OK) -
     return Response(data, status=code)
 
 
-class CompetitionListCreateApi(APIView):
-    """Every competition, newest opening first; signed in, create one (you organise it)."""
+class CompetitionListCreateApi(generics.ListAPIView):
+    """Every competition, newest opening first, a page at a time (keyset: arena.pagination);
+    signed in, create one (you organise it)."""
 
+    serializer_class = CompetitionSerializer
+    keyset_ordering = ("-opens_at", "-id")
     throttle_scope = "tournaments"
 
     def get_throttles(self):
         return super().get_throttles() if self.request.method == "POST" else []
 
-    @extend_schema(parameters=[ListQuery], responses=CompetitionSerializer(many=True))
-    def get(self, request):
-        query = ListQuery(data=request.query_params)
+    def get_queryset(self):
+        query = ListQuery(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        rows = selectors.competition_list(user=request.user)
+        rows = selectors.competition_list(user=self.request.user)
         if phase := query.validated_data.get("phase"):
             rows = rows.filter(phase=phase)
         if game := query.validated_data.get("game"):
             rows = rows.filter(game=game)
-        return Response(CompetitionSerializer(rows, many=True, context={"request": request}).data)
+        return rows
+
+    @extend_schema(parameters=[ListQuery])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
     @extend_schema(request=CompetitionSerializer, responses={201: CompetitionDetailSerializer})
     def post(self, request):
