@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from tests.support.builders import bot_with_version, play_for_real, play_queued, user
-from tournaments import services
+from tests.support.builders import bot_with_version, play_for_real, user
+from tests.support.competitions import enter_bots, new_competition, play_final
 from tournaments.models import Competition, Match
 from tournaments.services import competitions as competition_services
 
@@ -38,32 +38,15 @@ def client_of(person=None) -> Client:
 def finished_final(people, **fields) -> Competition:
     """A competition of four entries frozen and its final (single elimination) played."""
     now = timezone.now()
-    competition = competition_services.create_competition(
-        organiser=people["organiser"],
+    competition = new_competition(
+        people["organiser"],
         name="winter season",
-        game="pairs",
-        players=2,
-        options={},
-        opens_at=now - timedelta(minutes=5),
-        deadline=now + timedelta(hours=1),
-        final_at=now + timedelta(hours=2),
+        now=now,
         final_settings={"format": "single_elimination"},
         **fields,
     )
-    owners = [people["author"], people["rival"], people["rival"], people["rival"]]
-    for number, owner in enumerate(owners):
-        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
-        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
-        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
-    later = now + timedelta(hours=1, minutes=1)
-    assert competition_services.freeze_competition(competition=competition, now=later)
-    competition.refresh_from_db()
-    assert competition.final is not None
-    assert services.start_tournament(tournament_id=competition.final_id, due_by=None)
-    while play_queued(tournament_id=competition.final_id):
-        pass
-    competition.refresh_from_db()
-    return competition
+    enter_bots(competition, [people["author"], people["rival"], people["rival"], people["rival"]])
+    return play_final(competition, at=now + timedelta(hours=1, minutes=1))
 
 
 def page(person, competition) -> str:
@@ -107,15 +90,11 @@ def test_a_held_final_shows_its_results_only_as_the_release_says(people, release
 
 def test_the_ladder_tables_are_held_back_from_ladder_hidden_from(people):
     now = timezone.now()
-    competition = competition_services.create_competition(
-        organiser=people["organiser"],
+    competition = new_competition(
+        people["organiser"],
         name="held ladder",
-        game="pairs",
-        players=2,
-        options={},
-        opens_at=now - timedelta(hours=2),
-        deadline=now + timedelta(hours=1),
-        final_at=now + timedelta(hours=2),
+        now=now,
+        opened=timedelta(hours=2),
         final_settings={},
         release="participants",
     )

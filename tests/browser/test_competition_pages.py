@@ -12,8 +12,8 @@ import pytest
 from django.utils import timezone
 
 from tests.support.builders import bot_with_version, play_queued, user
+from tests.support.competitions import enter_bots, new_competition, play_final, start_final
 from tests.support.page_checks import NARROW, WIDE, check_page, follow
-from tournaments import services
 from tournaments.models import Announcement, Competition, CompetitionEntry, Team
 from tournaments.services import competitions as competition_services
 
@@ -166,31 +166,16 @@ def test_a_season_run_from_the_dashboard(browser, live_server, transactional_db,
 def test_a_finished_season_shows_its_final(browser, live_server, transactional_db, width):
     organiser = user(name="organiser", password=PASSWORD)
     now = timezone.now()
-    competition = competition_services.create_competition(
-        organiser=organiser,
+    competition = new_competition(
+        organiser,
         name="Winter season with a long name to wrap on a phone",
-        game="pairs",
-        players=2,
-        options={},
-        opens_at=now - timedelta(minutes=5),
-        deadline=now + timedelta(hours=1),
-        final_at=now + timedelta(hours=2),
+        now=now,
         final_settings={"format": "single_elimination", "third_place": True},
         division_size=4,
     )
-    for number in range(6):
-        owner = user(name=f"author{number}", password=PASSWORD)
-        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
-        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
-        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
+    enter_bots(competition, [user(name=f"author{n}", password=PASSWORD) for n in range(6)])
     Announcement.objects.create(competition=competition, text="Good luck, everyone.")
-    assert competition_services.freeze_competition(
-        competition=competition, now=now + timedelta(hours=1, minutes=1)
-    )
-    competition.refresh_from_db()
-    assert services.start_tournament(tournament_id=competition.final_id)
-    while play_queued(tournament_id=competition.final_id):
-        pass
+    play_final(competition, at=now + timedelta(hours=1, minutes=1))
     competition_services.advance_competitions(now=now + timedelta(hours=3))
     competition.refresh_from_db()
     assert competition.phase == "closed"
@@ -214,27 +199,9 @@ def test_a_finished_season_shows_its_final(browser, live_server, transactional_d
 def test_a_final_in_play_updates_on_the_competition_page(browser, live_server, transactional_db):
     organiser = user(name="organiser", password=PASSWORD)
     now = timezone.now()
-    competition = competition_services.create_competition(
-        organiser=organiser,
-        name="Live season",
-        game="pairs",
-        players=2,
-        options={},
-        opens_at=now - timedelta(minutes=5),
-        deadline=now + timedelta(hours=1),
-        final_at=now + timedelta(hours=2),
-        final_settings={"format": "round_robin"},
-    )
-    for number in range(3):
-        owner = user(name=f"author{number}", password=PASSWORD)
-        bot, version = bot_with_version(owner=owner, name=f"entrant{number}", announce=False)
-        type(version).objects.filter(pk=version.pk).update(created_at=now - timedelta(days=1))
-        competition_services.enter_competition(competition=competition, bot=bot, user=owner)
-    competition_services.freeze_competition(
-        competition=competition, now=now + timedelta(hours=1, minutes=1)
-    )
-    competition.refresh_from_db()
-    assert services.start_tournament(tournament_id=competition.final_id)
+    competition = new_competition(organiser, name="Live season", now=now)
+    enter_bots(competition, [user(name=f"author{n}", password=PASSWORD) for n in range(3)])
+    start_final(competition, at=now + timedelta(hours=1, minutes=1))
     context = browser.new_context(viewport={"width": WIDE, "height": 900})
     try:
         page = context.new_page()

@@ -36,7 +36,7 @@ def new_competition(
         "opens_at": now - opened,
         "deadline": now + deadline,
         "final_at": now + final,
-        "final_settings": final_settings or {"format": "round_robin"},
+        "final_settings": {"format": "round_robin"} if final_settings is None else final_settings,
     }
     settings.update(fields)
     return competitions.create_competition(organiser=organiser, **settings)
@@ -55,12 +55,18 @@ def enter_bots(competition: Competition, owners, *, prefix: str = "entrant") -> 
     return entries
 
 
-def play_final(competition: Competition, *, at: datetime) -> Competition:
-    """Freezes the competition at ``at`` (past its deadline) and plays its final out."""
+def start_final(competition: Competition, *, at: datetime) -> Competition:
+    """Freezes the competition at ``at`` (past its deadline) and starts its final."""
     assert competitions.freeze_competition(competition=competition, now=at)
     competition.refresh_from_db()
     assert competition.final is not None
-    assert services.start_tournament(tournament_id=competition.final_id, due_by=None)
+    assert services.start_tournament(tournament_id=competition.final_id)
+    return competition
+
+
+def play_final(competition: Competition, *, at: datetime) -> Competition:
+    """Freezes the competition at ``at`` (past its deadline) and plays its final out."""
+    start_final(competition, at=at)
     while play_queued(tournament_id=competition.final_id):
         pass
     competition.refresh_from_db()
