@@ -11,10 +11,14 @@ from django.utils import timezone
 
 from arena.dashboard.forms import (
     GameOptionInputs,
+    advance_field,
     game_choices,
+    grand_final_reset_field,
     local_to_utc,
     option_field_name,
     plain_number_messages,
+    rotate_seats_field,
+    third_place_field,
 )
 from games import registry
 from tournaments.models import Competition, Tournament
@@ -122,29 +126,13 @@ class CompetitionForm(GameOptionInputs, forms.Form):
         required=False,
         help_text="Games per pairing or series in the final (empty: one game per seat rotation)",
     )
-    rotate_seats = forms.BooleanField(
-        required=False, initial=True, help_text="Every bot plays every seat of each deal"
-    )
+    rotate_seats = rotate_seats_field()
     rounds = forms.IntegerField(
         min_value=1, max_value=100, required=False, help_text="Empty: enough to separate the field"
     )
-    advance = forms.IntegerField(
-        min_value=1,
-        max_value=15,
-        initial=1,
-        required=False,
-        label="Go through per table",
-        help_text="With 3 or more players per match: how many of each table go through",
-    )
-    third_place = forms.BooleanField(
-        required=False, label="Third place", help_text="A series for third place"
-    )
-    grand_final_reset = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Grand-final reset",
-        help_text="A second final if the losers' bracket champion wins the first",
-    )
+    advance = advance_field()
+    third_place = third_place_field()
+    grand_final_reset = grand_final_reset_field()
     release = forms.ChoiceField(
         choices=RELEASE_CHOICES,
         initial=Competition.Release.PUBLIC,

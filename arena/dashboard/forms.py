@@ -200,6 +200,39 @@ def local_to_utc(value: datetime, zone_name: str) -> datetime:
     return value.replace(tzinfo=zone).astimezone(UTC)
 
 
+# The format's settings that tournaments and competitions' finals ask alike.
+def rotate_seats_field() -> forms.BooleanField:
+    return forms.BooleanField(
+        required=False, initial=True, help_text="Every bot plays every seat of each deal"
+    )
+
+
+def advance_field() -> forms.IntegerField:
+    return forms.IntegerField(
+        min_value=1,
+        max_value=15,
+        initial=1,
+        required=False,
+        label="Go through per table",
+        help_text="With 3 or more players per match: how many of each table go through",
+    )
+
+
+def third_place_field() -> forms.BooleanField:
+    return forms.BooleanField(
+        required=False, label="Third place", help_text="A series for third place"
+    )
+
+
+def grand_final_reset_field() -> forms.BooleanField:
+    return forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Grand-final reset",
+        help_text="A second final if the losers' bracket champion wins the first",
+    )
+
+
 class GameOptionInputs:
     """Every game's option inputs on one form, so that it works without scripts; only the
     chosen game's are read."""
@@ -317,9 +350,7 @@ class TournamentForm(GameOptionInputs, forms.Form):
         help_text="Games per pairing or series on the same deals; with rotated seats a "
         "multiple of the players per match (empty: one game per seat rotation)",
     )
-    rotate_seats = forms.BooleanField(
-        required=False, initial=True, help_text="Every bot plays every seat of each deal"
-    )
+    rotate_seats = rotate_seats_field()
     rounds = forms.IntegerField(
         min_value=1,
         max_value=100,
@@ -336,23 +367,9 @@ class TournamentForm(GameOptionInputs, forms.Form):
             "invalid_pk_value": "Pick challengers from the list",
         },
     )
-    advance = forms.IntegerField(
-        min_value=1,
-        max_value=15,
-        initial=1,
-        required=False,
-        label="Go through per table",
-        help_text="With 3 or more players per match: how many of each table go through",
-    )
-    third_place = forms.BooleanField(
-        required=False, label="Third place", help_text="A series for third place"
-    )
-    grand_final_reset = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Grand-final reset",
-        help_text="A second final if the losers' bracket champion wins the first",
-    )
+    advance = advance_field()
+    third_place = third_place_field()
+    grand_final_reset = grand_final_reset_field()
     move_ms = forms.IntegerField(
         min_value=10, max_value=60000, initial=1000, label="Move time (ms)"
     )
