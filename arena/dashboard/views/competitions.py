@@ -444,11 +444,8 @@ def _team_action(request, competition: Competition, action: str) -> dict | None:
         if form.is_valid():
             if mine.created_by_id != user.id:
                 raise PermissionDenied("only the team's creator adds members")
-            name = form.cleaned_data["username"].strip()
-            person = get_user_model().objects.filter(username__iexact=name).first()
-            if person is None:
-                form.add_error("username", f"Nobody is called {name}: check the spelling")
-            else:
+            person = _person_named(form)
+            if person is not None:
                 try:
                     team_services.add_team_member(team=mine, user=person, by=user)
                 except ValidationError as exc:
@@ -473,11 +470,8 @@ def _team_action(request, competition: Competition, action: str) -> dict | None:
     if action == "remove":
         form = MemberForm(request.POST)
         if form.is_valid():
-            name = form.cleaned_data["username"].strip()
-            person = get_user_model().objects.filter(username__iexact=name).first()
-            if person is None:
-                form.add_error("username", f"Nobody is called {name}: check the spelling")
-            else:
+            person = _person_named(form)
+            if person is not None:
                 try:
                     team_services.remove_team_member(team=mine, user=person, by=user)
                 except ValidationError as exc:
@@ -488,3 +482,12 @@ def _team_action(request, competition: Competition, action: str) -> dict | None:
                     return None
         return {"member_form": form}
     raise PermissionDenied("pick one of the page's buttons")
+
+
+def _person_named(form: MemberForm):
+    """The user the member form names (any case), or None with the form's error saying so."""
+    name = form.cleaned_data["username"].strip()
+    person = get_user_model().objects.filter(username__iexact=name).first()
+    if person is None:
+        form.add_error("username", f"Nobody is called {name}: check the spelling")
+    return person
