@@ -109,9 +109,21 @@ class Cgroup:
         fcntl.flock(self._fd(path, os.O_RDONLY | os.O_DIRECTORY), fcntl.LOCK_EX)
 
     def attach_paths(self, monitor: bool = False) -> list[str]:
-        """Files to write the child's pid into (from ``preexec_fn``, before exec);
-        ``monitor``: only those bwrap's monitor joins (see ``bot_only``)."""
+        """The group's ``cgroup.procs`` files: the launcher writes ``0`` (itself) into them
+        before exec, or a move from outside writes a pid; ``monitor``: only those bwrap's
+        monitor joins (see ``bot_only``)."""
         raise NotImplementedError
+
+    def join_paths(self) -> list[str] | None:
+        """Files a single-threaded launcher writes ``0`` into to join the group itself just
+        before it execs bwrap; None where that costs what a move from outside costs.
+
+        Moving a whole process (``cgroup.procs``, or any pid but the writer's own) takes the
+        kernel's cgroup_threadgroup_rwsem for writing, which after an idle spell waits for an
+        RCU grace period (10-20 ms on a loaded machine). A thread moving itself (``0`` into a
+        v1 ``tasks`` file) takes no such lock, and in a process with one thread it moves the
+        whole process: everything bwrap then clones is born in the group."""
+        return None
 
     @property
     def bot_only(self) -> bool:
@@ -212,6 +224,11 @@ class CgroupV1(Cgroup):
             for controller, path in self.dirs.items()
             if not (monitor and controller == UNIFIED)
         ]
+
+    def join_paths(self) -> list[str] | None:
+        if UNIFIED in self.dirs:  # bwrap's monitor stays out of it: moved from outside
+            return None
+        return [str(path / "tasks") for path in self.dirs.values()]
 
     def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
         if spare is None and UNIFIED in self.dirs:
