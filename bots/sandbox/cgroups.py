@@ -56,8 +56,13 @@ def _read(path: Path) -> str:
 
 
 def _write(path: Path, value: str) -> None:
-    with open(path, "w") as handle:
-        handle.write(value)
+    # os-level: a text file object costs a stat, an ioctl and two seeks more per write, paid
+    # on every sandbox's set-up
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
 
 
 def _usage_ns(cpu_stat: bytes) -> int:
