@@ -23,6 +23,8 @@ the backend, create groups and sweep those of dead workers.
 
 Each sandbox gets a fresh group, created under the worker's own group of each hierarchy so
 the container's limits still apply above it. The group is removed when the sandbox ends.
+On cgroup v1 the launcher joins the group itself before it execs bwrap (``join_paths``);
+elsewhere bwrap's monitor is moved in from outside (``attach``).
 No Django import: the worker, ``manage.py play`` and the tests share this module.
 """
 
@@ -140,9 +142,9 @@ class Cgroup:
     def attach(self, pid: int, monitor: bool = False) -> None:
         """Move process ``pid`` (all its threads) into the group, from outside.
 
-        On cgroup v1 the first move after an idle spell waits for an RCU grace period
-        (cgroup_threadgroup_rwsem: milliseconds), so the
-        sandbox does this while bwrap builds the sandbox, not before it starts."""
+        The first move after an idle spell waits for an RCU grace period
+        (cgroup_threadgroup_rwsem: milliseconds), so a launch does this while bwrap builds
+        the sandbox, and only where the launcher cannot join by itself (``join_paths``)."""
         for path in self.attach_paths(monitor):
             with open(path, "w") as handle:
                 handle.write(str(pid))

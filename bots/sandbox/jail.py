@@ -297,10 +297,11 @@ def _launch(
         group = cgroups.create(limits.memory_mb << 20, limits.processes + 1)  # + the monitor
         program = argv or entry_argv(staged, sandboxed)
         pass_fds: tuple[int, ...] = ()
-        # bwrap builds the sandbox, then waits on a pipe before it execs the program;
-        # meanwhile we move it into its cgroup (see Cgroup.attach) and, when the bots have
-        # no uid of their own, set its process limit (see attach_and_release). Nothing of
-        # the bot runs before the release.
+        # The launcher joins the group itself where that is cheap (Cgroup.join_paths).
+        # Otherwise, and whenever the bots have no uid of their own or the sandbox is
+        # prepared ahead, bwrap builds the sandbox, then waits on a pipe before it execs the
+        # program; meanwhile we move it into its cgroup (see Cgroup.attach) and set its
+        # process limit (see attach_and_release). Nothing of the bot runs before the release.
         per_userns_nproc = sandboxed and slot.uid is None and nproc_per_userns()
         join = group.join_paths() if (group is not None and _SELF_JOIN) else None
         gated = sandboxed and (
