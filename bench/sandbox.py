@@ -4,7 +4,8 @@
 
 1. Bot start: ``python3 -I -c pass`` as a plain subprocess vs the same command launched in the
    sandbox (staging, slot uid, cgroup, seccomp, bwrap) until it has exited and been cleaned up:
-   cold (``sandbox.launch``), and from a sandbox prepared ahead (``sandbox.prepare``, as the
+   cold (``sandbox.launch``; on cgroup v1 also as before, with bwrap's monitor moved into its
+   group from outside instead of the launcher joining it), and from a sandbox prepared ahead (``sandbox.prepare``, as the
    runner does for every seat before the first start, and as a worker can for its next match:
    timed from ``release``). Then the parts: what a prepare costs, bwrap alone (and without
    a preexec_fn that switches to the slot uid, so that Python can vfork: what a fork of a
@@ -72,7 +73,17 @@ def verdict(ratio: float, aim: float) -> str:
 def bench_start(count: int) -> dict[str, float]:
     python = sandbox.bot_python()
     samples: dict[str, list[float]] = {
-        k: [] for k in ("plain", "cold", "prepared", "prepare", "bare", "bare_vfork", "no_group")
+        k: []
+        for k in (
+            "plain",
+            "cold",
+            "cold_outside",
+            "prepared",
+            "prepare",
+            "bare",
+            "bare_vfork",
+            "no_group",
+        )
     }
     backend = cgroups.backend()
     argv = [python, "-I", "-c", "pass"]
@@ -102,9 +113,17 @@ def bench_start(count: int) -> dict[str, float]:
         if fd is not None:
             os.close(fd)
 
+    def cold_outside() -> None:  # the group joined from outside, as before (cgroup v2's way)
+        jail._SELF_JOIN = False
+        try:
+            cold()
+        finally:
+            jail._SELF_JOIN = True
+
     for _ in range(count):  # interleaved, so every variant sees the same machine load
         timed("plain", lambda: subprocess.run(argv, check=True))
         timed("cold", cold)
+        timed("cold_outside", cold_outside)
         began = time.perf_counter()
         box = sandbox.prepare(None, sandbox.Limits(), argv=argv)
         samples["prepare"].append(time.perf_counter() - began)
@@ -171,12 +190,14 @@ def bench_end(folder: Path, count: int) -> float:
     return median_ms(samples)
 
 
-def bench_cgroup_move(count: int) -> tuple[float, float] | None:
+def bench_cgroup_move(count: int) -> tuple[float, float, float | None] | None:
     """Moving a process into a fresh group: the first move after an idle spell (the lock's
-    RCU grace period) and one right after it."""
+    RCU grace period), one right after it, and a one-thread process joining by itself
+    after an idle spell, as the launcher does where the group offers it (cgroup v1's
+    ``tasks``; None elsewhere), timed inside that process."""
     if cgroups.backend()[0] == "none":
         return None
-    first, warm = [], []
+    first, warm, joins = [], [], []
     for _ in range(count):
         time.sleep(0.1)  # let the lock go idle, as between two bot starts in real use
         group = cgroups.create(64 << 20, 8)
@@ -192,7 +213,19 @@ def bench_cgroup_move(count: int) -> tuple[float, float] | None:
                 sleeper.wait()
             group.kill_all()
             group.remove()
-    return median_ms(first), median_ms(warm)
+        time.sleep(0.1)
+        group = cgroups.create(64 << 20, 8)
+        paths = group.join_paths()
+        if paths is not None:
+            timing = ("import os, sys, time\nbegan = time.perf_counter()\n"
+                      "for path in sys.argv[1:]:\n    fd = os.open(path, os.O_WRONLY)\n"
+                      "    os.write(fd, b'0')\n    os.close(fd)\n"
+                      "print(time.perf_counter() - began)")  # fmt: skip
+            out = subprocess.run([sys.executable, "-c", timing, *paths], capture_output=True)
+            joins.append(float(out.stdout))
+        group.kill_all()
+        group.remove()
+    return median_ms(first), median_ms(warm), median_ms(joins) if joins else None
 
 
 def hybrid_players(folder: Path) -> list[ProgramPlayer]:
@@ -359,6 +392,10 @@ def main() -> None:
     plain = start["plain"]
     print(f"start       plain {plain:8.2f} ms   sandbox, cold      {start['cold']:8.2f} ms   "
           + verdict(start["cold"] / plain, START_AIM))  # fmt: skip
+    if cgroups.backend()[0] == "cgroup v1":
+        outside = start["cold_outside"]
+        print(f"  cold, bwrap's monitor moved into the group from outside (as before; cgroup v2 "
+              f"still does) {outside:8.2f} ms   x{outside / plain:.2f}")  # fmt: skip
     print(f"            plain {plain:8.2f} ms   sandbox, prepared  {start['prepared']:8.2f} ms   "
           + verdict(start["prepared"] / plain, START_AIM)
           + "  (from release; prepared ahead)")  # fmt: skip
@@ -373,9 +410,11 @@ def main() -> None:
           f"{start['no_group']:8.2f} ms   x{start['no_group'] / plain:.2f}")  # fmt: skip
     moves = bench_cgroup_move(10)
     if moves is not None:
-        print(f"  {cgroups.backend()[0]} move of a process: first after 100 ms idle "
-              f"{moves[0]:6.2f} ms, the next {moves[1]:6.2f} ms (bwrap builds the sandbox "
-              "meanwhile)")  # fmt: skip
+        print(f"  {cgroups.backend()[0]} move of a process from outside: first after 100 ms "
+              f"idle {moves[0]:6.2f} ms, the next {moves[1]:6.2f} ms")  # fmt: skip
+        if moves[2] is not None:
+            print(f"    a one-thread process joining by itself (tasks), first after 100 ms idle "
+                  f"{moves[2]:6.2f} ms (what the launcher does)")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "main.py").write_text(ECHO)

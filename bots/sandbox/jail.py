@@ -229,7 +229,12 @@ def nproc_per_userns() -> bool:
     return (major, minor) >= (5, 14)
 
 
-_GATED = True  # move into the cgroup while bwrap builds the sandbox (False: before exec)
+# Where a group offers a cheap join (Cgroup.join_paths: cgroup v1), the launcher joins it
+# itself before it execs bwrap. Elsewhere bwrap's monitor is moved in from outside while it
+# builds the sandbox, which hides part of the move's wait behind that work (_GATED; False:
+# the launcher moves itself through cgroup.procs before exec, and waits).
+_SELF_JOIN = True
+_GATED = True
 
 
 def _staged_sdk() -> Path:
@@ -292,12 +297,16 @@ def _launch(
         group = cgroups.create(limits.memory_mb << 20, limits.processes + 1)  # + the monitor
         program = argv or entry_argv(staged, sandboxed)
         pass_fds: tuple[int, ...] = ()
-        # bwrap builds the sandbox, then waits on a pipe before it execs the program;
-        # meanwhile we move it into its cgroup (see Cgroup.attach) and, when the bots have
-        # no uid of their own, set its process limit (see attach_and_release). Nothing of
-        # the bot runs before the release.
+        # The launcher joins the group itself where that is cheap (Cgroup.join_paths).
+        # Otherwise, and whenever the bots have no uid of their own or the sandbox is
+        # prepared ahead, bwrap builds the sandbox, then waits on a pipe before it execs the
+        # program; meanwhile we move it into its cgroup (see Cgroup.attach) and set its
+        # process limit (see attach_and_release). Nothing of the bot runs before the release.
         per_userns_nproc = sandboxed and slot.uid is None and nproc_per_userns()
-        gated = sandboxed and (hold or (group is not None and _GATED) or per_userns_nproc)
+        join = group.join_paths() if (group is not None and _SELF_JOIN) else None
+        gated = sandboxed and (
+            hold or (group is not None and join is None and _GATED) or per_userns_nproc
+        )
         gate = gate_pipe() if gated else None
         bot_only = gated and group is not None and group.bot_only  # see attach_held
         info = os.pipe() if (per_userns_nproc or bot_only) else None
@@ -321,7 +330,7 @@ def _launch(
             env = {"PYTHONPATH": sdk, "NODE_PATH": sdk, "HOME": "/tmp", "LANG": "C.UTF-8"}
             env["PATH"] = "/usr/bin:/bin"
         steps = (
-            group.attach_paths() if (group and not gate) else [],
+            join or (group.attach_paths() if (group and not gate) else []),
             rlimits(limits, slot.uid is not None, group is not None),
             slot.uid, os.getpid(), scratch,
         )  # fmt: skip
@@ -357,14 +366,15 @@ def _launch(
                 _close(gate and gate[1], info and info[0])
                 raise
         held = None
+        outside = None if join else group  # joined already: nothing to move from outside
         if gate:
             # With a pids cgroup too, only a backstop (as in rlimits): the group refuses.
             nproc = (limits.processes * (2 if group else 1)) if per_userns_nproc else None
             if hold:  # released later by BotProcess.release()
-                attach_held(proc, group, gate[1], info and info[0], nproc)
+                attach_held(proc, outside, gate[1], info and info[0], nproc)
                 held = gate[1]
             else:
-                attach_and_release(proc, group, gate[1], info and info[0], nproc)
+                attach_and_release(proc, outside, gate[1], info and info[0], nproc)
     except BaseException:
         if group is not None:
             group.kill_all()

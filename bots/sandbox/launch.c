@@ -7,7 +7,7 @@
  * Python's subprocess uses vfork instead: nothing is copied, and the parent waits only for
  * this program's exec (bots/sandbox/launcher.py builds and finds it).
  *
- *   arena-launch PARENT REPORT_FD [cgroup PROCS_FILE]... [oom SCORE]
+ *   arena-launch PARENT REPORT_FD [cgroup PROCS_OR_TASKS_FILE]... [oom SCORE]
  *                [scratch WHERE OPTIONS] [rlimit RESOURCE SOFT HARD]... [uid UID]
  *                -- PROGRAM [ARG]...
  *
@@ -106,9 +106,9 @@ int main(int argc, char **argv) {
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *step = argv[i];
         if (!strcmp(step, "cgroup") && i + 1 < argc) {
-            char pid[32];
-            snprintf(pid, sizeof pid, "%d", (int)getpid());
-            write_text(argv[++i], pid);
+            /* "0": the writer itself. Through a v1 "tasks" file this moves the calling
+             * thread, the only one here, without the kernel's global threadgroup lock. */
+            write_text(argv[++i], "0");
         } else if (!strcmp(step, "oom") && i + 1 < argc) {
             number(argv[i + 1], "oom score");
             write_text("/proc/self/oom_score_adj", argv[++i]);

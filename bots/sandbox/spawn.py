@@ -195,7 +195,7 @@ def preexec(
     def run() -> None:  # runs in the child between fork and exec: keep it small
         for path in attach:  # join the cgroup before anything else is forked
             with open(path, "w") as handle:
-                handle.write(str(os.getpid()))
+                handle.write("0")  # this process (one thread after fork): see Cgroup.join_paths
         # Should the machine or the worker's container run out of memory, the kernel kills
         # a bot first, not the worker (without a memory cgroup, RLIMIT_DATA bounds each
         # process of a bot, not its whole tree).

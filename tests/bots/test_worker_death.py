@@ -83,12 +83,18 @@ def die(proc, group, gate, *_rest):
             break
         time.sleep(0.001)
     os.kill(os.getpid(), signal.SIGKILL)
-sandbox.jail.attach_and_release = die
-sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
+if sys.argv[2] == "prepare":
+    sandbox.jail.attach_held = die
+    sandbox.prepare(Path(sys.argv[1]), sandbox.Limits())
+else:  # a launch whose group is joined from outside while bwrap builds (cgroup v2's way)
+    sandbox.jail._SELF_JOIN = False
+    sandbox.jail.attach_and_release = die
+    sandbox.launch(Path(sys.argv[1]), sandbox.Limits())
 """
 
 
-def test_worker_dying_before_the_sandbox_is_released(tmp_path):
+@pytest.mark.parametrize("start", ["launch", "prepare"])
+def test_worker_dying_before_the_sandbox_is_released(tmp_path, start):
     """The worker dies between starting bwrap and letting the program run: the monitor dies
     with it, the sandbox's first process (its death signal not armed yet) never starts the
     program, and the next start-up ends it."""
@@ -98,8 +104,8 @@ def test_worker_dying_before_the_sandbox_is_released(tmp_path):
     bot.mkdir()
     (bot / "main.py").write_text(BOT)
     worker = subprocess.Popen(
-        [sys.executable, "-c", DIES_BEFORE_RELEASE, str(bot)], cwd=REPO, stdout=subprocess.PIPE,
-        text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+        [sys.executable, "-c", DIES_BEFORE_RELEASE, str(bot), start], cwd=REPO,
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
     uid = int(worker.stdout.readline())
     worker.wait()
