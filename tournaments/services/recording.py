@@ -229,7 +229,8 @@ def _lock_and_finish(
             " AND m.standings_counted = %s)",
             [
                 tournament_id, match_id, Match.Status.FINISHED, attempt,
-                fields["finished_at"], Match.Status.FINISHED,
+                _FINISHED_AT.get_db_prep_save(fields["finished_at"], connection),
+                Match.Status.FINISHED,
             ],
         )  # fmt: skip
         position_at = len(batch)
@@ -241,7 +242,8 @@ def _lock_and_finish(
     tournament = from_row(Tournament, _TOURNAMENT, locked.rows[0])
     counted = finished.rowcount == 1
     taken = None
-    if guard is not None and counted and tournament.rated:
+    # Without a position (a pool with no ledger yet) the rating takes its own, as before.
+    if guard is not None and counted and tournament.rated and answers[position_at].rows:
         taken = read_position_and_lock(answers[position_at], answers[position_at + 1])
     return tournament, counted, taken
 
@@ -262,6 +264,7 @@ def _pool_to_take(match: Match, versions: list[int]) -> str | None:
 
 
 _TOURNAMENT = Tournament._meta.concrete_fields
+_FINISHED_AT = Match._meta.get_field("finished_at")
 
 
 def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
