@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model
 
 
@@ -106,14 +107,15 @@ def update_rows(
     """
     if not rows:
         return 0 if batch is None else None
-    quote = connection.ops.quote_name
+    db = connections[DEFAULT_DB_ALIAS]  # the proxy looks it up anew on every use
+    quote = db.ops.quote_name
     meta = model._meta
     table = quote(meta.db_table)
     columns = [meta.get_field(name) for name in (*keys, *fields)]
-    casts = [f"CAST(%s AS {field.cast_db_type(connection)})" for field in columns]
+    casts = [f"CAST(%s AS {field.cast_db_type(db)})" for field in columns]
     values = ", ".join(f"({', '.join(casts)})" for _ in rows)
     params = [
-        field.get_db_prep_save(value, connection)
+        field.get_db_prep_save(value, db)
         for row in rows
         for field, value in zip(columns, row, strict=True)
     ]
@@ -151,13 +153,14 @@ def insert_rows(
     table's quoted name, ``{column}`` for a quoted column: ``{first}``)."""
     if not rows:
         return
-    quote = connection.ops.quote_name
+    db = connections[DEFAULT_DB_ALIAS]  # the proxy looks it up anew on every use
+    quote = db.ops.quote_name
     meta = model._meta
     table = quote(meta.db_table)
     columns = [meta.get_field(name) for name in fields]
     one = f"({', '.join(['%s'] * len(columns))})"
     params = [
-        field.get_db_prep_save(value, connection)
+        field.get_db_prep_save(value, db)
         for row in rows
         for field, value in zip(columns, row, strict=True)
     ]
@@ -173,17 +176,38 @@ def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0
     """An instance of ``model`` from ``row[start:]`` holding ``fields``' columns, as the
     ORM would load it (each field's converters applied: JSON, for instance); fields left
     out are deferred."""
-    values = []
-    for position, field in enumerate(fields, start=start):
-        value = row[position]
-        expression = field.get_col(model._meta.db_table)
-        for convert in (
-            *connection.ops.get_db_converters(expression),
-            *field.get_db_converters(connection),
-        ):
-            value = convert(value, expression, connection)
-        values.append(value)
-    return model.from_db(connection.alias, [f.attname for f in fields], values)
+    db = connections[DEFAULT_DB_ALIAS]
+    attnames, converting = _loader(db, model, tuple(fields))
+    values = list(row[start : start + len(attnames)])
+    for position, expression, converters in converting:
+        value = values[position]
+        for convert in converters:
+            value = convert(value, expression, db)
+        values[position] = value
+    return model.from_db(db.alias, attnames, values)
+
+
+# Per connection (each thread has its own), per model and fields: the attribute names and
+# the converters of the fields that have any. Working them out for every value of every
+# row cost more than the rest of a worker's read of a claimed match.
+_LOADERS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _loader(db, model: type[Model], fields: tuple) -> tuple[list[str], list[tuple]]:
+    known = _LOADERS.setdefault(db, {})
+    loader = known.get((model, fields))
+    if loader is None:
+        converting = []
+        for position, field in enumerate(fields):
+            expression = field.get_col(model._meta.db_table)
+            converters = (
+                *db.ops.get_db_converters(expression),
+                *field.get_db_converters(db),
+            )
+            if converters:
+                converting.append((position, expression, converters))
+        loader = known[(model, fields)] = ([f.attname for f in fields], converting)
+    return loader
 
 
 def select_sql(fields: Sequence, alias: str) -> str:

@@ -17,6 +17,7 @@ the claim with its own.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
 from django.db import connection
@@ -75,6 +76,7 @@ _VERSION_AT = _SEAT_AT + len(_SEAT)
 _BOT_AT = _VERSION_AT + len(_VERSION)
 
 
+@cache  # one database vendor per process
 def _sql() -> str:
     quote = connection.ops.quote_name
     match = quote(Match._meta.db_table)

@@ -61,6 +61,7 @@ def rate_result(
     versions: list[int],
     result: dict,
     batch: Batch | None = None,
+    taken: tuple[tuple | None, dict[int, Rating]] | None = None,
 ) -> tuple[int, str] | None:
     """``rate_match`` from what the caller already holds: the versions in seat order and
     the result. Call it inside a transaction; returns (ledger position, pool), or None for
@@ -69,7 +70,8 @@ def rate_result(
     changes, pairs and match, and the leaderboard rows' (parents are looked up only for a
     version's first match in the pool). The writes nobody reads back go in one round trip
     (``batch``: the caller's, with writes of its own waiting, or one of its own), sent
-    before the leaderboard rows are written.
+    before the leaderboard rows are written. ``taken``: the ledger position and ratings
+    the caller already took for this pool (``add_position_and_lock``), if it did.
     """
     batch = batch if batch is not None else Batch()
     try:
@@ -81,8 +83,8 @@ def rate_result(
     rated = elo.sides_from_match_result(result, versions)
     keys = {key for side in rated.sides for key in side}
     # The ledger locked and its next position taken, then the versions' rows locked: one
-    # round trip, in that order.
-    taken, rows = _take_position_and_lock(pool, keys)
+    # round trip, in that order (or the caller's, already sent).
+    taken, rows = taken if taken is not None else _take_position_and_lock(pool, keys)
     if taken is None:
         RatingLedger.objects.get_or_create(pool=pool)
         taken = _take_position(pool)
@@ -160,19 +162,44 @@ def _position_statement(pool: str) -> tuple[str, list]:
 def _take_position_and_lock(pool: str, keys: set[int]) -> tuple[tuple | None, dict[int, Rating]]:
     """``_take_position``, then the pool's rows of the versions ``keys`` locked and read
     ({version: row}), in one round trip."""
-    quote = connection.ops.quote_name
     batch = Batch()
-    batch.add(*_position_statement(pool))
+    add_position_and_lock(batch, pool, keys)
+    return read_position_and_lock(*batch.send())
+
+
+def add_position_and_lock(
+    batch: Batch, pool: str, keys: set[int], *, guard: tuple[str, list] | None = None
+) -> None:
+    """Add to ``batch`` the two statements of ``_take_position_and_lock``; with a
+    ``guard`` (SQL and its parameters), both do nothing unless it holds."""
+    sql, params = _position_statement(pool)
+    extra, extra_params = (f" AND {guard[0]}", guard[1]) if guard else ("", [])
+    returning = sql.index(" RETURNING")
+    batch.add(sql[:returning] + extra + sql[returning:], [*params, *extra_params])
+    quote = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
     batch.add(
         f"SELECT {select_sql(_RATING, 'r')} FROM {quote(Rating._meta.db_table)} r"
-        f" WHERE r.pool = %s AND r.version_id IN ({', '.join(['%s'] * len(keys)) or 'NULL'}){lock}",
-        [pool, *sorted(keys)],
+        f" WHERE r.pool = %s AND r.version_id IN ({', '.join(['%s'] * len(keys)) or 'NULL'})"
+        f"{extra}{lock}",
+        [pool, *sorted(keys), *extra_params],
     )
-    position, ratings = batch.send()
+
+
+def read_position_and_lock(position, ratings) -> tuple[tuple | None, dict[int, Rating]]:
+    """The answers of ``add_position_and_lock``'s statements: (position, when a refit was
+    last asked for) or None, and the versions' ratings ({version: row})."""
     taken = (position.rows[0][0], position.rows[0][1]) if position.rows else None
     read = (from_row(Rating, _RATING, row) for row in ratings.rows)
     return taken, {row.version_id: row for row in read}
+
+
+def pool_or_none(game: str, seats: int, options: dict) -> str | None:
+    """The pool of a match of ``game`` with ``seats`` and ``options``; None for none."""
+    try:
+        return pools.pool_key(game, seats, options)
+    except pools.InvalidPool:
+        return None
 
 
 _RATING = Rating._meta.concrete_fields

@@ -17,7 +17,12 @@ from tournaments.services.challenges import advance_challenge
 from tournaments.services.crash_streaks import check_crash_streaks
 from tournaments.services.gating import advance_gate
 from tournaments.services.queueing import store_replay_after_commit
-from tournaments.services.rating import rate_result
+from tournaments.services.rating import (
+    add_position_and_lock,
+    pool_or_none,
+    rate_result,
+    read_position_and_lock,
+)
 
 
 def record_result(
@@ -56,7 +61,14 @@ def record_result(
         # A tournament's match is counted in its standings here, as finished: the UPDATE
         # that finishes it says so, if the totals counted it as nothing so far (always,
         # through the services); otherwise count_result works out the difference.
-        tournament, counted = _lock_and_finish(match.tournament_id, match_id, attempt, fields)
+        # A rated match's pool ledger is taken in the same round trip, when it can be.
+        versions = (
+            [seat.version_id for seat in sorted(seats, key=lambda s: s.seat)] if seats else []
+        )
+        pool = _pool_to_take(match, versions) if seats else None
+        tournament, counted, taken = _lock_and_finish(
+            match.tournament_id, match_id, attempt, fields, pool=pool, versions=versions
+        )
         ours = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, attempts=attempt)
         if not counted and not ours.update(**fields):
             return False
@@ -90,6 +102,7 @@ def record_result(
                 versions=[seat.version_id for seat in seats],
                 result=outcome["result"],
                 batch=batch,
+                taken=taken,
             )
         batch.send()
         if match.gate_id is not None:
@@ -167,14 +180,28 @@ def _announce_after_commit(
 
 
 def _lock_and_finish(
-    tournament_id: int | None, match_id: int, attempt: int, fields: dict
-) -> tuple[Tournament | None, bool]:
+    tournament_id: int | None,
+    match_id: int,
+    attempt: int,
+    fields: dict,
+    *,
+    pool: str | None = None,
+    versions: list[int] = (),
+) -> tuple[Tournament | None, bool, tuple | None]:
     """Lock the tournament's row, then finish the match and mark it counted in the
     standings if this attempt holds it and the totals counted it as nothing so far: one
     round trip, the lock first (the order of every writer that can end a tournament).
-    The tournament (None for none) and whether the match was finished and counted."""
+
+    With a ``pool``, the same round trip then takes the pool's ledger position and locks
+    the ``versions``' ratings (``rating.rate_result``'s first step, in its order: after
+    the tournament), but only if the tournament is rated and this very call finished the
+    match (its ``finished_at``, unique to the call): otherwise the ledger is untouched.
+
+    The tournament (None for none), whether the match was finished and counted, and the
+    ledger position and ratings taken (``rating.take_position_and_lock``'s answer; None
+    when not taken)."""
     if tournament_id is None:
-        return None, False
+        return None, False, None
     quote = connection.ops.quote_name
     batch = Batch()
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
@@ -193,13 +220,51 @@ def _lock_and_finish(
         where_params=[Match.Status.RUNNING, attempt],
         batch=batch,
     )
-    locked, finished = batch.send()
+    guard = None
+    if pool is not None:
+        guard = (
+            f"EXISTS (SELECT 1 FROM {quote(Tournament._meta.db_table)} t WHERE t.id = %s"
+            f" AND t.{quote('rated')}) AND EXISTS (SELECT 1 FROM {quote(Match._meta.db_table)} m"
+            " WHERE m.id = %s AND m.status = %s AND m.attempts = %s AND m.finished_at = %s"
+            " AND m.standings_counted = %s)",
+            [
+                tournament_id, match_id, Match.Status.FINISHED, attempt,
+                _FINISHED_AT.get_db_prep_save(fields["finished_at"], connection),
+                Match.Status.FINISHED,
+            ],
+        )  # fmt: skip
+        position_at = len(batch)
+        add_position_and_lock(batch, pool, set(versions), guard=guard)
+    answers = batch.send()
+    locked, finished = answers[0], answers[1]
     if not locked.rows:
         raise Tournament.DoesNotExist(f"tournament {tournament_id}")
-    return from_row(Tournament, _TOURNAMENT, locked.rows[0]), finished.rowcount == 1
+    tournament = from_row(Tournament, _TOURNAMENT, locked.rows[0])
+    counted = finished.rowcount == 1
+    taken = None
+    # Without a position (a pool with no ledger yet) the rating takes its own, as before.
+    if guard is not None and counted and tournament.rated and answers[position_at].rows:
+        taken = read_position_and_lock(answers[position_at], answers[position_at + 1])
+    return tournament, counted, taken
+
+
+def _pool_to_take(match: Match, versions: list[int]) -> str | None:
+    """The pool whose ledger the result's first round trip takes: a tournament's match
+    that ``record_result`` rates (tournament rated: checked in the statement)."""
+    if (
+        match.tournament_id is None
+        or match.gate_id is not None
+        or match.competition_id is not None
+        or match.challenge_id is not None
+        or match.human_game_id is not None
+        or match.rated_seq is not None
+    ):
+        return None
+    return pool_or_none(match.game, len(versions), match.options)
 
 
 _TOURNAMENT = Tournament._meta.concrete_fields
+_FINISHED_AT = Match._meta.get_field("finished_at")
 
 
 def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
