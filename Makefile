@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Services the integration tests use (started by `make services` when down).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/arena
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
-# The worker tests' own broker (they purge its queues).
+# The worker tests' own broker: they run beside the parallel pass and purge its queues.
 TEST_WORKER_BROKER_URL ?= redis://127.0.0.1:6379/14
 # Test processes for the tests that may run side by side (one per core).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
@@ -84,16 +84,24 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: setup system-test services extras
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	@# Beside the parallel pass, which keeps both cores busy, the tests with real Celery
+	@# workers, which mostly wait on them: one at a time, on a broker of their own (the
+	@# parallel pass's tests leave messages on the shared one); their output follows, and
+	@# either pass failing fails the target. A worker they stop leaves its sandboxes for a
+	@# moment: the parallel tests' leak checks count only their own (tests/support/leaks.py).
 	@# worksteal: xdist's default hands each process a quarter of the suite up front, in
 	@# file order, so one process held every browser test and ran them alone at the end.
-	@echo "== in parallel: everything but the worker and serial tests"
-	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"
-	@# After it, not beside it: a worker stopped by a test leaves its sandboxes for a moment,
-	@# which a parallel test's leak check would count as its own.
-	@echo "== the worker tests (real Celery workers), one at a time on a broker of their own"
+	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time"
+	@log=$$(mktemp); \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration
+	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration \
+	  >$$log 2>&1 & workers=$$!; \
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
+	rc=$$?; wait $$workers; workers_rc=$$?; \
+	echo "== the worker tests (real Celery workers, a broker of their own): exit $$workers_rc"; \
+	cat $$log; rm -f $$log; \
+	[ $$rc = 0 ] && [ $$workers_rc = 0 ]
 	@echo "== alone: the sandbox's limits, workers killed mid-match"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration
