@@ -51,17 +51,29 @@ system-test: system
 venv: $(VENV)/.installed
 
 # The `arena` command (client/) too: its tests run it from client/, and people from here.
+# One pip call: each resolves and checks every requirement again, the costly part of a
+# fresh setup.
+PIP_INSTALL := $(BIN)/pip install -q --disable-pip-version-check
 $(VENV)/.installed: requirements.txt client/pyproject.toml
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
-	$(BIN)/pip install -q --disable-pip-version-check ./client
+	$(PIP_INSTALL) -r requirements.txt ./client
 	@touch $@
 
-# The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the server's.
+# The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the
+# server's. On a fresh clone, with the server's requirements in the same pip call.
 extras: $(VENV)/.extras-installed
 
-$(VENV)/.extras-installed: requirements-extras.txt $(VENV)/.installed
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
+$(VENV)/.extras-installed: requirements-extras.txt requirements.txt client/pyproject.toml
+	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	@if [ -e $(VENV)/.installed ] && [ ! requirements.txt -nt $(VENV)/.installed ] && \
+	  [ ! client/pyproject.toml -nt $(VENV)/.installed ]; then \
+	  echo "$(PIP_INSTALL) -r requirements-extras.txt"; \
+	  $(PIP_INSTALL) -r requirements-extras.txt; \
+	else \
+	  echo "$(PIP_INSTALL) -r requirements.txt ./client -r requirements-extras.txt"; \
+	  $(PIP_INSTALL) -r requirements.txt ./client -r requirements-extras.txt && \
+	  touch $(VENV)/.installed; \
+	fi
 	@touch $@
 
 migrate: venv
@@ -81,7 +93,7 @@ services:
 # worker a test starts compiles the project: keep the bytecode, even where the environment
 # says not to (PYTHONDONTWRITEBYTECODE=1), so the passes after the first reuse it.
 test: export PYTHONDONTWRITEBYTECODE :=
-test: setup system-test services extras
+test: system extras setup system-test services
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	@# Beside the parallel pass, which keeps both cores busy, the tests with real Celery
