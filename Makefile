@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Services the integration tests use (started by `make services` when down).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/arena
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
-# The worker tests' own broker (they purge its queues).
+# The worker tests' own broker: they run beside the parallel pass and purge its queues.
 TEST_WORKER_BROKER_URL ?= redis://127.0.0.1:6379/14
 # Test processes for the tests that may run side by side (one per core).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
@@ -51,17 +51,29 @@ system-test: system
 venv: $(VENV)/.installed
 
 # The `arena` command (client/) too: its tests run it from client/, and people from here.
+# One pip call: each resolves and checks every requirement again, the costly part of a
+# fresh setup.
+PIP_INSTALL := $(BIN)/pip install -q --disable-pip-version-check
 $(VENV)/.installed: requirements.txt client/pyproject.toml
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
-	$(BIN)/pip install -q --disable-pip-version-check ./client
+	$(PIP_INSTALL) -r requirements.txt ./client
 	@touch $@
 
-# The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the server's.
+# The training extras (PettingZoo, OpenSpiel) for games/adapters and its tests; not the
+# server's. On a fresh clone, with the server's requirements in the same pip call.
 extras: $(VENV)/.extras-installed
 
-$(VENV)/.extras-installed: requirements-extras.txt $(VENV)/.installed
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
+$(VENV)/.extras-installed: requirements-extras.txt requirements.txt client/pyproject.toml
+	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	@if [ -e $(VENV)/.installed ] && [ ! requirements.txt -nt $(VENV)/.installed ] && \
+	  [ ! client/pyproject.toml -nt $(VENV)/.installed ]; then \
+	  echo "$(PIP_INSTALL) -r requirements-extras.txt"; \
+	  $(PIP_INSTALL) -r requirements-extras.txt; \
+	else \
+	  echo "$(PIP_INSTALL) -r requirements.txt ./client -r requirements-extras.txt"; \
+	  $(PIP_INSTALL) -r requirements.txt ./client -r requirements-extras.txt && \
+	  touch $(VENV)/.installed; \
+	fi
 	@touch $@
 
 migrate: venv
@@ -81,19 +93,27 @@ services:
 # worker a test starts compiles the project: keep the bytecode, even where the environment
 # says not to (PYTHONDONTWRITEBYTECODE=1), so the passes after the first reuse it.
 test: export PYTHONDONTWRITEBYTECODE :=
-test: setup system-test services extras
+test: system extras setup system-test services
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	@# Beside the parallel pass, which keeps both cores busy, the tests with real Celery
+	@# workers, which mostly wait on them: one at a time, on a broker of their own (the
+	@# parallel pass's tests leave messages on the shared one); their output follows, and
+	@# either pass failing fails the target. A worker they stop leaves its sandboxes for a
+	@# moment: the parallel tests' leak checks count only their own (tests/support/leaks.py).
 	@# worksteal: xdist's default hands each process a quarter of the suite up front, in
 	@# file order, so one process held every browser test and ran them alone at the end.
-	@echo "== in parallel: everything but the worker and serial tests"
-	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"
-	@# After it, not beside it: a worker stopped by a test leaves its sandboxes for a moment,
-	@# which a parallel test's leak check would count as its own.
-	@echo "== the worker tests (real Celery workers), one at a time on a broker of their own"
+	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time"
+	@log=$$(mktemp); \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration
+	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration \
+	  >$$log 2>&1 & workers=$$!; \
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
+	rc=$$?; wait $$workers; workers_rc=$$?; \
+	echo "== the worker tests (real Celery workers, a broker of their own): exit $$workers_rc"; \
+	cat $$log; rm -f $$log; \
+	[ $$rc = 0 ] && [ $$workers_rc = 0 ]
 	@echo "== alone: the sandbox's limits, workers killed mid-match"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from bots import sandbox
-from bots.sandbox import slots
 from games import registry
-from tests.support import toygame
+from tests.support import leaks, toygame
 
 
 @pytest.fixture
@@ -38,31 +37,6 @@ def make_bot(tmp_path):
     return make
 
 
-def slot_processes() -> list[int]:
-    """Live processes of a sandbox uid whose slot nobody holds: left behind. (Other test runs
-    on the machine share the uids; their live sandboxes hold their slots.)"""
-    found = []
-    for pid in slots.all_slot_processes():
-        try:
-            uid = os.stat(f"/proc/{pid}").st_uid
-        except OSError:
-            continue
-        if not slots.held(uid):
-            found.append(pid)
-    return found
-
-
-def own_children() -> list[int]:
-    kids = []
-    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-        try:
-            with open(f"/proc/{os.getpid()}/task/{tid}/children") as handle:
-                kids += [int(p) for p in handle.read().split()]
-        except OSError:
-            pass
-    return kids
-
-
 @pytest.fixture
 def no_leaks():
     """Asserts after the test that no sandbox process, child or descriptor was left."""
@@ -71,12 +45,14 @@ def no_leaks():
     fds_before = set(os.listdir("/proc/self/fd"))
     # Children started before the test (a session's worker, say) are not its leaks, nor are
     # processes some other run left before it started.
-    children_before = set(own_children())
-    strays_before = set(slot_processes())
+    children_before = set(leaks.own_children())
+    strays_before = set(leaks.slot_processes())
     yield
-    left = [p for p in slot_processes() if p not in strays_before]
+    # Only what this process launched: a worker another test process stopped leaves its
+    # sandboxes for a moment (tests/support/leaks.py).
+    left = leaks.left_here(strays_before)
     assert sandbox.wait_gone(left), f"sandbox processes left: {left}"
-    left = set(own_children()) - children_before
+    left = set(leaks.own_children()) - children_before
     assert not left, f"child processes left: {sorted(left)}"
     leaked = set(os.listdir("/proc/self/fd")) - fds_before
     assert not leaked, f"descriptors left open: {leaked}"

@@ -19,6 +19,7 @@ from bots import services as bot_services
 from bots.models import BotVersion
 from bots.sandbox import slots
 from tests.integration.test_worker_killed import FAST_REAPER, SLOW_BOT
+from tests.support import leaks
 from tests.support.servers import wait_for
 from tests.support.user_journey import RAW_BOT, SDK_BOT
 from tests.support.workers import purge_broker, start_worker, stop_worker
@@ -144,7 +145,6 @@ class TestEveryFormat:
             assert all(any(s.version.bot_id == bots[0] for s in m.seats.all()) for m in matches)
 
 
-@pytest.mark.serial  # the killed worker's sandboxes: see tests/conftest.py's SERIAL_PATHS
 def test_a_swiss_event_survives_a_worker_killed_mid_round(organiser, tmp_path):
     needs_production_shape()
     from tests.support.workers import purge_broker
@@ -167,7 +167,10 @@ def test_a_swiss_event_survives_a_worker_killed_mid_round(organiser, tmp_path):
                 status=Match.Status.RUNNING,
                 seats__version__bot=bots[0],
             )
-            return running.exists() and slots.all_slot_processes()
+            # This test's worker's sandboxes, not those of the tests beside it.
+            return running.exists() and [
+                p for p in slots.all_slot_processes() if leaks.launched_here(p)
+            ]
 
         wait_for(slow_bot_mid_match, 90, "a match of round one to be running", first)
         os.killpg(first.pid, signal.SIGKILL)

@@ -25,8 +25,6 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "bots" / "pairs_cautious.py"
 # The reaper every second, a claim stale after 4 s: the test does not wait minutes.
 FAST_REAPER = {"ARENA_STALE_MATCH_SECONDS": "4", "ARENA_REAPER_SECONDS": "1"}
 
-pytestmark = pytest.mark.serial
-
 
 @pytest.fixture
 def person_and_bot(transactional_db):

@@ -22,8 +22,7 @@ from tests.support.workers import start_worker, stop_worker
 from tournaments import services
 from tournaments.models import Match
 
-# The killed worker's sandboxes: see tests/conftest.py's SERIAL_PATHS.
-pytestmark = [pytest.mark.integration, pytest.mark.serial]
+pytestmark = pytest.mark.integration
 
 TOKEN = "night-shift"
 
