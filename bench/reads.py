@@ -45,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the reads_* modules
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/arena_benchreads"
 DEFAULT_CACHE_URL = "redis://127.0.0.1:6379/5"
 GOAL_RATIO = 3.0
+# The first read after a change builds what a stored read then serves: at most 10x.
+COLD_GOAL_RATIO = 10.0
 WARMUPS = 2
 TIMED = 25
 COLD = 5  # cold requests per endpoint, each after the cache is emptied
@@ -228,10 +230,10 @@ def print_table(timings: list[Timing]) -> None:
         flags = []
         if timing.url != YARDSTICK:
             over += ratio > GOAL_RATIO
-            over_cold += cold_ratio > GOAL_RATIO
+            over_cold += cold_ratio > COLD_GOAL_RATIO
         if ratio > GOAL_RATIO:
             flags.append("OVER")
-        if cold_ratio > GOAL_RATIO:
+        if cold_ratio > COLD_GOAL_RATIO:
             flags.append("cold over")
         if timing.status != 200:
             flags.append(f"status {timing.status}")
@@ -248,7 +250,8 @@ def print_table(timings: list[Timing]) -> None:
         f" {len(stick.samples)} samples, timed first and last. Goal: every read at most"
         f" {GOAL_RATIO:.0f}x that.\n  warm (p95): {reads - over} of {reads} reads within;"
         f" {over} over.\n  cold (median of up to {COLD} first reads, the cache emptied"
-        f" before each): {reads - over_cold} of {reads} within; {over_cold} over."
+        f" before each; goal {COLD_GOAL_RATIO:.0f}x): {reads - over_cold} of {reads} within;"
+        f" {over_cold} over."
     )
 
 
