@@ -87,6 +87,7 @@ class ArenaGame(pyspiel.Game):
         # Shared by the game's observers and states: it re-encodes what changed since the
         # last tensor of the same view, whichever state that came from.
         self.incremental = IncrementalEncoder(self.spec.encoder)
+        self.tensor_observer: ArenaObserver | None = None  # made on first use
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
             max_chance_outcomes=self.deal_seeds,
@@ -143,6 +144,24 @@ class ArenaState(pyspiel.State):
             self.engine.apply(self.pending)
             self.pending = {}
             self.queue = list(self.engine.to_act())
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The tensor pyspiel's own method gives, without the fresh initial state it builds
+        on every call to size the tensor (half the cost of a call on the fastest games)."""
+        if player is None:
+            return super().observation_tensor()
+        game = self.get_game()
+        observer = game.tensor_observer
+        if observer is None:
+            observer = game.tensor_observer = ArenaObserver(game)
+        observer.set_from(self, player)
+        return observer.tensor.tolist()
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The same tensor: the observation already carries the public history."""
+        if player is None:
+            return super().information_state_tensor()
+        return self.observation_tensor(player)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
