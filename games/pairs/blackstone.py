@@ -44,16 +44,21 @@ _DECK = tuple(pairs_deck())
 _new_fresh_deck = object.__new__
 
 
-def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[int]], int]:
-    """One card each in ``order``, then more to the seats tied for low until one is lowest.
+def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
+    """One card each in ``order``, then more to the seats tied for low until one is lowest;
+    the cards by seat, and the seat that starts.
 
     Unlike basic Pairs, a tie-breaker pairing a seat's card is simply kept (only
     black stones matter). If the pile ever ran dry the first seat still tied in
     deal order would start (a forced deck could reach it, a shuffle hardly).
     """
     dealt = shoe.draw_many(len(order))
-    cards: dict[int, list[int]] = {seat: [card] for seat, card in zip(order, dealt)}
+    cards: list[list[int]] = [[]] * len(order)
+    for seat, card in zip(order, dealt):
+        cards[seat] = [card]
     low = min(dealt)
+    if dealt.count(low) == 1:
+        return cards, order[dealt.index(low)]
     tied = [seat for seat, card in zip(order, dealt) if card == low]
     while len(tied) > 1 and len(shoe) >= len(tied):
         dealt = shoe.draw_many(len(tied))
@@ -107,10 +112,9 @@ class BlackstoneState(ChipSession):
         self.last_take = 0
         self._legal_cache = {}
         dealer = self.session.dealer
-        cards, first = deal_for_first(
+        dealt, first = deal_for_first(
             shoe, [(dealer + step) % players for step in range(1, players + 1)]
         )
-        dealt = [cards[seat] for seat in range(players)]
         extra = whites = 0
         for seat, hand in enumerate(dealt):
             if BLACK in hand:
