@@ -153,7 +153,7 @@ class BlackstoneState(ChipSession):
         self.log({"type": "take", "seat": seat, "count": count, "cards": revealed})
         return blacks == 2
 
-    def _end_game(self, winners: list[int], **summary) -> None:
+    def _end_game(self, winners: list[int], end: str, loser: int | None = None) -> None:
         # ``award_pot`` and ``finish_game`` inline (every game ends here): the same
         # split, books and events.
         pot = self.pot
@@ -170,7 +170,9 @@ class BlackstoneState(ChipSession):
             )
         )
         self.turn = -1
-        summary = {"winners": winners, "pot": before, **summary}
+        summary = {"winners": winners, "pot": before, "end": end}
+        if loser is not None:
+            summary["loser"] = loser
         deltas = [now - then for now, then in zip(chips, self.game_start_chips)]
         session = self.session
         session.finish_hand(deltas, **summary)
@@ -229,7 +231,8 @@ class BlackstoneState(ChipSession):
             self.pay_pot(seat, cost)
             self.status[seat] = LOST
             self.log({"type": "lose", "seat": seat, "amount": cost, "pot": self.pot.chips})
-            survivors = [s for s in range(self.players) if self.status[s] == IN]
+            status = self.status
+            survivors = [other for other in range(self.players) if status[other] == IN]
             self._end_game(survivors, end="black_pair", loser=seat)
             return
         self.last_take = action
