@@ -6,13 +6,15 @@ second 10 pays for every white stone dealt. Rules in docs/rules/pairs-blackstone
 
 from __future__ import annotations
 
+from hashlib import blake2b
 from math import comb
 
-from games.pairs.basic_shoe import OpenShoe, PairsShoe
+from games.cards import pairs_deck
+from games.pairs.basic_shoe import BURN, OpenShoe, PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
-from games.rng import Rng
-from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_piles
+from games.rng import RNG_VERSION, Rng
+from games.secret_hands import ChipSession, rotations_option, shoe_piles
 
 ANTE = 5
 BLACK = 10
@@ -37,16 +39,26 @@ class FreshDeck(OpenShoe):
     draw = PairsShoe._pop
 
 
-def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[int]], int]:
-    """One card each in ``order``, then more to the seats tied for low until one is lowest.
+# The unforced deck every game starts from, and the bare allocation ``_new_deck`` fills in.
+_DECK = tuple(pairs_deck())
+_new_fresh_deck = object.__new__
+
+
+def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
+    """One card each in ``order``, then more to the seats tied for low until one is lowest;
+    the cards by seat, and the seat that starts.
 
     Unlike basic Pairs, a tie-breaker pairing a seat's card is simply kept (only
     black stones matter). If the pile ever ran dry the first seat still tied in
     deal order would start (a forced deck could reach it, a shuffle hardly).
     """
     dealt = shoe.draw_many(len(order))
-    cards: dict[int, list[int]] = {seat: [card] for seat, card in zip(order, dealt)}
+    cards: list[list[int]] = [[]] * len(order)
+    for seat, card in zip(order, dealt):
+        cards[seat] = [card]
     low = min(dealt)
+    if dealt.count(low) == 1:
+        return cards, order[dealt.index(low)]
     tied = [seat for seat, card in zip(order, dealt) if card == low]
     while len(tied) > 1 and len(shoe) >= len(tied):
         dealt = shoe.draw_many(len(tied))
@@ -59,35 +71,70 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[dict[int, list[in
 
 class BlackstoneState(ChipSession):
     # -- the course of one game -------------------------------------------
+    def start_session(self) -> None:
+        super().start_session()
+        # ``derive_seed(seed, "hand", n)``'s text up to the hand number, built once.
+        self._seed_prefix = f"arena-rng:{RNG_VERSION}:{int(self.seed)}:hand:"
+
+    def game_rng(self) -> Rng:
+        # ``ChipSession.game_rng``'s stream, hashing the same text without rebuilding it.
+        digest = blake2b(f"{self._seed_prefix}{self.session.hand}".encode(), digest_size=8)
+        return Rng(int.from_bytes(digest.digest(), "big"))
+
+    def _new_deck(self, rng: Rng) -> FreshDeck:
+        """``FreshDeck(rng, self.game_forced())`` without the constructors' calls when no
+        deck is forced (every game but a forced match's first): same attributes."""
+        forced = self.game_forced()
+        if forced:
+            return FreshDeck(rng, forced)
+        shoe = _new_fresh_deck(FreshDeck)
+        shoe.rng = rng
+        shoe.burn = BURN
+        shoe.lazy = True
+        shoe.discards = []
+        shoe.shuffles = 0
+        shoe._pile = list(_DECK)
+        shoe._unshuffled = len(_DECK)
+        shoe.seen = []
+        shoe.drawn = 0
+        shoe.shuffled_at = []
+        shoe.hidden = 0
+        return shoe
+
     def _start_game(self) -> None:
         players = self.players
-        self.game_events_start = len(self._events)
+        events = self._events
+        self.game_events_start = len(events)
         rng = self.game_rng()
-        self.shoe = FreshDeck(rng, self.game_forced())
+        self.shoe = shoe = self._new_deck(rng)
         self.status = [IN] * players
         self.blacks = blacks = [0] * players
         self.last_take = 0
-        self._legal_cache: dict[int, list] = {}
-        cards, first = deal_for_first(self.shoe, deal_order(self.session.dealer, players))
-        dealt = [cards[seat] for seat in range(players)]
+        self._legal_cache = {}
+        dealer = self.session.dealer
+        dealt, first = deal_for_first(
+            shoe, [(dealer + step) % players for step in range(1, players + 1)]
+        )
         extra = whites = 0
         for seat, hand in enumerate(dealt):
-            tens = hand.count(BLACK)
-            if tens:
+            if BLACK in hand:
+                tens = hand.count(BLACK)
                 blacks[seat] = 1
                 extra += tens - 1
-            whites += len(hand) - tens
+                whites += len(hand) - tens
+            else:
+                whites += len(hand)
         self.whites = whites
-        self.log({"type": "deal", "cards": dealt})
+        events.append(({"type": "deal", "cards": dealt}, {}))
         if extra:
             # More than one 10 on the deal: the extras go back and the deck is reshuffled.
-            self.shoe.cards()  # settles the lazy shuffle before the pile changes
-            shoe_piles(self.shoe)[0].extend([BLACK] * extra)
-            self.shoe.shuffle_unseen(rng)
-            self.log({"type": "return_tens", "count": extra})
+            shoe.cards()  # settles the lazy shuffle before the pile changes
+            shoe_piles(shoe)[0].extend([BLACK] * extra)
+            shoe.shuffle_unseen(rng)
+            events.append(({"type": "return_tens", "count": extra}, {}))
         self.first = first
         self.turn = first
-        self.log({"type": "first", "seat": first, "whites": whites})
+        events.append(({"type": "first", "seat": first, "whites": whites}, {}))
 
     def fold_cost(self) -> int:
         """Ante plus half the white stones, rounded up."""
@@ -106,12 +153,36 @@ class BlackstoneState(ChipSession):
         self.log({"type": "take", "seat": seat, "count": count, "cards": revealed})
         return blacks == 2
 
-    def _end_game(self, winners: list[int], **summary) -> None:
-        pot = self.pot.chips
-        shares = self.award_pot(winners)
-        self.log({"type": "win", "seats": winners, "pot": pot, "shares": list(shares.values())})
+    def _end_game(self, winners: list[int], end: str, loser: int | None = None) -> None:
+        # ``award_pot`` and ``finish_game`` inline (every game ends here): the same
+        # split, books and events.
+        pot = self.pot
+        chips = self.chips
+        before = pot.chips
+        shares = pot.split(winners)
+        for seat, share in shares.items():
+            chips[seat] += share
+        events = self._events
+        events.append(
+            (
+                {"type": "win", "seats": winners, "pot": before, "shares": list(shares.values())},
+                {},
+            )
+        )
         self.turn = -1
-        if self.finish_game(winners=winners, pot=pot, **summary):
+        summary = {"winners": winners, "pot": before, "end": end}
+        if loser is not None:
+            summary["loser"] = loser
+        deltas = [now - then for now, then in zip(chips, self.game_start_chips)]
+        session = self.session
+        session.finish_hand(deltas, **summary)
+        events.append(
+            ({"type": "game_over", "game": session.hand - 1, "deltas": deltas, **summary}, {})
+        )
+        self.game_start_chips = list(chips)
+        if session.hand >= self.games_total:
+            self.finished = True
+        else:
             self._start_game()
 
     def _next_in(self, seat: int) -> int:
@@ -160,7 +231,8 @@ class BlackstoneState(ChipSession):
             self.pay_pot(seat, cost)
             self.status[seat] = LOST
             self.log({"type": "lose", "seat": seat, "amount": cost, "pot": self.pot.chips})
-            survivors = [s for s in range(self.players) if self.status[s] == IN]
+            status = self.status
+            survivors = [other for other in range(self.players) if status[other] == IN]
             self._end_game(survivors, end="black_pair", loser=seat)
             return
         self.last_take = action
