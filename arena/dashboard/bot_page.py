@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
+from django.utils.formats import localize
+from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
+from django.utils.timezone import template_localtime
 
 from arena.dashboard.charts import rating_series
+from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
 from tournaments import readcache, release, selectors
 from tournaments.models import Match, MatchSeat
@@ -43,6 +48,30 @@ def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[di
     """The last ``limit`` rating changes, newest first, each with its number (1 = first)."""
     start = max(0, len(history) - limit)
     return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
+
+
+def history_table(rows: list[dict]) -> str:
+    """The rating history table's rows (``latest_history``) as HTML, each on a line of its
+    own: written here with the filters the template would apply (numbers not localized,
+    the date in the current time zone), since the template loop cost most of the page's
+    first build."""
+
+    def plain(value) -> str:
+        return conditional_escape(localize(value, use_l10n=False))
+
+    def minute(at) -> str:
+        # The ``date:"Y-m-d H:i"`` filter's text, without its formatter object per row.
+        at = template_localtime(at)
+        return f"{at.year:04d}-{at.month:02d}-{at.day:02d} {at.hour:02d}:{at.minute:02d}"
+
+    return "".join(
+        f"\n<tr><td>{plain(h['n'])}</td><td>v{plain(h['version'])}</td>"
+        f'<td><a href="{conditional_escape(id_url(h["match"], "match"))}">#{plain(h["match"])}'
+        f'</a></td><td class="num">{plain(h["after"])}</td><td class="num">'
+        f"{floatformat(h['before'], 1)} → {floatformat(h['after'], 1)}</td>"
+        f"<td>{minute(h['at'])}</td></tr>"
+        for h in rows
+    )
 
 
 def recent_match_rows(
@@ -182,7 +211,8 @@ def _rating_parts(bot: Bot, versions: list[BotVersion]) -> dict:
         "rated_total": counts.get(pool, 0) if history else 0,
         # The table lists the latest changes only (the chart draws every one):
         # rendering hundreds of rows is most of a busy bot's page.
-        "history_rows": latest_history(history),
+        "history_rows": (rows := latest_history(history)),
+        "history_table": mark_safe(history_table(rows)),
         "chart": chart,
         "met": selectors.opponents_met(bot=bot, pool=pool, version_ids={v.pk for v in versions}),
     }
