@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 
 from django.template.defaultfilters import floatformat
@@ -50,6 +52,19 @@ def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[di
     return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
 
 
+TENTH = Decimal("0.1")
+
+
+def one_decimal(value) -> str:
+    """What ``floatformat:1`` writes for ``value`` (the ``Decimal`` of its text rounded half
+    up, no grouping, no sign on a zero), without the filter's settings look-ups per call;
+    anything but a finite float of a rating's size goes through the filter itself."""
+    if type(value) is not float or not math.isfinite(value) or abs(value) >= 1e15:
+        return floatformat(value, 1)
+    rounded = Decimal(repr(value)).quantize(TENTH, ROUND_HALF_UP)
+    return f"{abs(rounded) if not rounded else rounded:f}"
+
+
 def history_table(rows: list[dict]) -> str:
     """The rating history table's rows (``latest_history``) as HTML, each on a line of its
     own: written here with the filters the template would apply (numbers not localized,
@@ -68,7 +83,7 @@ def history_table(rows: list[dict]) -> str:
         f"\n<tr><td>{plain(h['n'])}</td><td>v{plain(h['version'])}</td>"
         f'<td><a href="{conditional_escape(id_url(h["match"], "match"))}">#{plain(h["match"])}'
         f'</a></td><td class="num">{plain(h["after"])}</td><td class="num">'
-        f"{floatformat(h['before'], 1)} → {floatformat(h['after'], 1)}</td>"
+        f"{one_decimal(h['before'])} → {one_decimal(h['after'])}</td>"
         f"<td>{minute(h['at'])}</td></tr>"
         for h in rows
     )
