@@ -209,7 +209,9 @@ class BotRatingsApi(APIView):
         bot = get_object_or_404(Bot, pk=pk)
         query = RatingHistoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        played = selectors.rating_pools_of_bot(bot=bot)
+        # One read of the bot's Rating rows gives its pools and each one's rated matches.
+        counts = selectors.rated_matches_by_pool(bot=bot)
+        played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
         raw = query.validated_data.get("pool")
         pool = _pool_or_400(bot.game, raw) if raw else None
         pool = pool or (played[0] if played else pools.default_pool(bot.game))
@@ -220,7 +222,7 @@ class BotRatingsApi(APIView):
             "pool": pool,
             "pool_label": pools.label(pool),
             "pools": played,
-            "rated_matches": selectors.rated_matches_of_bot(bot=bot, pool=pool),
+            "rated_matches": counts.get(pool, 0),
             "history": history,
             "series": selectors.rating_series(history),
         }
