@@ -65,6 +65,15 @@ def one_decimal(value) -> str:
     return f"{abs(rounded) if not rounded else rounded:f}"
 
 
+def day_and_clock(at) -> tuple[str, str]:
+    """What the ``date:"Y-m-d"`` and ``date:"H:i"`` filters write for ``at`` (in the
+    current time zone; empty for None), without their formatter object per call."""
+    if at is None:
+        return "", ""
+    at = template_localtime(at)
+    return f"{at.year:04d}-{at.month:02d}-{at.day:02d}", f"{at.hour:02d}:{at.minute:02d}"
+
+
 def history_table(rows: list[dict]) -> str:
     """The rating history table's rows (``latest_history``) as HTML, each on a line of its
     own: written here with the filters the template would apply (numbers not localized,
@@ -75,9 +84,7 @@ def history_table(rows: list[dict]) -> str:
         return conditional_escape(localize(value, use_l10n=False))
 
     def minute(at) -> str:
-        # The ``date:"Y-m-d H:i"`` filter's text, without its formatter object per row.
-        at = template_localtime(at)
-        return f"{at.year:04d}-{at.month:02d}-{at.day:02d} {at.hour:02d}:{at.minute:02d}"
+        return " ".join(day_and_clock(at))
 
     return "".join(
         f"\n<tr><td>{plain(h['n'])}</td><td>v{plain(h['version'])}</td>"
@@ -179,7 +186,10 @@ def recent_match_rows(
                 "result": result_text(me.rank, ranks) if me and len(ranks) == len(seats) else "",
                 "fault": me.fault if me else None,
                 "opponents": [s for s in seats if s.version.bot_id != bot_id],
-                "when": match.finished_at or match.started_at or match.queued_at,
+                "when": (when := match.finished_at or match.started_at or match.queued_at),
+                # The date column's two parts, written once here rather than by the
+                # template's date filter per cell.
+                "day_and_clock": day_and_clock(when),
                 "results_hidden": match.pk in held,
             }
         )

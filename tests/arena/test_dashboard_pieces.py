@@ -10,7 +10,7 @@ import pytest
 from django.template import engines
 from django.template.loader import render_to_string
 
-from arena.dashboard.bot_page import history_table, latest_history, result_text
+from arena.dashboard.bot_page import day_and_clock, history_table, latest_history, result_text
 from arena.dashboard.charts import rating_series
 from arena.dashboard.leaderboard_page import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
 from games import registry
@@ -159,3 +159,17 @@ def test_the_rating_history_table_writes_what_the_template_wrote():
     written = history_table(rows)
     assert written == expected
     assert written.count("<tr>") == 6 and "#123456</a>" in written and "0999-12-31 00:00" in written
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        datetime(999, 12, 31, 23, 59, tzinfo=UTC),
+        datetime(2026, 11, 28, 0, 0),
+        None,
+    ],
+)
+def test_day_and_clock_write_what_the_date_filter_wrote(at):
+    template = engines["django"].from_string('{{ at|date:"Y-m-d" }}|{{ at|date:"H:i" }}')
+    assert "|".join(day_and_clock(at)) == template.render({"at": at})
