@@ -5,8 +5,9 @@
     .venv/bin/python bench/reads.py --keep        # leave the database for a later --reuse
     .venv/bin/python bench/reads.py --reuse       # time again without rebuilding (same scale)
 
-Goal (issue 18): the p95 of every read endpoint and page at most 3x the p95 of /api/games/
-(which reads no table) in the same run, on 10,000 Pairs bots, 1,000,000 rated ladder
+Goals: the p95 of every read endpoint and page at most 3x the p95 of /api/games/ (which
+reads no table) in the same run (issue 18), and the first read after a change (cold) at most
+10x it (issue 36), on 10,000 Pairs bots, 1,000,000 rated ladder
 matches, a 200-bot round robin of about 20,000 finished matches, a Swiss and an elimination
 tournament, and one long Paks match whose replay is read (goal 5: replays of long matches are
 served from a stored or cached form, not rebuilt per request).
@@ -44,9 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the reads_* modules
 
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/arena_benchreads"
 DEFAULT_CACHE_URL = "redis://127.0.0.1:6379/5"
-GOAL_RATIO = 3.0
-# The first read after a change builds what a stored read then serves: at most 10x.
-COLD_GOAL_RATIO = 10.0
+GOAL_RATIO = 3.0  # warm p95 over the yardstick p95
+COLD_GOAL_RATIO = 10.0  # first read after a change (median of the cold ones) over the same
 WARMUPS = 2
 TIMED = 25
 COLD = 5  # cold requests per endpoint, each after the cache is emptied
@@ -219,7 +219,7 @@ def print_table(timings: list[Timing]) -> None:
     base = stick.quantile(0.95) * 1000
     header = (
         f"{'endpoint':<42} {'st':>3} {'sql':>4} {'rt':>3} {'cold':>4} {'KB':>6} {'n':>3} {'p50 ms':>8}"
-        f" {'p95 ms':>8} {'ratio':>7} {'cold ms':>8} {'cold x':>7} {'goal':>5}"
+        f" {'p95 ms':>8} {'ratio':>7} {'cold ms':>8} {'cold x':>7} {'goal':>5} {'cgoal':>5}"
     )
     print(f"\n{header}\n{'-' * len(header)}")
     over = over_cold = 0
@@ -242,16 +242,16 @@ def print_table(timings: list[Timing]) -> None:
             f" {timing.cold_queries:>4}"
             f" {timing.kb:>6.0f} {len(timing.samples):>3} {p50:>8.1f} {p95:>8.1f}"
             f" {ratio:>6.1f}x {cold:>8.1f} {cold_ratio:>6.1f}x {GOAL_RATIO:>4.0f}x"
-            f" {' '.join(flags)}"
+            f" {COLD_GOAL_RATIO:>4.0f}x {' '.join(flags)}"
         )
     reads = len([t for t in timings if t.url != YARDSTICK])
     print(
         f"\n{YARDSTICK} p95 {base:.2f} ms (p50 {stick.quantile(0.5) * 1000:.2f} ms) over"
         f" {len(stick.samples)} samples, timed first and last. Goal: every read at most"
-        f" {GOAL_RATIO:.0f}x that.\n  warm (p95): {reads - over} of {reads} reads within;"
-        f" {over} over.\n  cold (median of up to {COLD} first reads, the cache emptied"
-        f" before each; goal {COLD_GOAL_RATIO:.0f}x): {reads - over_cold} of {reads} within;"
-        f" {over_cold} over."
+        f" {GOAL_RATIO:.0f}x that warm, {COLD_GOAL_RATIO:.0f}x cold.\n  warm (p95): {reads - over} of"
+        f" {reads} reads within {GOAL_RATIO:.0f}x; {over} over.\n  cold (median of up to {COLD}"
+        f" first reads, the cache emptied before each): {reads - over_cold} of {reads} within"
+        f" {COLD_GOAL_RATIO:.0f}x; {over_cold} over."
     )
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 
+from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
+from django.utils.formats import localize
+from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
+from django.utils.timezone import template_localtime
 
 from arena.dashboard.charts import rating_series
+from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
 from tournaments import readcache, release, selectors
 from tournaments.models import Match, MatchSeat
@@ -43,6 +50,50 @@ def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[di
     """The last ``limit`` rating changes, newest first, each with its number (1 = first)."""
     start = max(0, len(history) - limit)
     return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
+
+
+TENTH = Decimal("0.1")
+
+
+def one_decimal(value) -> str:
+    """What ``floatformat:1`` writes for ``value`` (the ``Decimal`` of its text rounded half
+    up, no grouping, no sign on a zero), without the filter's settings look-ups per call;
+    anything but a finite float of a rating's size goes through the filter itself."""
+    if type(value) is not float or not math.isfinite(value) or abs(value) >= 1e15:
+        return floatformat(value, 1)
+    rounded = Decimal(repr(value)).quantize(TENTH, ROUND_HALF_UP)
+    return f"{abs(rounded) if not rounded else rounded:f}"
+
+
+def day_and_clock(at) -> tuple[str, str]:
+    """What the ``date:"Y-m-d"`` and ``date:"H:i"`` filters write for ``at`` (in the
+    current time zone; empty for None), without their formatter object per call."""
+    if at is None:
+        return "", ""
+    at = template_localtime(at)
+    return f"{at.year:04d}-{at.month:02d}-{at.day:02d}", f"{at.hour:02d}:{at.minute:02d}"
+
+
+def history_table(rows: list[dict]) -> str:
+    """The rating history table's rows (``latest_history``) as HTML, each on a line of its
+    own: written here with the filters the template would apply (numbers not localized,
+    the date in the current time zone), since the template loop cost most of the page's
+    first build."""
+
+    def plain(value) -> str:
+        return conditional_escape(localize(value, use_l10n=False))
+
+    def minute(at) -> str:
+        return " ".join(day_and_clock(at))
+
+    return "".join(
+        f"\n<tr><td>{plain(h['n'])}</td><td>v{plain(h['version'])}</td>"
+        f'<td><a href="{conditional_escape(id_url(h["match"], "match"))}">#{plain(h["match"])}'
+        f'</a></td><td class="num">{plain(h["after"])}</td><td class="num">'
+        f"{one_decimal(h['before'])} → {one_decimal(h['after'])}</td>"
+        f"<td>{minute(h['at'])}</td></tr>"
+        for h in rows
+    )
 
 
 def recent_match_rows(
@@ -135,7 +186,10 @@ def recent_match_rows(
                 "result": result_text(me.rank, ranks) if me and len(ranks) == len(seats) else "",
                 "fault": me.fault if me else None,
                 "opponents": [s for s in seats if s.version.bot_id != bot_id],
-                "when": match.finished_at or match.started_at or match.queued_at,
+                "when": (when := match.finished_at or match.started_at or match.queued_at),
+                # The date column's two parts, written once here rather than by the
+                # template's date filter per cell.
+                "day_and_clock": day_and_clock(when),
                 "results_hidden": match.pk in held,
             }
         )
@@ -182,7 +236,8 @@ def _rating_parts(bot: Bot, versions: list[BotVersion]) -> dict:
         "rated_total": counts.get(pool, 0) if history else 0,
         # The table lists the latest changes only (the chart draws every one):
         # rendering hundreds of rows is most of a busy bot's page.
-        "history_rows": latest_history(history),
+        "history_rows": (rows := latest_history(history)),
+        "history_table": mark_safe(history_table(rows)),
         "chart": chart,
         "met": selectors.opponents_met(bot=bot, pool=pool, version_ids={v.pk for v in versions}),
     }

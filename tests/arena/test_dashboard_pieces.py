@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs
 
 import pytest
+from django.template import engines
 from django.template.loader import render_to_string
 
-from arena.dashboard.bot_page import result_text
+from arena.dashboard.bot_page import day_and_clock, history_table, latest_history, result_text
 from arena.dashboard.charts import rating_series
 from arena.dashboard.leaderboard_page import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
 from games import registry
@@ -114,3 +115,61 @@ def test_rating_series_keeps_versions_apart():
     }
     assert (series["low"], series["high"], series["last"]) == (1490, 1520, 1490)
     assert rating_series([]) is None
+
+
+# The rating history table's row as the template wrote it, one row per change.
+HISTORY_ROW_TEMPLATE = (
+    "{% load l10n arena_links %}{% localize off %}{% for h in history_rows %}\n"
+    '<tr><td>{{ h.n }}</td><td>v{{ h.version }}</td><td><a href="{{ h.match|id_url:"match" }}">'
+    '#{{ h.match }}</a></td><td class="num">{{ h.after }}</td><td class="num">'
+    "{{ h.before|floatformat:1 }} \u2192 {{ h.after|floatformat:1 }}</td>"
+    '<td>{{ h.at|date:"Y-m-d H:i" }}</td></tr>{% endfor %}{% endlocalize %}'
+)
+
+
+def test_the_rating_history_table_writes_what_the_template_wrote():
+    history = [
+        {
+            "version": 1,
+            "match": 5,
+            "before": 1500.0,
+            "after": 1512.25,
+            "at": datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
+        },
+        {
+            "version": 1,
+            "match": 60,
+            "before": 1512.25,
+            "after": 1499.95,
+            "at": datetime(2026, 11, 26, 23, 59, 59, tzinfo=UTC),
+        },
+        {
+            "version": 2,
+            "match": 123456,
+            "before": -0.04,
+            "after": 1234567.05,
+            "at": datetime(999, 12, 31, 0, 0, tzinfo=UTC),
+        },
+    ]
+    # Halves round up as the filter's Decimal does, a rounded zero has no sign.
+    for before, after in [(0.05, -2.25), (2.25, -0.05), (1e16, 7.0), (-1500.0, 1499.94999)]:
+        history.append({**history[0], "before": before, "after": after})
+    rows = latest_history(history, limit=6)
+    expected = engines["django"].from_string(HISTORY_ROW_TEMPLATE).render({"history_rows": rows})
+    written = history_table(rows)
+    assert written == expected
+    assert written.count("<tr>") == 6 and "#123456</a>" in written and "0999-12-31 00:00" in written
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        datetime(999, 12, 31, 23, 59, tzinfo=UTC),
+        datetime(2026, 11, 28, 0, 0),
+        None,
+    ],
+)
+def test_day_and_clock_write_what_the_date_filter_wrote(at):
+    template = engines["django"].from_string('{{ at|date:"Y-m-d" }}|{{ at|date:"H:i" }}')
+    assert "|".join(day_and_clock(at)) == template.render({"at": at})

@@ -197,6 +197,12 @@ class LeaderboardApi(APIView):
         }
 
 
+def _json_time(at):
+    """``at`` as DRF's JSON encoder writes a datetime (UTC as ``Z``)."""
+    text = at.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 class BotRatingsApi(APIView):
     @extend_schema(parameters=[RatingHistoryQuery], responses=RatingHistorySerializer)
     def get(self, request, pk):
@@ -209,18 +215,25 @@ class BotRatingsApi(APIView):
         bot = get_object_or_404(Bot, pk=pk)
         query = RatingHistoryQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        played = selectors.rating_pools_of_bot(bot=bot)
+        # One read of the bot's Rating rows gives its pools and each one's rated matches.
+        counts = selectors.rated_matches_by_pool(bot=bot)
+        played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
         raw = query.validated_data.get("pool")
         pool = _pool_or_400(bot.game, raw) if raw else None
         pool = pool or (played[0] if played else pools.default_pool(bot.game))
         limit = query.validated_data.get("limit", selectors.HISTORY_POINTS)
         history = selectors.rating_history(bot=bot, pool=pool, limit=limit)
+        # Each point's time as the JSON encoder writes it, once: the history and the series
+        # hold the same points, and the encoder's fallback per datetime was a good part of
+        # this answer's build.
+        for point in history:
+            point["at"] = _json_time(point["at"])
         return {
             "bot": bot.name,
             "pool": pool,
             "pool_label": pools.label(pool),
             "pools": played,
-            "rated_matches": selectors.rated_matches_of_bot(bot=bot, pool=pool),
+            "rated_matches": counts.get(pool, 0),
             "history": history,
             "series": selectors.rating_series(history),
         }

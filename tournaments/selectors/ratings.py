@@ -104,7 +104,9 @@ def rating_history(
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
     if numbers is None:
-        numbers = dict(BotVersion.objects.filter(bot=bot).values_list("pk", "number"))
+        # No ordering: the versions' default one joins their bot for its name.
+        versions = BotVersion.objects.filter(bot=bot).order_by()
+        numbers = dict(versions.values_list("pk", "number"))
     # Plain rows, not model instances: building 500 of each version's was most of the
     # time this read took (a busy bot's page, its first reader after every result).
     changes: list[tuple] = []
