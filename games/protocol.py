@@ -268,7 +268,14 @@ class State:
                 self._apply({seat: action})
                 self.moves.append({self._seat_names[seat]: action})
                 return
-        if actions.keys() != set(acting):
+        # The acting tuple usually stays the same object for a whole phase, so its set
+        # and seat order are kept for it rather than rebuilt on every action.
+        checked = _acting_checked
+        if checked[0] is not acting:
+            checked = (acting, frozenset(acting), tuple(sorted(acting)))
+            if acting.__class__ is tuple:
+                globals()["_acting_checked"] = checked
+        if actions.keys() != checked[1]:
             raise IllegalAction(
                 f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
             )
@@ -278,7 +285,7 @@ class State:
         names = self._seat_names
         ordered = {}
         record = {}
-        for seat in sorted(acting):
+        for seat in checked[2]:
             action = actions[seat]
             legal = legal_actions(seat)
             # ``is_legal``'s two commonest cases inline (a call per seat is dear at a big
@@ -376,6 +383,9 @@ def is_legal(action: JSON, legal: list) -> bool:
         return True
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
+
+# The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats sorted).
+_acting_checked: tuple = ((), frozenset(), ())
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 

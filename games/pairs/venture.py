@@ -253,6 +253,16 @@ class VentureState(State):
         else:
             self._start_deal()
 
+    # -- the protocol's reads, without its two hook calls per seat (eight seats ask
+    # on every action of a big table); the same answers as State's own.
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def legal_actions(self, seat: int) -> list:
+        if seat in self._acting:
+            return self._legal[seat]
+        return []
+
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         # Every decision of Venture is simultaneous: all seats, or nobody once it is over.

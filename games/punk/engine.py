@@ -275,6 +275,17 @@ class PunkState(State):
         else:
             self.winner = winner
 
+    # -- the protocol's reads, without its hook calls per seat (eight seats ask on
+    # every action of a big table); the same answers as State's own.
+    def to_act(self) -> tuple[int, ...]:
+        return () if self.phase == OVER else self.acting
+
+    def legal_actions(self, seat: int) -> list:
+        if self.phase == OVER or seat not in self.acting:
+            return []
+        legal = self._legal.get(seat)
+        return self._legal_actions(seat) if legal is None else legal
+
     # -- protocol hooks --------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         return () if self.phase == OVER else self.acting
