@@ -5,37 +5,16 @@ import shutil
 import threading
 
 import pytest
-from django.core.signals import request_finished, request_started
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-class InFlight:
-    """Requests the live server (a thread of this process) is still answering. A page's
-    polling request can outlive the page: the database's flush after the test must wait
-    for it, or the request's transaction and the flush's TRUNCATE can deadlock."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.changed = threading.Condition()
-
-    def started(self, **_kwargs) -> None:
-        with self.changed:
-            self.count += 1
-
-    def finished(self, **_kwargs) -> None:
-        with self.changed:
-            self.count -= 1
-            self.changed.notify_all()
-
-    def wait_idle(self, timeout: float = 30) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: self.count <= 0, timeout)
-
-
-IN_FLIGHT = InFlight()
-request_started.connect(IN_FLIGHT.started, dispatch_uid="browser-tests-in-flight")
-request_finished.connect(IN_FLIGHT.finished, dispatch_uid="browser-tests-in-flight")
+def live_server_requests() -> list[threading.Thread]:
+    """The live server's threads still answering a request (socketserver starts one per
+    connection, named after its target). A page's polling request can outlive the page:
+    the database's flush after the test must wait for it, or the request's transaction
+    and the flush's TRUNCATE can deadlock."""
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +26,9 @@ def live_server_idle_at_teardown(request):
         request.getfixturevalue("transactional_db")
     yield
     if serving:
-        assert IN_FLIGHT.wait_idle(), "the live server still answers a request 30 s on"
+        for thread in live_server_requests():
+            thread.join(30)
+            assert not thread.is_alive(), "the live server still answers a request 30 s on"
 
 
 @pytest.fixture(scope="session")
