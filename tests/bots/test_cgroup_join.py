@@ -11,6 +11,7 @@ import pytest
 
 from bots import sandbox
 from bots.sandbox import Limits, cgroups, jail
+from tests.support.leaks import thread_children
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -37,11 +38,7 @@ def descendants(pid: int) -> set[int]:
     while todo:
         current = todo.pop()
         out.add(current)
-        try:
-            with open(f"/proc/{current}/task/{current}/children") as handle:
-                todo += [int(p) for p in handle.read().split()]
-        except OSError:
-            pass
+        todo += thread_children(current, current)
     return out
 
 

@@ -33,15 +33,18 @@ def slot_processes() -> list[int]:
     return found
 
 
+def thread_children(pid: int, tid: int) -> list[int]:
+    """The processes thread ``tid`` of ``pid`` started (none once either is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
 def own_children() -> list[int]:
-    kids = []
-    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-        try:
-            with open(f"/proc/{os.getpid()}/task/{tid}/children") as handle:
-                kids += [int(p) for p in handle.read().split()]
-        except OSError:
-            pass
-    return kids
+    me = os.getpid()
+    return [kid for tid in os.listdir(f"/proc/{me}/task") for kid in thread_children(me, int(tid))]
 
 
 def _parent(pid: int) -> int | None:
