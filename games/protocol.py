@@ -270,11 +270,12 @@ class State:
                 return
         # The acting tuple usually stays the same object for a whole phase, so its set
         # and seat order are kept for it rather than rebuilt on every action.
+        global _acting_checked
         checked = _acting_checked
         if checked[0] is not acting:
             checked = (acting, frozenset(acting), tuple(sorted(acting)))
             if acting.__class__ is tuple:
-                globals()["_acting_checked"] = checked
+                _acting_checked = checked
         if actions.keys() != checked[1]:
             raise IllegalAction(
                 f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
