@@ -77,27 +77,18 @@ def _counts(cards: list[int]) -> list[int]:
     return counts
 
 
-def _playout(
-    first: int,
-    hands: list[list[int]],
-    table: list[int],
-    caps: list[list[int]],
-    base: list[int],
-    rng: Rng,
-) -> float:
-    """Play the deal out from this round with ``first`` as our bid; seat 0 is us.
-
-    ``table`` and ``caps`` are copies the playout may change; ``hands`` is not changed.
-    """
-    counts = [_counts(hand) for hand in hands]
-    ranks = [sorted(set(hand)) for hand in hands]
-    players = len(hands)
+def _rivals_bids(hands: list[list[int]], rng: Rng) -> list[list[int]]:
+    """The other seats' bids of every round left, seat 1 on: each bids one of its ranks at
+    random. They depend only on their own hands and the stream, never on our bids, so
+    every candidate card of one world plays against the same ones, drawn once."""
     rounds = len(hands[0])
     below = rng.below
-    mine = counts[0]
-    for turn in range(rounds):
-        bids = [0] * players
-        for seat in range(1, players):
+    counts = [_counts(hand) for hand in hands]
+    ranks = [sorted(set(hand)) for hand in hands]
+    plays = []
+    for _ in range(rounds):  # round by round, seat by seat: the stream's order
+        bids = [0] * len(hands)
+        for seat in range(1, len(hands)):
             options = ranks[seat]
             card = options[below(len(options))] if len(options) > 1 else options[0]
             row = counts[seat]
@@ -105,14 +96,31 @@ def _playout(
             if not row[card]:
                 options.remove(card)
             bids[seat] = card
-        # Our own later bids: the highest rank (a simple policy that already beats
-        # random; searching one bid on top of it does better).
-        card = ranks[0][-1] if turn else first
-        mine[card] -= 1
-        if not mine[card]:
-            ranks[0].remove(card)
-        bids[0] = card
-        _fire(table, bids, caps)
+        plays.append(bids)
+    return plays
+
+
+def _playout(
+    first: int,
+    hand: list[int],
+    rivals: list[list[int]],
+    table: list[int],
+    caps: list[list[int]],
+    base: list[int],
+) -> float:
+    """Play the deal out from this round with ``first`` as our bid; seat 0 is us, the
+    others bid ``rivals`` (``_rivals_bids``), whose seat-0 slots it fills with ours.
+    ``table`` and ``caps`` are copies the playout may change; ``hand`` is not changed."""
+    # Our later bids: the highest rank left each round (a simple policy that already
+    # beats random; searching one bid on top of it does better).
+    ours = list(hand)
+    ours.remove(first)
+    ours.sort(reverse=True)
+    ours.insert(0, first)
+    for plays, card in zip(rivals, ours):
+        plays[0] = card
+        _fire(table, plays, caps)
+    players = len(caps)
     scores = [base[seat] + _points(caps[seat], table) for seat in range(players)]
     me = scores[0]
     best_rival = max(scores[1:])
@@ -148,15 +156,10 @@ def _bid(observation: dict, legal: list, rng: Rng, others: list[list[int]] | Non
             for s in order[1:]:
                 hands.append(unseen[start : start + sizes[s]])
                 start += sizes[s]
-        stream = rng.next_u64()
+        rivals = _rivals_bids(hands, Rng(rng.next_u64()))
         for card in legal:
             value[card] += _playout(
-                card,
-                hands,
-                list(table),
-                [list(row) for row in caps],
-                base,
-                Rng(stream),
+                card, hand, rivals, list(table), [list(row) for row in caps], base
             )
     return max(legal, key=lambda card: (value[card], -card))
 
