@@ -96,31 +96,35 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: system extras setup system-test services
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	@# Beside the parallel pass, which keeps both cores busy, the tests with real Celery
-	@# workers, which mostly wait on them: one at a time, on a broker of their own (the
-	@# parallel pass's tests leave messages on the shared one); their output follows, and
-	@# either pass failing fails the target. A worker they stop leaves its sandboxes for a
-	@# moment: the parallel tests' leak checks count only their own (tests/support/leaks.py).
+	@# Beside the parallel pass, which keeps both cores busy, the tests that mostly wait on
+	@# processes of their own: first those with real Celery workers, one at a time, on a broker
+	@# of their own (the parallel pass's tests leave messages on the shared one); then the
+	@# embedded default's, on SQLite and the filesystem broker in a folder of their own. Their
+	@# output follows the parallel pass's, and any pass failing fails the target. A worker they
+	@# stop leaves its sandboxes for a moment: the parallel tests' leak checks count only their
+	@# own (tests/support/leaks.py).
 	@# worksteal: xdist's default hands each process a quarter of the suite up front, in
 	@# file order, so one process held every browser test and ran them alone at the end.
-	@echo "== in parallel: everything but the worker and serial tests; beside it, the worker tests one at a time"
+	@echo "== in parallel: everything but the worker, embedded and serial tests; beside it, those with workers one at a time"
 	@log=$$(mktemp); \
-	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration \
-	  >$$log 2>&1 & workers=$$!; \
+	( DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
+	    $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration; \
+	  workers_rc=$$?; \
+	  echo "== the embedded default: SQLite and the filesystem broker"; \
+	  tmp=$$(mktemp -d); env -u DATABASE_URL -u CELERY_BROKER_URL -u CACHE_URL \
+	    ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
+	    $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration; \
+	  embedded_rc=$$?; rm -rf $$tmp; [ $$workers_rc = 0 ] && [ $$embedded_rc = 0 ] ) \
+	  >$$log 2>&1 & lane=$$!; \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
-	rc=$$?; wait $$workers; workers_rc=$$?; \
-	echo "== the worker tests (real Celery workers, a broker of their own): exit $$workers_rc"; \
+	rc=$$?; wait $$lane; lane_rc=$$?; \
+	echo "== beside it, the worker tests (real Celery workers, a broker of their own) and the embedded default's: exit $$lane_rc"; \
 	cat $$log; rm -f $$log; \
-	[ $$rc = 0 ] && [ $$workers_rc = 0 ]
+	[ $$rc = 0 ] && [ $$lane_rc = 0 ]
 	@echo "== alone: the sandbox's limits, workers killed mid-match"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
 	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration
-	@echo "== the embedded default: SQLite and the filesystem broker"
-	tmp=$$(mktemp -d); env -u DATABASE_URL -u CELERY_BROKER_URL -u CACHE_URL \
-	  ARENA_VAR_DIR=$$tmp ARENA_EMBEDDED_TEST=1 \
-	  $(BIN)/pytest -q -p no:cacheprovider -m embedded tests/integration; rc=$$?; rm -rf $$tmp; exit $$rc
 
 lint:
 	$(BIN)/ruff check .

@@ -38,6 +38,11 @@ def pytest_configure(config):
     ]
     hashers.get_hashers.cache_clear()
     hashers.get_hashers_by_algorithm.cache_clear()
+    # Transactional tests empty PostgreSQL with DELETEs, not flush's TRUNCATE (a third of a
+    # second each): tests/support/fast_flush.py.
+    from tests.support import fast_flush
+
+    fast_flush.install()
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
     config.addinivalue_line(
         "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
