@@ -12,9 +12,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from bots import sandbox
-from bots import services as bot_services
 from bots.sandbox import slots
 from tests.bots.test_worker_death import orphaned_sandbox  # noqa: F401 (a fixture)
+from tests.support.builders import bot_with_version
 from tests.support.servers import wait_for
 from tests.support.workers import start_worker, stop_worker
 from tournaments import services
@@ -52,13 +52,13 @@ def bot_programs() -> list[int]:
 
 @pytest.fixture
 def two_slow_bots(transactional_db):
+    """Two bots stored active as they are: validating them would play the slow bot's
+    sample games (seconds), and validation is not what these tests hold."""
     owner = get_user_model().objects.create_user("kill-test")
-    bot_ids = []
-    for name in ("slow-a", "slow-b"):
-        bot = bot_services.create_bot(owner=owner, name=name, game="pairs")
-        version = bot_services.upload_version(bot=bot, filename="slow.py", data=SLOW_BOT)
-        assert bot_services.validate_version(version_id=version.pk).status == "active"
-        bot_ids.append(bot.pk)
+    bot_ids = [
+        bot_with_version(owner=owner, name=name, source=SLOW_BOT)[0].pk
+        for name in ("slow-a", "slow-b")
+    ]
     return owner, bot_ids
 
 
