@@ -31,6 +31,26 @@ def live_server_idle_at_teardown(request):
             assert not thread.is_alive(), "the live server still answers a request 30 s on"
 
 
+# How often the live pages poll in the tests that watch one change (``quick_live_pages``):
+# each change would wait for the product's next poll, 2-6 s. Not for every test: a poll
+# replacing the live part while the accessibility check reads the page can show it a
+# table between its swap and its marking (arena/dashboard/static/arena/site.js). The
+# operations page, which prints its interval, is set by its own test.
+TEST_POLL_SECONDS = 0.25
+
+
+@pytest.fixture
+def quick_live_pages(monkeypatch):
+    """The tournament, ladder, competition, challenge and bot pages poll every
+    TEST_POLL_SECONDS."""
+    from arena.dashboard import tournament_page
+    from arena.dashboard.views import bots, challenges
+
+    monkeypatch.setattr(tournament_page, "POLL_SECONDS", TEST_POLL_SECONDS)
+    monkeypatch.setattr(challenges, "POLL_SECONDS", TEST_POLL_SECONDS)
+    monkeypatch.setattr(bots, "VERSIONS_POLL_SECONDS", TEST_POLL_SECONDS)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):

@@ -13,7 +13,7 @@ from tests.support.rated_history import FIRST_LEGAL
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_a_pending_version_turns_active_on_the_open_page(
-    page_at, live_server, transactional_db, width
+    page_at, live_server, transactional_db, width, quick_live_pages
 ):
     owner = user(name="msteacher_mathematics_department_stmarys_secondary")
     bot = bot_services.create_bot(

@@ -47,7 +47,7 @@ def play_challenge_games(limit: int) -> int:
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
 def test_challenge_from_a_bot_page_and_watch_the_result_fill_in(
-    page_at, live_server, authors, width
+    page_at, live_server, authors, width, quick_live_pages
 ):
     _, _, _, theirs = authors
     page = page_at(width)

@@ -34,7 +34,9 @@ def log_in(browser, base: str, name: str, width: int):
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
-def test_a_season_run_from_the_dashboard(browser, live_server, transactional_db, width):
+def test_a_season_run_from_the_dashboard(
+    browser, live_server, transactional_db, width, quick_live_pages
+):
     user(name="organiser", password=PASSWORD)
     author = user(name="author", password=PASSWORD)
     user(name="friend", password=PASSWORD)
@@ -196,7 +198,9 @@ def test_a_finished_season_shows_its_final(browser, live_server, transactional_d
         context.close()
 
 
-def test_a_final_in_play_updates_on_the_competition_page(browser, live_server, transactional_db):
+def test_a_final_in_play_updates_on_the_competition_page(
+    browser, live_server, transactional_db, quick_live_pages
+):
     organiser = user(name="organiser", password=PASSWORD)
     now = timezone.now()
     competition = new_competition(organiser, name="Live season", now=now)

@@ -153,7 +153,9 @@ def test_the_form_without_javascript_keeps_every_field(browser, live_server, org
         context.close()
 
 
-def test_watch_a_running_tournament_update_without_a_reload(page_at, live_server, organiser):
+def test_watch_a_running_tournament_update_without_a_reload(
+    page_at, live_server, organiser, quick_live_pages
+):
     tournament = started(organiser, 3)
     page = page_at(WIDE)
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
@@ -247,7 +249,9 @@ def test_swiss_round_tables_with_byes(page_at, live_server, organiser, width):
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
-def test_the_ladder_page_updates_live(page_at, live_server, organiser, settings, width):
+def test_the_ladder_page_updates_live(
+    page_at, live_server, organiser, settings, width, quick_live_pages
+):
     settings.ARENA_LADDER = True
     active_bots(owner=organiser, count=3)
     schedule_ladders()

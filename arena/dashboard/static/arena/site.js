@@ -21,5 +21,8 @@
   mark();
   window.addEventListener("resize", mark);
   document.addEventListener("toggle", mark, true); // a <details> opened: its tables now measure
-  document.addEventListener("htmx:afterSettle", mark); // a live part of the page was replaced
+  // A live part of the page was replaced: marked as soon as it is in the page, and again
+  // once its attributes settle.
+  document.addEventListener("htmx:afterSwap", mark);
+  document.addEventListener("htmx:afterSettle", mark);
 })();
