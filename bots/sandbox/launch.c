@@ -23,7 +23,7 @@
  * told as such, never mistaken for the bot's. Bots never see this program or talk to it;
  * it runs as the worker's own user, with nothing more than the worker may do.
  *
- * Built with ARENA_FREESTANDING (x86-64 and arm64), it uses no C library: system calls
+ * Built with ARENA_FREESTANDING on x86-64, it uses no C library: system calls
  * are made directly, and the program starts at _start. A C library's start-up, which
  * reads the processor's cache geometry with CPUID (each one a trap to the hypervisor in
  * a virtual machine), costs more than everything this program does, on every sandbox
@@ -38,12 +38,11 @@
 enum { EXIT_PARENT_GONE = 70, EXIT_FAILED = 71 };
 enum { KILL_SIGNAL = 9 }; /* SIGKILL on every Linux architecture */
 
-#if defined(ARENA_FREESTANDING) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(ARENA_FREESTANDING) && defined(__x86_64__)
 #include <asm/unistd.h>
 
 /* A system call; the kernel's result: a negative errno on failure. */
 static long sys(long n, long a, long b, long c, long d, long e) {
-#if defined(__x86_64__)
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;
     long result;
@@ -52,16 +51,6 @@ static long sys(long n, long a, long b, long c, long d, long e) {
                      : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
                      : "rcx", "r11", "memory");
     return result;
-#else
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4) : "memory");
-    return x0;
-#endif
 }
 
 /* The compiler may emit calls to these for a struct's initialisation or copy. */
@@ -90,13 +79,8 @@ __attribute__((noreturn, used)) void arena_start(long *stack) {
 }
 
 /* The kernel starts the program with argc, then argv and envp, at the stack pointer. */
-#if defined(__x86_64__)
 __asm__(".text\n.global _start\n_start:\n"
         "  xor %rbp, %rbp\n  mov %rsp, %rdi\n  and $-16, %rsp\n  call arena_start\n");
-#else
-__asm__(".text\n.global _start\n_start:\n"
-        "  mov x29, #0\n  mov x30, #0\n  mov x0, sp\n  bl arena_start\n");
-#endif
 
 #else /* the C library's syscall() */
 #include <errno.h>
