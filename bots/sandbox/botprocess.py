@@ -315,7 +315,10 @@ class BotProcess:
             return
         _LAZY.discard(self)
         if self.group is not None:
-            self.group.kill_all(spare=self.proc.pid)
+            # bwrap's monitor (or an unsandboxed bot) is in the group, and counted until we
+            # reap it: a count no higher than that leaves nothing else to kill.
+            if not self.group.holds_at_most(1 if self.proc.returncode is None else 0):
+                self.group.kill_all(spare=self.proc.pid)
         else:
             for pid in self._tree():
                 _signal(pid, signal.SIGKILL)  # pid 1 of the namespace takes the rest with it

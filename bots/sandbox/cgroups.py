@@ -83,6 +83,7 @@ class Cgroup:
     """
 
     kind = "none"
+    _tasks_file: Path  # pids.current
     # Whether BotProcess.pause freezes the group at once (the opt-in hybrid v2 freezer,
     # see the module's docstring) instead of a SIGSTOP of the bot first, with the freezer
     # (a costlier write) only when the bot has other processes.
@@ -155,6 +156,9 @@ class Cgroup:
     def thaw(self) -> None:
         raise NotImplementedError
 
+    def _kill_at_once(self, spare: int | None) -> None:
+        """Where the group offers it (cgroup.kill), kill its whole tree in one write."""
+
     def cpu_ns(self) -> int:
         raise NotImplementedError
 
@@ -169,7 +173,19 @@ class Cgroup:
 
     def tasks(self) -> int:
         """Threads and processes in the group (pids.current, cheap to re-read)."""
-        raise NotImplementedError
+        text = self._get(self._tasks_file)
+        return int(text) if text else 0
+
+    def holds_at_most(self, count: int) -> bool:
+        """Whether the group holds ``count`` tasks or fewer, from its pids counter: one
+        pread, where listing its processes builds a pid list in the kernel. The counter
+        takes a task in from the start of its fork until it is reaped, zombies included,
+        so what it says is never less than what is there. False when it cannot be read."""
+        try:
+            text = os.pread(self._fd(self._tasks_file, os.O_RDONLY), 64, 0)
+        except OSError:
+            return False
+        return bool(text) and int(text) <= count
 
     def remove(self) -> None:
         raise NotImplementedError
@@ -177,6 +193,9 @@ class Cgroup:
     def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
         """SIGKILL every process in the group but ``spare`` (frozen first, so a fork bomb
         cannot race the sweep); True once nothing else is left."""
+        if spare is None and self.holds_at_most(0):
+            return True
+        self._kill_at_once(spare)
         deadline = time.monotonic() + timeout
         pause = 0.0002  # a killed bot is usually gone within a fraction of a millisecond
         while True:
@@ -237,13 +256,12 @@ class CgroupV1(Cgroup):
             return None
         return [str(path / "tasks") for path in self.dirs.values()]
 
-    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+    def _kill_at_once(self, spare: int | None) -> None:
         if spare is None and UNIFIED in self.dirs:
             try:
                 _write(self.dirs[UNIFIED] / "cgroup.kill", "1")
             except OSError:  # no cgroup.kill before Linux 5.14: the sweep below does it
                 pass
-        return super().kill_all(timeout, spare)
 
     def freeze(self) -> None:
         self._put(self._freeze_file, "1" if self.whole_tree_freeze else "FROZEN")
@@ -284,10 +302,6 @@ class CgroupV1(Cgroup):
     def procs(self) -> list[int]:
         # A fresh open each time: pread on a kept cgroup.procs descriptor returns stale lists.
         return [int(p) for p in _read(self.dirs["pids"] / "cgroup.procs").split()]
-
-    def tasks(self) -> int:
-        text = self._get(self._tasks_file)
-        return int(text) if text else 0
 
     def remove(self) -> None:
         self._close_fds()
@@ -346,14 +360,9 @@ class CgroupV2(Cgroup):
     def procs(self) -> list[int]:
         return [int(p) for p in _read(self.dir / "cgroup.procs").split()]
 
-    def tasks(self) -> int:
-        text = self._get(self._tasks_file)
-        return int(text) if text else 0
-
-    def kill_all(self, timeout: float = 3.0, spare: int | None = None) -> bool:
+    def _kill_at_once(self, spare: int | None) -> None:
         if spare is None and (self.dir / "cgroup.kill").exists():
             _write(self.dir / "cgroup.kill", "1")
-        return super().kill_all(timeout, spare)
 
     def remove(self) -> None:
         self._close_fds()
@@ -628,7 +637,7 @@ def sweep_stale() -> int:
     removed = 0
     for name in names:
         try:
-            fd = os.open(lock_base / name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fd = os.open(f"{lock_base}/{name}", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError:
             continue
         try:
@@ -639,14 +648,15 @@ def sweep_stale() -> int:
             pass  # in use
         finally:
             os.close(fd)
-    return removed + _sweep_orphans(bases, lock_base)
+    return removed + _sweep_orphans(bases, lock_base, set(names))
 
 
-def _sweep_orphans(bases: list[Path], lock_base: Path) -> int:
+def _sweep_orphans(bases: list[Path], lock_base: Path, locked: set[str]) -> int:
     """Groups of a dead maker left in another hierarchy without their lock directory (an
     older release removed the pids group even when the memory group was still busy): nothing
     can hold them, so their maker being gone is enough. A live maker's group may be half
-    made (its pids directory comes after the memory one): left alone."""
+    made (its pids directory comes after the memory one): left alone. ``locked``: the names
+    sweep_stale just listed in ``lock_base`` (each had its lock directory then)."""
     removed = 0
     for base in bases:
         if base == lock_base:
@@ -656,7 +666,9 @@ def _sweep_orphans(bases: list[Path], lock_base: Path) -> int:
         except OSError:
             continue
         for name in names:
-            if not (lock_base / name).exists() and owner_gone(name):
+            if name in locked or os.path.exists(f"{lock_base}/{name}"):
+                continue
+            if owner_gone(name):
                 removed += _remove_stale(name, [base], lock_base)
     return removed
 

@@ -8,7 +8,8 @@ given; the launcher then does those steps after the exec, as a program.
 
 The launcher is compiled on first use with the machine's C compiler (gcc is installed
 for the bots' C anyway) into the sandbox state folder, under a name holding a digest of
-its source, so a changed source is never run stale and concurrent first uses agree. No
+its source, so a changed source is never run stale and concurrent first uses agree;
+without the C library where the compiler can (``FREESTANDING``), else with it. No
 compiler, or a build that fails: the Python preexec (``describe`` says which).
 ``ARENA_SANDBOX_LAUNCHER=python`` keeps the preexec; a path names a launcher built
 elsewhere (a read-only image).
@@ -31,6 +32,13 @@ log = logging.getLogger("arena.sandbox")
 
 SOURCE = Path(__file__).resolve().parent / "launch.c"
 COMPILERS = ("cc", "gcc", "clang")
+FLAGS = ("-O2", "-Wall", "-Wextra", "-Werror")
+# No C library (x86-64; see launch.c): its start-up costs more than the launcher's own
+# work. No stack protector, no calls the compiler would make to a library (memcpy and
+# memset, which launch.c defines, aside). Elsewhere the build fails, or the build does not
+# run (checked once), and FLAGS alone serve.
+FREESTANDING = ("-DARENA_FREESTANDING", "-ffreestanding", "-nostdlib", "-static", "-fno-pie",
+                "-no-pie", "-fno-stack-protector", "-fno-tree-loop-distribute-patterns")  # fmt: skip
 _FOUND: dict[str, Path | None] = {}
 
 
@@ -83,18 +91,36 @@ def _built() -> Path:
     handle, scratch = tempfile.mkstemp(dir=folder, prefix=".build-")
     os.close(handle)
     try:
-        subprocess.run(
-            [compiler, "-O2", "-Wall", "-Wextra", "-Werror", "-o", scratch, str(SOURCE)],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+        failure = ""
+        for extra in (FREESTANDING, ()):  # without the C library where it can be
+            command = [compiler, *FLAGS, *extra, "-o", scratch, str(SOURCE)]
+            try:
+                subprocess.run(command, check=True, capture_output=True, timeout=120)
+            except subprocess.CalledProcessError as exc:
+                failure = exc.stderr.decode(errors="replace").strip()[:500]
+                continue
+            if not extra or _runs(scratch):
+                break
+            failure = "the launcher built without the C library does not run here"
+        else:
+            raise RuntimeError(failure)
         os.chmod(scratch, 0o755)
         os.rename(scratch, target)  # atomic: a concurrent build of the same source agrees
-    except subprocess.CalledProcessError as exc:
-        raise RuntimeError(exc.stderr.decode(errors="replace").strip()[:500]) from exc
     finally:
         if os.path.exists(scratch):
             os.unlink(scratch)
     return target
+
+
+def _runs(built: str) -> bool:
+    """Whether a fresh build starts a program (``true``) with no step failing."""
+    os.chmod(built, 0o755)
+    try:
+        done = subprocess.run([built, str(os.getpid()), "2", "--", "true"],
+                              capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"})  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and not done.stderr
 
 
 def argv(
