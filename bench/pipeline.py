@@ -15,7 +15,8 @@ so every run plays the same deals. Figures, each in matches per second of wall t
   bots start up, as a worker does (bots/held_sandboxes.py); shown beside the yardstick, not used
   by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
-  match (claim, play, record, rate, advance), what a worker's task runs;
+  match (claim, play, record, rate, advance), what a worker's task runs. Its CPU per match
+  is what a worker's pool process should spend: the pool's figure above it is Celery's own;
 - in-process, W at once (W > 1): W child processes each playing their own matches as the
   yardstick does, released together: what this machine gives W players side by side, so
   the most W workers could reach here (below W x the yardstick on a machine without W x
@@ -275,24 +276,27 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
         f" {cores:.2f} cores busy; {machine_cores(machine, seconds)}"
     )
     print(f"  {per_match(costs, n)}")
-    machine = machine_busy()
+    machine, costs = machine_busy(), own_costs()
     n, seconds = in_process_bots_only(ids, ahead=True)
     print(
         f"  the same, with spares: {n / seconds:7.2f} matches/s ({n} in {seconds:.1f} s)"
         f"  = {n / seconds / yardstick:.2f} x bots only (a worker's prepare-ahead; not the goal's"
         f" yardstick); {machine_cores(machine, seconds)}"
     )
+    print(f"  {per_match(costs, n)}")
 
     ids = create_tournaments(user, bot_ids, matches, f"{label} service")
     start(ids)
     purge_broker()
-    machine = machine_busy()
+    machine, costs = machine_busy(), own_costs()
     n, seconds = in_process_service(ids)
     service = n / seconds
     print(
         f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
         f"  = {service / yardstick:.2f} x bots only; {machine_cores(machine, seconds)}"
     )
+    # What a worker's pool process runs, so its CPU per match compares with the pool's.
+    print(f"  {per_match(costs, n)}")
     return yardstick, service
 
 
