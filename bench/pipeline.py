@@ -16,7 +16,7 @@ so every run plays the same deals. Figures, each in matches per second of wall t
   by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
   match (claim, play, record, rate, advance), what a worker's task runs. Its CPU per match
-  is what a worker's pool process should spend: the pool's figure above it is Celery's own;
+  is what a worker's pool process should spend: what the pool spends beyond it is Celery's;
 - in-process, W at once (W > 1): W child processes each playing their own matches as the
   yardstick does, released together: what this machine gives W players side by side, so
   the most W workers could reach here (below W x the yardstick on a machine without W x
