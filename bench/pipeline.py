@@ -15,7 +15,8 @@ so every run plays the same deals. Figures, each in matches per second of wall t
   bots start up, as a worker does (bots/held_sandboxes.py); shown beside the yardstick, not used
   by the goal;
 - in-process, service: ``tournaments.services.play_queued_match`` called here for each queued
-  match (claim, play, record, rate, advance), what a worker's task runs;
+  match (claim, play, record, rate, advance), what a worker's task runs. Its CPU per match
+  is what a worker's pool process should spend: what the pool spends beyond it is Celery's;
 - in-process, W at once (W > 1): W child processes each playing their own matches as the
   yardstick does, released together: what this machine gives W players side by side, so
   the most W workers could reach here (below W x the yardstick on a machine without W x
@@ -31,13 +32,16 @@ worker, printing its RSS every tenth of the way (issue 18, goal 4).
 Run on a fresh clone: ``.venv/bin/python bench/pipeline.py`` (PostgreSQL and Redis up, as
 ``make services`` starts them). It makes its own database (``--database-url``, default
 ``arena_bench_pipeline``) and uses its own Redis db (``--broker-url``, default db 14);
-both are the bench's to wipe.
+both are the bench's to wipe. ``--rounds 3`` repeats the timed runs and prints the median
+of each ratio: on a shared machine one round's ratio moves by a tenth or more with the
+load, since its in-process and worker runs are a minute apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,6 +84,9 @@ def parse_args() -> argparse.Namespace:
         "--workers",
         default="1,2",
         help="worker counts to time, e.g. 1,2 ('' with --soak: soak only)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="repeat the timed runs; medians of the ratios"
     )
     parser.add_argument("--soak", type=int, default=0, help="matches for the memory run")
     parser.add_argument(
@@ -275,24 +282,27 @@ def in_process(user, bot_ids: list[int], matches: int, label: str) -> tuple[floa
         f" {cores:.2f} cores busy; {machine_cores(machine, seconds)}"
     )
     print(f"  {per_match(costs, n)}")
-    machine = machine_busy()
+    machine, costs = machine_busy(), own_costs()
     n, seconds = in_process_bots_only(ids, ahead=True)
     print(
         f"  the same, with spares: {n / seconds:7.2f} matches/s ({n} in {seconds:.1f} s)"
         f"  = {n / seconds / yardstick:.2f} x bots only (a worker's prepare-ahead; not the goal's"
         f" yardstick); {machine_cores(machine, seconds)}"
     )
+    print(f"  {per_match(costs, n)}")
 
     ids = create_tournaments(user, bot_ids, matches, f"{label} service")
     start(ids)
     purge_broker()
-    machine = machine_busy()
+    machine, costs = machine_busy(), own_costs()
     n, seconds = in_process_service(ids)
     service = n / seconds
     print(
         f"in-process, service   : {service:7.2f} matches/s ({n} in {seconds:.1f} s)"
         f"  = {service / yardstick:.2f} x bots only; {machine_cores(machine, seconds)}"
     )
+    # What a worker's pool process runs, so its CPU per match compares with the pool's.
+    print(f"  {per_match(costs, n)}")
     return yardstick, service
 
 
@@ -351,6 +361,51 @@ def play_bots_only_child(ids: list[int]) -> None:
     print(n, seconds, flush=True)
 
 
+def goal_for(workers: int) -> float:
+    """The least ratio the goal asks of this many workers (see the module's docstring)."""
+    return 0.8 if workers > 1 else 0.9
+
+
+def one_round(
+    user, bot_ids: list[int], counts: list[int], matches: int, env: dict, cache: str, label: str
+) -> dict[int, float]:
+    """The in-process rates, then each worker count's; {workers: ratio to its goal's yardstick}."""
+    yardstick, service = in_process(user, bot_ids, matches, label)
+    ratios = {}
+    for count in counts:
+        together = None
+        if count > 1:
+            together = in_process_together(user, bot_ids, count, matches, label)
+            print(
+                f"  = {together / (count * yardstick):.2f} x {count} x bots only: the most"
+                f" {count} workers could reach here, whatever they cost"
+            )
+        ids = create_tournaments(user, bot_ids, matches, f"{label} w{count}")
+        n, seconds, rss, busy = with_workers(count, ids, env, Path(cache))
+        failed = failed_count(ids)
+        rate = n / seconds
+        # One worker is judged against the in-process yardstick; W workers against W
+        # in-process players at once, what this machine gives W side by side.
+        if together:
+            ratio, against = rate / together, f"{count} in-process at once"
+        else:
+            ratio, against = rate / yardstick, "in-process bots only"
+        goal = goal_for(count)
+        flag = "" if ratio >= goal else "  BELOW GOAL"
+        print(
+            f"{count} worker{'s' if count > 1 else ' '}             : {rate:7.2f} matches/s"
+            f" ({n} in {seconds:.1f} s{f', {failed} failed' if failed else ''})"
+            f"  = {ratio:.2f} x {against} (goal >= {goal:.2f}){flag}"
+            f"; {rate / (count * yardstick):.2f} x {count} x bots only"
+            f", {rate / (count * service):.2f} x {count} x service; {busy}"
+        )
+        ratios[count] = ratio
+        for index, samples in enumerate(rss):
+            trail = ", ".join(f"{kib / 1024:.1f} MiB after {done}" for done, kib in samples)
+            print(f"    worker {index} pool process RSS: {trail}")
+    return ratios
+
+
 def setup(args: argparse.Namespace) -> str:
     """Environment and Django for the bench (and its children); the bots' cache folder."""
     os.environ["DATABASE_URL"] = args.database_url
@@ -393,37 +448,24 @@ def main() -> None:
     print(f"{args.matches} two-seat Pairs matches per run, {', '.join(BOTS.values())}")
 
     counts = [int(w) for w in args.workers.split(",") if w]
-    if counts:
-        yardstick, service = in_process(user, bot_ids, args.matches, label)
-    for count in counts:
-        together = None
-        if count > 1:
-            together = in_process_together(user, bot_ids, count, args.matches, label)
+    ratios = {count: [] for count in counts}
+    for round_ in range(args.rounds if counts else 0):
+        if args.rounds > 1:
+            print(f"round {round_ + 1} of {args.rounds}")
+        for count, ratio in one_round(user, bot_ids, counts, args.matches, env, cache,
+                                      f"{label}r{round_}").items():  # fmt: skip
+            ratios[count].append(ratio)
+    if args.rounds > 1:
+        # Each round's ratio compares runs minutes apart at most; on a shared machine the
+        # median of several says more than any one of them.
+        for count, found in ratios.items():
+            median = statistics.median(found)
             print(
-                f"  = {together / (count * yardstick):.2f} x {count} x bots only: the most"
-                f" {count} workers could reach here, whatever they cost"
+                f"{count} worker{'s' if count > 1 else ' '}, median of {len(found)} rounds:"
+                f" {median:.2f} (goal >= {goal_for(count):.2f}; rounds: "
+                f"{', '.join(f'{r:.2f}' for r in found)})"
+                f"{'' if median >= goal_for(count) else '  BELOW GOAL'}"
             )
-        ids = create_tournaments(user, bot_ids, args.matches, f"{label} w{count}")
-        n, seconds, rss, busy = with_workers(count, ids, env, Path(cache))
-        failed = failed_count(ids)
-        rate = n / seconds
-        # One worker is judged against the in-process yardstick; W workers against W
-        # in-process players at once, what this machine gives W side by side.
-        if together:
-            ratio, goal, against = rate / together, 0.8, f"{count} in-process at once"
-        else:
-            ratio, goal, against = rate / yardstick, 0.9, "in-process bots only"
-        flag = "" if ratio >= goal else "  BELOW GOAL"
-        print(
-            f"{count} worker{'s' if count > 1 else ' '}             : {rate:7.2f} matches/s"
-            f" ({n} in {seconds:.1f} s{f', {failed} failed' if failed else ''})"
-            f"  = {ratio:.2f} x {against} (goal >= {goal:.2f}){flag}"
-            f"; {rate / (count * yardstick):.2f} x {count} x bots only"
-            f", {rate / (count * service):.2f} x {count} x service; {busy}"
-        )
-        for index, samples in enumerate(rss):
-            trail = ", ".join(f"{kib / 1024:.1f} MiB after {done}" for done, kib in samples)
-            print(f"    worker {index} pool process RSS: {trail}")
 
     if args.soak:
         ids = create_tournaments(user, bot_ids, args.soak, f"{label} soak")
