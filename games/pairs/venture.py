@@ -4,6 +4,8 @@ each unless they complete a rank. Rules in docs/rules/pairs-venture.md.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from games.cards import Shoe, pairs_deck
 from games.pairs.venture_policy import heuristic
 from games.policies import random_policy
@@ -44,60 +46,41 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     taken that way never fires. Every other bid takes all cards below it.
     Fired and misfired bids stay on the table, where higher bids can take them.
     """
-    table = [0] * 11
-    for card in pool:
-        table[card] += 1
-    # Seats bidding each rank, for the ranks somebody bid.
-    by_rank: dict[int, list[int]] = {}
-    for seat, card in enumerate(bids):
-        table[card] += 1
-        seats = by_rank.get(card)
-        if seats is None:
-            by_rank[card] = [seat]
-        else:
-            seats.append(seat)
+    # Every card on the table in rank order: what each fired bid takes is a slice of it.
+    table = sorted(pool + bids)
     captured: list[list[int]] = [[] for _ in bids]
     steps: list[dict] = []
-    ranks = sorted(by_rank)
-    # Only the lowest rank bid can take the top rank, and only when nobody matched it.
+    ranks = sorted(set(bids))
     lowest = ranks[0]
-    seats = by_rank[lowest]
+    end = len(table)
     taken_early = 0
-    if len(seats) > 1:
+    if bids.count(lowest) > 1:
+        seats = [seat for seat, card in enumerate(bids) if card == lowest]
         steps.append({"rank": lowest, "seats": seats, "result": "misfire"})
     else:
-        top = 10
-        while not table[top]:
-            top -= 1
-        cards = [top] * table[top]
-        table[top] = 0
-        taken_early = top
-        captured[seats[0]] = cards
-        steps.append({"rank": lowest, "seats": seats, "result": "fire", "cards": cards})
-    # Every rank below ``floor`` is already off the table (a fired bid took it).
-    floor = 1
+        seat = bids.index(lowest)
+        taken_early = top = table[-1]
+        end = bisect_left(table, top)
+        cards = table[end:]
+        captured[seat] = cards
+        steps.append({"rank": lowest, "seats": [seat], "result": "fire", "cards": cards})
+    start = 0
     for rank in ranks[1:]:
-        seats = by_rank[rank]
+        if bids.count(rank) > 1:
+            seats = [seat for seat, card in enumerate(bids) if card == rank]
+            result = "captured" if rank == taken_early else "misfire"
+            steps.append({"rank": rank, "seats": seats, "result": result})
+            continue
+        seat = bids.index(rank)
         if rank == taken_early:
-            steps.append({"rank": rank, "seats": seats, "result": "captured"})
-        elif len(seats) > 1:
-            steps.append({"rank": rank, "seats": seats, "result": "misfire"})
-        else:
-            cards = []
-            for r in range(floor, rank):
-                count = table[r]
-                if count:
-                    cards += [r] * count
-                    table[r] = 0
-            floor = rank
-            captured[seats[0]] = cards
-            steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
-    next_pool = []
-    for rank in range(floor, 11):
-        count = table[rank]
-        if count:
-            next_pool += [rank] * count
-    return captured, next_pool, steps
+            steps.append({"rank": rank, "seats": [seat], "result": "captured"})
+            continue
+        stop = bisect_left(table, rank, start, end)
+        cards = table[start:stop]
+        start = stop
+        captured[seat] = cards
+        steps.append({"rank": rank, "seats": [seat], "result": "fire", "cards": cards})
+    return captured, table[start:end], steps
 
 
 def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
@@ -263,6 +246,24 @@ class VentureState(State):
             return self._legal[seat]
         return []
 
+    def apply(self, actions: dict) -> None:
+        # A bid (most actions) checked in one pass: every seat's rank must be a whole
+        # number among its ranks in hand, all of them ints. Anything else goes through
+        # State.apply, which refuses it with its own message or accepts it the same way.
+        if self.phase == "bid" and actions.__class__ is dict and len(actions) == self.players:
+            ranks = self._ranks
+            bids = []
+            for seat in self._everyone:
+                card = actions.get(seat)
+                if card.__class__ is not int or card not in ranks[seat]:
+                    break
+                bids.append(card)
+            else:
+                self._bid(bids)
+                self.moves.append(dict(zip(self._seat_names, bids)))
+                return
+        State.apply(self, actions)
+
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         # Every decision of Venture is simultaneous: all seats, or nobody once it is over.
@@ -293,18 +294,20 @@ class VentureState(State):
             self.log({"type": "keep"}, {seat: {"card": card} for seat, card in actions.items()})
             self._draft_continue()
         else:
-            bids = list(actions.values())  # every seat, in seat order
-            hands = self.hands
-            ranks = self._ranks
-            for seat, card in enumerate(bids):
-                hand = hands[seat]
-                hand.remove(card)
-                if card not in hand:
-                    # A new list: the old one may still be held by whoever asked for it.
-                    left = ranks[seat][:]
-                    left.remove(card)
-                    ranks[seat] = left
-            self._resolve(bids)
+            self._bid(list(actions.values()))  # every seat, in seat order
+
+    def _bid(self, bids: list[int]) -> None:
+        hands = self.hands
+        ranks = self._ranks
+        for seat, card in enumerate(bids):
+            hand = hands[seat]
+            hand.remove(card)
+            if card not in hand:
+                # A new list: the old one may still be held by whoever asked for it.
+                left = ranks[seat][:]
+                left.remove(card)
+                ranks[seat] = left
+        self._resolve(bids)
 
     def _observation(self, seat: int | None) -> dict:
         session = self.session
