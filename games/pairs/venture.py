@@ -246,24 +246,6 @@ class VentureState(State):
             return self._legal[seat]
         return []
 
-    def apply(self, actions: dict) -> None:
-        # A bid (most actions) checked in one pass: every seat's rank must be a whole
-        # number among its ranks in hand, all of them ints. Anything else goes through
-        # State.apply, which refuses it with its own message or accepts it the same way.
-        if self.phase == "bid" and actions.__class__ is dict and len(actions) == self.players:
-            ranks = self._ranks
-            bids = []
-            for seat in self._everyone:
-                card = actions.get(seat)
-                if card.__class__ is not int or card not in ranks[seat]:
-                    break
-                bids.append(card)
-            else:
-                self._bid(bids)
-                self.moves.append(dict(zip(self._seat_names, bids)))
-                return
-        State.apply(self, actions)
-
     # -- protocol hooks -----------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         # Every decision of Venture is simultaneous: all seats, or nobody once it is over.
@@ -294,20 +276,18 @@ class VentureState(State):
             self.log({"type": "keep"}, {seat: {"card": card} for seat, card in actions.items()})
             self._draft_continue()
         else:
-            self._bid(list(actions.values()))  # every seat, in seat order
-
-    def _bid(self, bids: list[int]) -> None:
-        hands = self.hands
-        ranks = self._ranks
-        for seat, card in enumerate(bids):
-            hand = hands[seat]
-            hand.remove(card)
-            if card not in hand:
-                # A new list: the old one may still be held by whoever asked for it.
-                left = ranks[seat][:]
-                left.remove(card)
-                ranks[seat] = left
-        self._resolve(bids)
+            bids = list(actions.values())  # every seat, in seat order
+            hands = self.hands
+            ranks = self._ranks
+            for seat, card in enumerate(bids):
+                hand = hands[seat]
+                hand.remove(card)
+                if card not in hand:
+                    # A new list: the old one may still be held by whoever asked for it.
+                    left = ranks[seat][:]
+                    left.remove(card)
+                    ranks[seat] = left
+            self._resolve(bids)
 
     def _observation(self, seat: int | None) -> dict:
         session = self.session
