@@ -181,10 +181,7 @@ class Cgroup:
         pread, where listing its processes builds a pid list in the kernel. The counter
         takes a task in from the start of its fork until it is reaped, zombies included,
         so what it says is never less than what is there. False when it cannot be read."""
-        try:
-            text = os.pread(self._fd(self._tasks_file, os.O_RDONLY), 64, 0)
-        except OSError:
-            return False
+        text = self._get(self._tasks_file)
         return bool(text) and int(text) <= count
 
     def remove(self) -> None:
