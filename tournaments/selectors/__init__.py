@@ -46,7 +46,6 @@ from tournaments.selectors.ratings import (  # noqa: F401
     pool_fit_info,
     pools_of_game,
     rated_matches_by_pool,
-    rated_matches_of_bot,
     rating_history,
     rating_pools_of_bot,
     rating_series,

@@ -67,7 +67,7 @@ def pool_fit_info(*, pool: str) -> dict | None:
 
 def rated_matches_by_pool(*, bot: Bot) -> dict[str, int]:
     """How many rated matches the bot's versions played in each pool (the stored records,
-    one query): what ``rating_pools_of_bot`` and ``rated_matches_of_bot`` read."""
+    one query): what ``rating_pools_of_bot`` reads, and the bot pages' counts."""
     counts: dict[str, int] = defaultdict(int)
     for pool, matches in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
         counts[pool] += matches
@@ -130,11 +130,6 @@ def rating_history(
         }
         for seq, version_id, match_id, before, after, created_at in changes[-limit:]
     ]
-
-
-def rated_matches_of_bot(*, bot: Bot, pool: str) -> int:
-    """How many rated matches the bot's versions played in ``pool`` (the stored records)."""
-    return sum(Rating.objects.filter(version__bot=bot, pool=pool).values_list("matches", flat=True))
 
 
 def rating_series(history: list[dict]) -> list[dict]:
