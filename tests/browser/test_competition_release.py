@@ -1,19 +1,17 @@
 """A competition's held results in Chromium: the final's page, one of its matches and an
 entrant's bot page say the results are hidden (no champion, no ranks, no replay) to a
-visitor, and show them to the organiser. Screenshots at 1280 and 390 px go to tmp_path (or
-to $ARENA_SCREENSHOTS)."""
+visitor, and show them to the organiser. Screenshots at 1280 and 390 px go to
+$ARENA_SCREENSHOTS when it is set."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from tests.arena.test_competition_release import make_people, make_season
-from tests.support.page_checks import follow
+from tests.support.page_checks import follow, keep_screenshot
 
 PASSWORD = "a long password 1"
 
@@ -35,9 +33,8 @@ def log_in(page, url, username):
 
 
 def test_held_results_read_as_hidden_to_a_visitor_and_whole_to_the_organiser(
-    page, live_server, season, tmp_path
+    page, live_server, season
 ):
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path)
     pages = {
         "final": f"/tournaments/{season.final.pk}/",
         "match": f"/matches/{season.final_match.pk}/",
@@ -54,9 +51,9 @@ def test_held_results_read_as_hidden_to_a_visitor_and_whole_to_the_organiser(
                 assert page.locator("#champion").count() == 0
                 assert page.locator("#replay").count() == 0
             assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
-            page.screenshot(path=str(shots / f"release-hidden-{name}-{width}.png"), full_page=True)
+            keep_screenshot(page, f"release-hidden-{name}-{width}", full_page=True)
     log_in(page, live_server.url, "org")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(live_server.url + pages["final"])
     assert page.locator("#champion").is_visible() and page.locator("#results-held").is_visible()
-    page.screenshot(path=str(shots / "release-organiser-final-1280.png"), full_page=True)
+    keep_screenshot(page, "release-organiser-final-1280", full_page=True)

@@ -1,18 +1,15 @@
 """A faulted bot's match and bot pages in Chromium: everyone reads what happened, its owner
 alone what the bot wrote (the fault's detail under their log, a failed version's output on
-their bot page). Screenshots at 1280 and 390 px go to tmp_path (or to $ARENA_SCREENSHOTS)."""
+their bot page). Screenshots at 1280 and 390 px go to $ARENA_SCREENSHOTS when it is set."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import pytest
 
 from bots import sandbox
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.support.page_checks import follow
+from tests.support.page_checks import follow, keep_screenshot
 from tournaments import services
 
 SECRET = "secret strategy note: k=1.0"
@@ -66,8 +63,7 @@ def log_in(page, url, username):
     follow(page, "button[type=submit]")
 
 
-def test_the_owner_reads_what_the_bot_wrote_and_no_one_else(page, live_server, faulted, tmp_path):
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path)
+def test_the_owner_reads_what_the_bot_wrote_and_no_one_else(page, live_server, faulted):
     match, bot = faulted["match"], faulted["bot"]
     log_in(page, live_server.url, "ada")
     for width in (1280, 390):
@@ -76,12 +72,12 @@ def test_the_owner_reads_what_the_bot_wrote_and_no_one_else(page, live_server, f
         fault = page.locator("#result .fault .reason").first.inner_text()
         assert fault.startswith("answered an action not in legal on move ")
         assert SECRET in page.locator("details.seat-log .fault-detail").inner_text()
-        page.screenshot(path=str(shots / f"fault-match-owner-{width}.png"))
+        keep_screenshot(page, f"fault-match-owner-{width}")
         page.goto(f"{live_server.url}/bots/{bot.pk}/")
         details = page.locator("#versions .reason-detail details")
         details.locator("summary").click()
         assert SECRET in details.inner_text()
-        page.locator("#versions").screenshot(path=str(shots / f"fault-versions-owner-{width}.png"))
+        keep_screenshot(page.locator("#versions"), f"fault-versions-owner-{width}")
 
     page.context.clear_cookies()
     for who in ("max", None):
@@ -93,6 +89,6 @@ def test_the_owner_reads_what_the_bot_wrote_and_no_one_else(page, live_server, f
         page.context.clear_cookies()
     page.set_viewport_size({"width": 390, "height": 900})
     page.goto(f"{live_server.url}/bots/{bot.pk}/")
-    page.locator("#versions").screenshot(path=str(shots / "fault-versions-anonymous-390.png"))
+    keep_screenshot(page.locator("#versions"), "fault-versions-anonymous-390")
     page.goto(f"{live_server.url}/matches/{match.pk}/")
-    page.locator("#result").screenshot(path=str(shots / "fault-result-anonymous-390.png"))
+    keep_screenshot(page.locator("#result"), "fault-result-anonymous-390")

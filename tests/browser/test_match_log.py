@@ -1,18 +1,15 @@
 """The match page in Chromium: the owner reads their bot's log and the replay commands; a
-stranger sees the commands but no log. Screenshots at 1280 and 390 px go to tmp_path (or
-to $ARENA_SCREENSHOTS)."""
+stranger sees the commands but no log. Screenshots at 1280 and 390 px go to
+$ARENA_SCREENSHOTS when it is set."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import pytest
 
 from bots import sandbox
 from bots import services as bot_services
 from bots.models import BotVersion
-from tests.support.page_checks import follow
+from tests.support.page_checks import follow, keep_screenshot
 from tournaments import services
 
 BOT = (
@@ -58,8 +55,7 @@ def log_in(page, url, username):
     follow(page, "button[type=submit]")
 
 
-def test_owner_reads_the_log_and_the_commands(page, live_server, match, tmp_path):
-    shots = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path)
+def test_owner_reads_the_log_and_the_commands(page, live_server, match):
     log_in(page, live_server.url, "ada")
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
@@ -69,8 +65,8 @@ def test_owner_reads_the_log_and_the_commands(page, live_server, match, tmp_path
         assert "ada: observed" in logs.inner_text() and "max:" not in page.content()
         assert "manage.py play pairs" in page.locator("#reproduce-play").inner_text()
         assert "--bot" in page.locator("#reproduce-replay").inner_text()
-        page.screenshot(path=str(shots / f"match-owner-{width}.png"))  # the top: the log
-        page.locator("#reproduce").screenshot(path=str(shots / f"reproduce-{width}.png"))
+        keep_screenshot(page, f"match-owner-{width}")  # the top: the log
+        keep_screenshot(page.locator("#reproduce"), f"reproduce-{width}")
 
     page.context.clear_cookies()
     log_in(page, live_server.url, "max")
@@ -83,4 +79,4 @@ def test_owner_reads_the_log_and_the_commands(page, live_server, match, tmp_path
     assert "observed" not in page.content()
     assert "manage.py play pairs" in page.locator("#reproduce-play").inner_text()
     page.set_viewport_size({"width": 390, "height": 900})
-    page.screenshot(path=str(shots / "match-anonymous-390.png"))
+    keep_screenshot(page, "match-anonymous-390")

@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 
-# Screenshots of every page a test visits, kept for a person to look at (the standards ask
-# for it): ARENA_SCREENSHOTS names the folder, else one temporary folder per test run.
-SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-shots-"))
+# Screenshots of every page a test visits, for a person to look at after changing a page:
+# taken when ARENA_SCREENSHOTS names a folder. Unset (as in `make test`) none is taken: a
+# full-page capture costs the browser a tenth of a second or more and asserts nothing.
+SHOTS = Path(os.environ["ARENA_SCREENSHOTS"]) if os.environ.get("ARENA_SCREENSHOTS") else None
 AXE = Path(__file__).parents[1] / "browser" / "vendor" / "axe.min.js"
 NARROW, WIDE = 390, 1280
 
 
-def screenshot(page, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(page, name: str) -> Path | None:
+    """The whole page, as ``<name>-<width>.png`` in SHOTS."""
     width = page.viewport_size["width"]
-    path = SHOTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}-{width}.png"
-    page.screenshot(path=str(path), full_page=True)
+    return keep_screenshot(page, f"{name}-{width}", full_page=True)
+
+
+def keep_screenshot(target, name: str, *, full_page: bool = False) -> Path | None:
+    """``target`` (a page, or a locator: then it must be visible either way) as
+    ``<name>.png`` in SHOTS, if screenshots are asked for."""
+    if SHOTS is None:
+        if hasattr(target, "wait_for"):  # what the capture would have waited for
+            target.wait_for(state="visible")
+        return None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', name)}.png"
+    options = {"full_page": True} if full_page else {}
+    target.screenshot(path=str(path), **options)
     return path
 
 
