@@ -43,6 +43,11 @@ def pytest_configure(config):
     from tests.support import fast_flush
 
     fast_flush.install()
+    # Each process's PostgreSQL test database is a copy of one migrated template, not
+    # migrated anew: tests/support/template_db.py.
+    from tests.support import template_db
+
+    template_db.install()
     config.addinivalue_line("markers", "embedded: runs against the embedded default (SQLite)")
     config.addinivalue_line(
         "markers", "serial: run alone, not beside other tests (see SERIAL_PATHS)"
