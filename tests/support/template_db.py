@@ -9,6 +9,7 @@ Django's version), so a changed migration builds a new one and stale ones are dr
 An advisory lock serialises the processes that start together; a template is renamed into
 place only once migrated, so one left half-built by a killed run is never copied. Django's
 own ``migrate`` still runs on the copy and finds nothing to do. SQLite keeps Django's way.
+Commits on a test database do not wait for the disk (``NO_COMMIT_WAIT``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from django.core.management import call_command
 from django.db.backends.postgresql.creation import DatabaseCreation
 
 ROOT = Path(__file__).resolve().parents[2]
+# A commit need not wait for its WAL to reach the disk (2.7-4 ms a commit on this machine's
+# disk, against 0.2-0.3 ms): a test database is thrown away, so surviving a crash of
+# PostgreSQL is worth nothing, and what every session sees is unchanged. The setting holds
+# for each session that connects afterwards: the test's, the live server's, its workers'.
+NO_COMMIT_WAIT = "ALTER DATABASE {} SET synchronous_commit TO off"
 _django_create = DatabaseCreation._create_test_db
 
 
@@ -58,10 +64,12 @@ def _create_test_db(self: DatabaseCreation, verbosity: int, autoclobber: bool, k
                     cursor.execute(f"DROP DATABASE IF EXISTS {quote(stale)}")
                 building = template + "_building"
                 cursor.execute(f"CREATE DATABASE {quote(building)}")
+                cursor.execute(NO_COMMIT_WAIT.format(quote(building)))
                 _migrate(self, building)
                 cursor.execute(f"ALTER DATABASE {quote(building)} RENAME TO {quote(template)}")
             cursor.execute(f"DROP DATABASE IF EXISTS {quote(name)}")
             cursor.execute(f"CREATE DATABASE {quote(name)} TEMPLATE {quote(template)}")
+            cursor.execute(NO_COMMIT_WAIT.format(quote(name)))  # a copy's settings are its own
         finally:
             cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [prefix])
     return name

@@ -1,6 +1,7 @@
 """Test databases on PostgreSQL are copies of one migrated template
 (tests/support/template_db.py): the copy in use has every migration on disk applied, the
-template exists under the current schema digest, and the digest follows the migrations."""
+template exists under the current schema digest, the digest follows the migrations, and
+commits do not wait for the disk."""
 
 from __future__ import annotations
 
@@ -48,3 +49,11 @@ def test_template_names_are_shared_by_the_parallel_processes():
     assert template_name("test_arena_gw0") == template_name("test_arena_gw1")
     assert template_name("test_arena_gw1") == template_name("test_arena")
     assert template_name("test_arena").startswith("test_arena_template_")
+
+
+def test_commits_on_the_test_database_do_not_wait_for_the_disk():
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL setting")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone()[0] == "off"
