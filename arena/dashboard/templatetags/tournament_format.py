@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from html import escape as _escape
 
 from django import template
+from django.conf import settings
 from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
@@ -59,6 +61,10 @@ def _text(value) -> str:
         return _escape(value)
     if kind is int:
         return str(value)
+    if kind is float and math.isfinite(value):
+        text = repr(value)
+        if "e" not in text and settings.DECIMAL_SEPARATOR == ".":  # numberformat's text
+            return text
     return conditional_escape(localize(value, use_l10n=False))
 
 
