@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 
 import markdown
@@ -34,8 +36,25 @@ def home(request):
 
 @functools.lru_cache(maxsize=64)
 def _rules_html(text: str) -> str:
-    """A rules page's HTML, by its text: converted once a process while the text stays."""
-    return markdown.markdown(text or "No rules page yet.", extensions=["tables"])
+    """A rules page's HTML, by its text: converted once a process while the text stays,
+    and kept in a file by the text's digest for the next processes (a conversion takes
+    longer than a page's reads)."""
+    text = text or "No rules page yet."
+    digest = hashlib.sha256(f"{markdown.__version__}\0{text}".encode()).hexdigest()
+    path = settings.VAR_DIR / "rules-html" / f"{digest}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    html = markdown.markdown(text, extensions=["tables"])
+    try:  # written whole, then renamed: a reader never sees half a file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{digest}.{os.getpid()}.tmp")
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:  # a read-only directory: converted in each process, as before
+        pass
+    return html
 
 
 # A link to another document of docs/ (``bots.md#limits``) has no page on the site: its
