@@ -11,6 +11,9 @@ import markdown
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import get_script_prefix, get_urlconf
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.api import rules_text
 from arena.dashboard.page_cache import cached_page
@@ -30,8 +33,20 @@ def game_or_404(slug: str):
 @cached_page(mark=lambda request: marks.tournament_list_mark())
 def home(request):
     games = [registry.get(slug) for slug in registry.slugs()]
-    context = {"games": games, "tournaments": selectors.tournament_list()[:10]}
+    context = {
+        "games": games,
+        "games_rows": _games_rows(get_script_prefix(), get_urlconf()),
+        "tournaments": selectors.tournament_list()[:10],
+    }
     return render(request, "arena/home.html", context)
+
+
+@functools.lru_cache(maxsize=8)
+def _games_rows(prefix: str, urlconf: str | None) -> SafeString:
+    """The home page's table of games: the code's, so written once a process (per script
+    prefix and URLconf, which its links depend on)."""
+    games = [registry.get(slug) for slug in registry.slugs()]
+    return mark_safe(render_to_string("arena/home_games.html", {"games": games}))  # noqa: S308
 
 
 @functools.lru_cache(maxsize=64)
