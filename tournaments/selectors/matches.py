@@ -30,6 +30,9 @@ def public_seats() -> Prefetch:
     # Only what the pages, lists and reproduce commands read: whole bot and version rows
     # cost most of a list page's time in building model instances.
     seats = MatchSeat.objects.select_related("version__bot", "user").only(*SEAT_FIELDS)
+    # Meta's ("match", "seat") orders by the match's own ordering: a join of every match
+    # row for the same order of seats within each match.
+    seats = seats.order_by("match_id", "seat")
     return Prefetch("seats", queryset=seats)
 
 

@@ -272,8 +272,6 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     ``parts`` picks which to compute (the others come back empty): tables and series
     read every decided game, pairwise one row per pair that met.
     """
-    from tournaments.formats.common import game_scores
-
     entries = seed_rows(tournament)
     bot = [e.bot_id for e in entries]
     pairwise: dict[tuple[int, int], list] = {}
@@ -286,7 +284,7 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     wanted = {"tables", "series"} & set(parts)
     for result in results_of(tournament, entries) if entries and wanted else []:
         seats = [bot[e] for e in result.pairing.seats]
-        shares = {bot[e]: float(s) for e, s in game_scores(result).items()}
+        shares = {bot[e]: s for e, s in _float_scores(result).items()}
         table = tables[(result.pairing.round, tuple(sorted(seats)))]
         for b, share in shares.items():
             table[b] += share
@@ -296,6 +294,21 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
         "pairwise": pairwise,
         "tables": dict(tables) if "tables" in parts else {},
         "series": dict(series) if "series" in parts else {},
+    }
+
+
+def _float_scores(result) -> dict[int, float]:
+    """``formats.common.game_scores`` as floats, without a Fraction per seat (every decided
+    game of a standings page): an int ratio divides to the float nearest it, as
+    ``float(Fraction(n, d))`` rounds."""
+    seats, ranks = result.pairing.seats, result.ranks
+    if len(seats) == 1:
+        return {seats[0]: 1.0}
+    others2 = 2 * (len(seats) - 1)
+    return {
+        entrant: (sum(1 for r in ranks if r > rank) * 2 + sum(1 for r in ranks if r == rank) - 1)
+        / others2
+        for entrant, rank in zip(seats, ranks)
     }
 
 
@@ -336,7 +349,9 @@ def lowest_score_wins(*, tournament: Tournament) -> bool:
         .values_list("id", flat=True)[:SCORE_SAMPLE]
     )
     seats: dict[int, list] = defaultdict(list)
-    rows = MatchSeat.objects.filter(match_id__in=ids).values_list("match_id", "rank", "score")
+    # Seats in seat order without Meta's ordering by the match (a join of its rows).
+    rows = MatchSeat.objects.filter(match_id__in=ids).order_by("match_id", "seat")
+    rows = rows.values_list("match_id", "rank", "score")
     for match_id, rank, score in rows:
         seats[match_id].append((rank, score))
     directions = {score_direction(found) for found in seats.values()} - {None}

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 
 import markdown
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import get_script_prefix, get_urlconf
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.api import rules_text
 from arena.dashboard.page_cache import cached_page
@@ -28,14 +33,43 @@ def game_or_404(slug: str):
 @cached_page(mark=lambda request: marks.tournament_list_mark())
 def home(request):
     games = [registry.get(slug) for slug in registry.slugs()]
-    context = {"games": games, "tournaments": selectors.tournament_list()[:10]}
+    context = {
+        "games": games,
+        "games_rows": _games_rows(get_script_prefix(), get_urlconf()),
+        "tournaments": selectors.tournament_list()[:10],
+    }
     return render(request, "arena/home.html", context)
+
+
+@functools.lru_cache(maxsize=8)
+def _games_rows(prefix: str, urlconf: str | None) -> SafeString:
+    """The home page's table of games: the code's, so written once a process (per script
+    prefix and URLconf, which its links depend on)."""
+    games = [registry.get(slug) for slug in registry.slugs()]
+    return mark_safe(render_to_string("arena/home_games.html", {"games": games}))  # noqa: S308
 
 
 @functools.lru_cache(maxsize=64)
 def _rules_html(text: str) -> str:
-    """A rules page's HTML, by its text: converted once a process while the text stays."""
-    return markdown.markdown(text or "No rules page yet.", extensions=["tables"])
+    """A rules page's HTML, by its text: converted once a process while the text stays,
+    and kept in a file by the text's digest for the next processes (a conversion takes
+    longer than a page's reads)."""
+    text = text or "No rules page yet."
+    digest = hashlib.sha256(f"{markdown.__version__}\0{text}".encode()).hexdigest()
+    path = settings.VAR_DIR / "rules-html" / f"{digest}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    html = markdown.markdown(text, extensions=["tables"])
+    try:  # written whole, then renamed: a reader never sees half a file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{digest}.{os.getpid()}.tmp")
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:  # a read-only directory: converted in each process, as before
+        pass
+    return html
 
 
 # A link to another document of docs/ (``bots.md#limits``) has no page on the site: its
