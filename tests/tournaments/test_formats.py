@@ -47,3 +47,18 @@ def test_multiplayer_rounds_hold_each_groups_nth_game():
 def test_too_few_entrants_is_refused():
     with pytest.raises(ValueError, match="cannot fill"):
         round_robin(entrants=1, players_per_match=2, games_per_pairing=1, rotate_seats=True)
+
+
+def test_float_game_scores_are_the_fractions_rounded_for_every_rank_pattern():
+    import itertools
+    from fractions import Fraction
+
+    from tournaments.formats.common import Pairing, Result, game_score_floats, game_scores
+
+    for size in range(1, 8):
+        for ranks in itertools.product(range(1, size + 1), repeat=min(size, 4)):
+            ranks = ranks + (1,) * (size - len(ranks))
+            result = Result(Pairing("k", 0, tuple(range(size)), 0, 0), ranks)
+            exact = game_scores(result)
+            assert game_score_floats(result) == {e: float(s) for e, s in exact.items()}
+            assert sum(exact.values()) == (Fraction(size, 2) if size > 1 else 1)

@@ -68,14 +68,24 @@ class Finished:
 
 def game_scores(result: Result) -> dict[int, Fraction]:
     """Each seat's share of the game: 1 for beating everyone, 1/2 per tie, 0 for last."""
+    return {entrant: Fraction(n, d) for entrant, (n, d) in _score_ratios(result).items()}
+
+
+def game_score_floats(result: Result) -> dict[int, float]:
+    """``game_scores`` as floats, without a Fraction per seat (a standings page sums every
+    decided game): an int ratio divides to the float nearest it, as ``float(Fraction)``."""
+    return {entrant: n / d for entrant, (n, d) in _score_ratios(result).items()}
+
+
+def _score_ratios(result: Result) -> dict[int, tuple[int, int]]:
     seats, ranks = result.pairing.seats, result.ranks
     if len(seats) == 1:
-        return {seats[0]: Fraction(1)}
-    others = len(seats) - 1
+        return {seats[0]: (1, 1)}
+    others2 = 2 * (len(seats) - 1)
     return {
-        entrant: Fraction(
+        entrant: (
             sum(1 for r in ranks if r > rank) * 2 + sum(1 for r in ranks if r == rank) - 1,
-            2 * others,
+            others2,
         )
         for entrant, rank in zip(seats, ranks)
     }

@@ -272,6 +272,8 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     ``parts`` picks which to compute (the others come back empty): tables and series
     read every decided game, pairwise one row per pair that met.
     """
+    from tournaments.formats.common import game_score_floats
+
     entries = seed_rows(tournament)
     bot = [e.bot_id for e in entries]
     pairwise: dict[tuple[int, int], list] = {}
@@ -284,7 +286,7 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     wanted = {"tables", "series"} & set(parts)
     for result in results_of(tournament, entries) if entries and wanted else []:
         seats = [bot[e] for e in result.pairing.seats]
-        shares = {bot[e]: s for e, s in _float_scores(result).items()}
+        shares = {bot[e]: s for e, s in game_score_floats(result).items()}
         table = tables[(result.pairing.round, tuple(sorted(seats)))]
         for b, share in shares.items():
             table[b] += share
@@ -294,21 +296,6 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
         "pairwise": pairwise,
         "tables": dict(tables) if "tables" in parts else {},
         "series": dict(series) if "series" in parts else {},
-    }
-
-
-def _float_scores(result) -> dict[int, float]:
-    """``formats.common.game_scores`` as floats, without a Fraction per seat (every decided
-    game of a standings page): an int ratio divides to the float nearest it, as
-    ``float(Fraction(n, d))`` rounds."""
-    seats, ranks = result.pairing.seats, result.ranks
-    if len(seats) == 1:
-        return {seats[0]: 1.0}
-    others2 = 2 * (len(seats) - 1)
-    return {
-        entrant: (sum(1 for r in ranks if r > rank) * 2 + sum(1 for r in ranks if r == rank) - 1)
-        / others2
-        for entrant, rank in zip(seats, ranks)
     }
 
 
