@@ -42,6 +42,10 @@ class FreshDeck(OpenShoe):
 # The unforced deck every game starts from, and the bare allocation ``_new_deck`` fills in.
 _DECK = tuple(pairs_deck())
 _new_fresh_deck = object.__new__
+# A new deck settles its top ``SETTLE_AHEAD`` cards at once (positions ``_TOP`` down).
+SETTLE_AHEAD = 20
+_TOP = len(_DECK) - 1
+_SETTLED_FROM = len(_DECK) - SETTLE_AHEAD
 
 
 def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
@@ -99,8 +103,12 @@ class BlackstoneState(ChipSession):
         shoe.lazy = True
         shoe.discards = []
         shoe.shuffles = 0
-        shoe._pile = list(_DECK)
-        shoe._unshuffled = len(_DECK)
+        # The top cards' shuffle steps in one packed run (``Rng.shuffle_steps``): most
+        # games use about this many, and settling early draws nothing else from ``rng``
+        # (the shoe alone uses it), so the order and the stream are the same.
+        shoe._pile = pile = list(_DECK)
+        rng.shuffle_steps(pile, _TOP, _SETTLED_FROM)
+        shoe._unshuffled = _SETTLED_FROM
         shoe.seen = []
         shoe.drawn = 0
         shoe.shuffled_at = []
