@@ -42,6 +42,10 @@ class FreshDeck(OpenShoe):
 # The unforced deck every game starts from, and the bare allocation ``_new_deck`` fills in.
 _DECK = tuple(pairs_deck())
 _new_fresh_deck = object.__new__
+# A new deck settles its top ``SETTLE_AHEAD`` cards at once (positions ``_TOP`` down).
+SETTLE_AHEAD = 20
+_TOP = len(_DECK) - 1
+_SETTLED_FROM = len(_DECK) - SETTLE_AHEAD
 
 
 def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
@@ -75,6 +79,12 @@ class BlackstoneState(ChipSession):
         super().start_session()
         # ``derive_seed(seed, "hand", n)``'s text up to the hand number, built once.
         self._seed_prefix = f"arena-rng:{RNG_VERSION}:{int(self.seed)}:hand:"
+        # Each dealer's deal order (``deal_order``), built once per match.
+        players = self.players
+        self._deal_orders = [
+            [(dealer + step) % players for step in range(1, players + 1)]
+            for dealer in range(players)
+        ]
 
     def game_rng(self) -> Rng:
         # ``ChipSession.game_rng``'s stream, hashing the same text without rebuilding it.
@@ -93,8 +103,12 @@ class BlackstoneState(ChipSession):
         shoe.lazy = True
         shoe.discards = []
         shoe.shuffles = 0
-        shoe._pile = list(_DECK)
-        shoe._unshuffled = len(_DECK)
+        # The top cards' shuffle steps in one packed run (``Rng.shuffle_steps``): most
+        # games use about this many, and settling early draws nothing else from ``rng``
+        # (the shoe alone uses it), so the order and the stream are the same.
+        shoe._pile = pile = list(_DECK)
+        rng.shuffle_steps(pile, _TOP, _SETTLED_FROM)
+        shoe._unshuffled = _SETTLED_FROM
         shoe.seen = []
         shoe.drawn = 0
         shoe.shuffled_at = []
@@ -111,10 +125,7 @@ class BlackstoneState(ChipSession):
         self.blacks = blacks = [0] * players
         self.last_take = 0
         self._legal_cache = {}
-        dealer = self.session.dealer
-        dealt, first = deal_for_first(
-            shoe, [(dealer + step) % players for step in range(1, players + 1)]
-        )
+        dealt, first = deal_for_first(shoe, self._deal_orders[self.session.dealer])
         extra = whites = 0
         for seat, hand in enumerate(dealt):
             if BLACK in hand:
@@ -134,6 +145,7 @@ class BlackstoneState(ChipSession):
             events.append(({"type": "return_tens", "count": extra}, {}))
         self.first = first
         self.turn = first
+        self._acting = (first,)
         events.append(({"type": "first", "seat": first, "whites": whites}, {}))
 
     def fold_cost(self) -> int:
@@ -156,31 +168,36 @@ class BlackstoneState(ChipSession):
     def _end_game(self, winners: list[int], end: str, loser: int | None = None) -> None:
         # ``award_pot`` and ``finish_game`` inline (every game ends here): the same
         # split, books and events.
+        # ``Pot.split`` and ``Session.finish_hand`` inline too.
         pot = self.pot
         chips = self.chips
         before = pot.chips
-        shares = pot.split(winners)
-        for seat, share in shares.items():
-            chips[seat] += share
+        if winners:
+            share = before // len(winners)
+            pot.chips = before - share * len(winners)
+            for seat in winners:
+                chips[seat] += share
+            shares = [share] * len(winners)
+        else:
+            shares = []
         events = self._events
-        events.append(
-            (
-                {"type": "win", "seats": winners, "pot": before, "shares": list(shares.values())},
-                {},
-            )
-        )
+        events.append(({"type": "win", "seats": winners, "pot": before, "shares": shares}, {}))
         self.turn = -1
+        self._acting = ()
         summary = {"winners": winners, "pot": before, "end": end}
         if loser is not None:
             summary["loser"] = loser
         deltas = [now - then for now, then in zip(chips, self.game_start_chips)]
         session = self.session
-        session.finish_hand(deltas, **summary)
-        events.append(
-            ({"type": "game_over", "game": session.hand - 1, "deltas": deltas, **summary}, {})
-        )
+        hand = session.hand
+        totals = session.totals
+        totals[:] = [total + delta for total, delta in zip(totals, deltas)]
+        session.hands.append({"hand": hand, "deltas": list(deltas), **summary})
+        session.hand = hand = hand + 1
+        session.dealer = (session.dealer + 1) % self.players
+        events.append(({"type": "game_over", "game": hand - 1, "deltas": deltas, **summary}, {}))
         self.game_start_chips = list(chips)
-        if session.hand >= self.games_total:
+        if hand >= self.games_total:
             self.finished = True
         else:
             self._start_game()
@@ -195,9 +212,20 @@ class BlackstoneState(ChipSession):
                 return other
         return seat
 
+    # -- the protocol's reads, without its hook calls (asked on every action); the same
+    # answers as State's own.
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def legal_actions(self, seat: int) -> list:
+        if seat in self._acting:
+            return self._legal_actions(seat)
+        return []
+
     # -- protocol hooks ---------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
-        return (self.turn,) if self.turn >= 0 else ()
+        # ``(turn,)`` while a game is on, ``()`` once the match is over.
+        return self._acting
 
     def _legal_actions(self, seat: int) -> list:
         legal = self._legal_cache.get(seat)
@@ -224,7 +252,8 @@ class BlackstoneState(ChipSession):
                 # The last player left takes the whole pot.
                 self._end_game([self.status.index(IN)], end="fold")
             else:
-                self.turn = self._next_in(seat)
+                self.turn = turn = self._next_in(seat)
+                self._acting = (turn,)
             return
         if self._take(seat, action):
             cost = ANTE + self.whites
@@ -236,7 +265,8 @@ class BlackstoneState(ChipSession):
             self._end_game(survivors, end="black_pair", loser=seat)
             return
         self.last_take = action
-        self.turn = self._next_in(seat)
+        self.turn = turn = self._next_in(seat)
+        self._acting = (turn,)
 
     def _observation(self, seat: int | None) -> dict:
         view = self.session_view()

@@ -14,6 +14,8 @@ from games.rng import Rng
 from games.scoring import Session, seat_results
 from games.secret_hands import redistribute
 
+# The unforced deck every deal shuffles.
+_DECK = tuple(pairs_deck())
 # Cards in the slug (the first pool) by player count; the rest deals out evenly.
 SLUG_SIZES = {3: 4, 4: 3, 5: 5, 6: 7, 7: 6, 8: 7}
 KEEP = 3
@@ -50,36 +52,40 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     table = sorted(pool + bids)
     captured: list[list[int]] = [[] for _ in bids]
     steps: list[dict] = []
-    ranks = sorted(set(bids))
+    # Each bid rank's seats, in seat order, from one pass over the bids.
+    seats_of: dict[int, list[int]] = {}
+    for seat, card in enumerate(bids):
+        seats = seats_of.get(card)
+        if seats is None:
+            seats_of[card] = [seat]
+        else:
+            seats.append(seat)
+    ranks = sorted(seats_of)
     lowest = ranks[0]
+    seats = seats_of[lowest]
     end = len(table)
     taken_early = 0
-    if bids.count(lowest) > 1:
-        seats = [seat for seat, card in enumerate(bids) if card == lowest]
+    if len(seats) > 1:
         steps.append({"rank": lowest, "seats": seats, "result": "misfire"})
     else:
-        seat = bids.index(lowest)
         taken_early = top = table[-1]
         end = bisect_left(table, top)
         cards = table[end:]
-        captured[seat] = cards
-        steps.append({"rank": lowest, "seats": [seat], "result": "fire", "cards": cards})
+        captured[seats[0]] = cards
+        steps.append({"rank": lowest, "seats": seats, "result": "fire", "cards": cards})
     start = 0
     for rank in ranks[1:]:
-        if bids.count(rank) > 1:
-            seats = [seat for seat, card in enumerate(bids) if card == rank]
-            result = "captured" if rank == taken_early else "misfire"
-            steps.append({"rank": rank, "seats": seats, "result": result})
-            continue
-        seat = bids.index(rank)
+        seats = seats_of[rank]
         if rank == taken_early:
-            steps.append({"rank": rank, "seats": [seat], "result": "captured"})
-            continue
-        stop = bisect_left(table, rank, start, end)
-        cards = table[start:stop]
-        start = stop
-        captured[seat] = cards
-        steps.append({"rank": rank, "seats": [seat], "result": "fire", "cards": cards})
+            steps.append({"rank": rank, "seats": seats, "result": "captured"})
+        elif len(seats) > 1:
+            steps.append({"rank": rank, "seats": seats, "result": "misfire"})
+        else:
+            stop = bisect_left(table, rank, start, end)
+            cards = table[start:stop]
+            start = stop
+            captured[seats[0]] = cards
+            steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
     return captured, table[start:end], steps
 
 
@@ -125,11 +131,17 @@ class VentureState(State):
         n = self.players
         session = self.session
         self.deal_events_start = len(self._events)
-        forced = self.forced_deck if session.hand == 0 else None
-        shoe = Shoe(pairs_deck(), Rng(session.hand_seed()), forced)
+        rng = Rng(session.hand_seed())
+        if session.hand == 0 and self.forced_deck:
+            cards = Shoe(pairs_deck(), rng, self.forced_deck).cards()
+        else:
+            # ``Shoe(pairs_deck(), rng).cards()`` without the shoe: the deck shuffled,
+            # top (the list's end) first.
+            cards = list(_DECK)
+            rng.shuffle(cards)
+            cards.reverse()
         # The whole deck is dealt: the slug from the top, then one card at a time
         # from the dealer's left (slicing is that deal, without 55 draws).
-        cards = shoe.cards()
         size = SLUG_SIZES[n]
         self.slug = cards[:size]
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -203,27 +215,6 @@ class VentureState(State):
             self.phase = "bid"
             self._legal = self._ranks
 
-    def _resolve(self, bids: list[int]) -> None:
-        captured, self.pool, steps = fire(self.pool, bids)
-        for seat, cards in enumerate(captured):
-            if cards:
-                self.captured[seat].extend(cards)
-                self.captured[seat].sort()
-        self.last_bids = bids
-        self.log(
-            {
-                "type": "reveal",
-                "round": self.round,
-                "bids": list(bids),
-                "steps": steps,
-                "pool": list(self.pool),
-            }
-        )
-        if self.hands[0]:
-            self._start_round()
-        else:
-            self._end_deal()
-
     def _end_deal(self) -> None:
         points = deal_points(self.captured, self.pool)
         session = self.session
@@ -287,7 +278,36 @@ class VentureState(State):
                     left = ranks[seat][:]
                     left.remove(card)
                     ranks[seat] = left
-            self._resolve(bids)
+            # The round resolves: captures, the log, the next round or the deal's end.
+            captured, pool, steps = fire(self.pool, bids)
+            self.pool = pool
+            mine = self.captured
+            for seat, cards in enumerate(captured):
+                if cards:
+                    mine[seat].extend(cards)
+                    mine[seat].sort()
+            self.last_bids = bids
+            self._events.append(
+                (
+                    {
+                        "type": "reveal",
+                        "round": self.round,
+                        "bids": list(bids),
+                        "steps": steps,
+                        "pool": list(pool),
+                    },
+                    {},
+                )
+            )
+            if not hands[0]:
+                self._end_deal()
+            elif self.talk:
+                self._start_round()
+            else:
+                # ``_start_round`` without talk.
+                self.round += 1
+                self.claims = [None] * self.players
+                self._legal = ranks
 
     def _observation(self, seat: int | None) -> dict:
         session = self.session
