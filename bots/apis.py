@@ -206,7 +206,8 @@ class BotListCreateApi(generics.ListAPIView):
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         context = self.get_serializer_context()
-        context["current_versions"] = selectors.current_versions_of(bots=page)
+        # The serializer shows each current version's number only.
+        context["current_versions"] = selectors.current_versions_of(bots=page, only=("number",))
         data = BotSerializer(page, many=True, context=context).data
         return self.get_paginated_response(data)
 

@@ -53,12 +53,16 @@ def current_version(*, bot: Bot, versions: list[BotVersion] | None = None) -> Bo
     return candidates.order_by("-number").first()
 
 
-def current_versions_of(*, bots: list[Bot]) -> dict[int, BotVersion]:
-    """``current_version`` of many bots in two queries: bot id -> version (bots with one)."""
+def current_versions_of(*, bots: list[Bot], only: tuple[str, ...] = ()) -> dict[int, BotVersion]:
+    """``current_version`` of many bots in two queries: bot id -> version (bots with one).
+    ``only``: the version fields the caller reads, when not all of them (the others
+    deferred)."""
     chosen = {b.pk: b.current_id for b in bots}
     out: dict[int, BotVersion] = {}
     found: set[int] = set()
     candidates = current_versions().filter(bot_id__in=list(chosen)).defer("upload")
+    if only:
+        candidates = candidates.only("id", "bot_id", *only)
     for version in candidates.order_by("bot_id", "number"):
         if version.bot_id in found:
             continue

@@ -96,6 +96,53 @@ def history_table(rows: list[dict]) -> str:
     )
 
 
+def matches_table(rows: list[dict]) -> str:
+    """The recent matches table's rows (``recent_match_rows``) as HTML, each on a line of
+    its own: written here as the template wrote them (numbers not localized), since that
+    loop and its nested one over opponents were a large part of the page's first build."""
+
+    def plain(value) -> str:
+        return conditional_escape(localize(value, use_l10n=False))
+
+    def status(match) -> str:
+        return f'<span class="status {plain(match.status)}">{plain(match.status)}</span>'
+
+    def opponent(seat) -> str:
+        rank = f' <span class="muted">({plain(seat.rank)})</span>' if seat.rank else ""
+        href = conditional_escape(id_url(seat.version.bot_id, "bot"))
+        return f'<a href="{href}">{plain(seat.version.bot.name)}</a>{rank}'
+
+    lines = []
+    for r in rows:
+        match = r["match"]
+        version = f' <span class="muted">v{plain(r["version"])}</span>' if r["version"] else ""
+        if r["results_hidden"]:
+            result = (
+                f'{status(match)} <span class="muted results-hidden" title="hidden until the'
+                " competition's organiser releases it\">· result hidden</span>"
+            )
+        else:
+            result = plain(r["result"]) if r["result"] else status(match)
+        if fault := r["fault"]:
+            kind = fault.get("kind", "") if isinstance(fault, dict) else getattr(fault, "kind", "")
+            result += f' <span class="fault">· {plain(kind)}</span>'
+        rank = "" if r["rank"] is None else plain(r["rank"])
+        tournament = ""
+        if match.tournament:
+            href = conditional_escape(id_url(match.tournament_id, "tournament"))
+            tournament = f'<a href="{href}">{plain(match.tournament.name)}</a>'
+        day, clock = r["day_and_clock"]
+        lines.append(
+            f'\n<tr><td><a href="{conditional_escape(id_url(match.pk, "match"))}">'
+            f"#{plain(match.pk)}</a>{version}</td>\n<td>{result}</td>\n"
+            f'<td class="num wide-only">{rank}</td>\n'
+            f"<td>{', '.join(opponent(s) for s in r['opponents'])}</td>\n"
+            f'<td class="wide-only">{tournament}</td>\n'
+            f'<td><span class="nowrap">{plain(day)}</span> {plain(clock)}</td></tr>\n'
+        )
+    return "".join(lines)
+
+
 def recent_match_rows(
     *, bot_id: int, with_cancelled: bool, limit: int = 30, user=None
 ) -> tuple[list, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.db.models import Q
 
 from bots.models import Bot
 
@@ -18,13 +19,20 @@ class BotNameField(forms.CharField):
         attrs = {"list": BOT_NAMES_LIST, "autocomplete": "off", "placeholder": "bot name"}
         super().__init__(max_length=40, widget=forms.TextInput(attrs=attrs), **kwargs)
         self.game = ""
+        # The game's bots by name that the form's values may name, when the form read them.
+        self.known: dict[str, Bot] | None = None
 
     def clean(self, value):
         value = super().clean(value)
-        bots = Bot.objects.filter(game=self.game)
-        bot = bots.filter(name=value).first()
-        if bot is None and value.isdigit() and len(value) < 12:
-            bot = bots.filter(pk=int(value)).first()
+        if self.known is not None:  # the form's bots, read at once (HeadToHeadForm)
+            bot = self.known.get(value)
+            if bot is None and value.isdigit() and len(value) < 12:
+                bot = next((b for b in self.known.values() if b.pk == int(value)), None)
+        else:
+            bots = Bot.objects.filter(game=self.game)
+            bot = bots.filter(name=value).first()
+            if bot is None and value.isdigit() and len(value) < 12:
+                bot = bots.filter(pk=int(value)).first()
         if bot is None:
             raise forms.ValidationError(f"No {self.game} bot is called “{value}”.")
         return bot
@@ -43,10 +51,18 @@ class HeadToHeadForm(forms.Form):
         if self.is_bound:  # show names where the query gave ids
             ids = [v for f in ("a", "b") if (v := str(self.data.get(f, ""))).isdigit()]
             ids = [int(v) for v in ids if len(v) < 12]
-            taken = Bot.objects.filter(game=game, name__in=[str(i) for i in ids])
-            ids = [i for i in ids if str(i) not in set(taken.values_list("name", flat=True))]
+            # A digit string is an id unless a bot of the game bears it as its name: every
+            # bot the values may name (by name or id) in one query, which the fields reuse.
+            texts = [str(self.data.get(f, "")).strip() for f in ("a", "b")]
+            # What the fields refuse (a NUL, too long) names no bot: not sent to the database.
+            texts = [t for t in texts if "\x00" not in t and len(t) <= 40]
+            texts += [str(i) for i in ids]
+            found = Bot.objects.filter(Q(name__in=texts) | Q(pk__in=ids), game=game)
+            known = {bot.name: bot for bot in found}
+            self.fields["a"].known = self.fields["b"].known = known
+            ids = [i for i in ids if str(i) not in known]
             if ids:
-                names = dict(Bot.objects.filter(pk__in=ids, game=game).values_list("pk", "name"))
+                names = {bot.pk: name for name, bot in known.items() if bot.pk in ids}
                 self.data = self.data.copy()
                 for f in ("a", "b"):
                     v = str(self.data.get(f, ""))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from django.db.models import OuterRef, Prefetch, Q, Subquery
+from django.db.models import OuterRef, Q, Subquery
 
 from bots.models import Bot, BotVersion
 from games import registry
@@ -109,13 +109,16 @@ def rating_history(
         numbers = dict(versions.values_list("pk", "number"))
     # Plain rows, not model instances: building 500 of each version's was most of the
     # time this read took (a busy bot's page, its first reader after every result).
+    # Each version's latest changes, all read in one query (UNION ALL of the ranges).
+    ranges = [
+        RatingChange.objects.filter(version_id=version_id, pool=pool)
+        .order_by("-seq")
+        .values_list("seq", "version_id", "match_id", "before", "after", "created_at")[:limit]
+        for version_id in numbers
+    ]
     changes: list[tuple] = []
-    for version_id in numbers:
-        changes += (
-            RatingChange.objects.filter(version_id=version_id, pool=pool)
-            .order_by("-seq")
-            .values_list("seq", "version_id", "match_id", "before", "after", "created_at")[:limit]
-        )
+    if ranges:
+        changes = list(ranges[0].union(*ranges[1:], all=True) if len(ranges) > 1 else ranges[0])
     changes.sort(key=lambda change: change[0])
     return [
         {
@@ -141,11 +144,6 @@ def rating_series(history: list[dict]) -> list[dict]:
     return list(series.values())
 
 
-HEAD_TO_HEAD_SEATS = MatchSeat.objects.select_related("version").only(
-    "match_id", "seat", "rank", "version__bot_id"
-)
-
-
 def head_to_head(*, pool: str, first: Bot, second: Bot) -> dict:
     """Two bots' record in a pool's rated matches (any versions), cutechess style.
 
@@ -155,27 +153,30 @@ def head_to_head(*, pool: str, first: Bot, second: Bot) -> dict:
     pairs are also summarised as pairs (pentanomial), the honest statistic for
     duplicate play; matches without a partner are left out of that part.
     """
-    matches = (
-        Match.objects.filter(pool=pool, rated_seq__isnull=False, seats__version__bot=first)
-        .filter(seats__version__bot=second)
-        .distinct()
-        # Only what is read: the whole rows (record and moves too) cost most of the query.
-        .only("id", "seed", "rated_seq")
-        .prefetch_related(Prefetch("seats", queryset=HEAD_TO_HEAD_SEATS))
-        .order_by("rated_seq")
+    both = Match.objects.filter(
+        pool=pool, rated_seq__isnull=False, seats__version__bot=first
+    ).filter(seats__version__bot=second)
+    # Every seat of those matches as a plain row, in one query: matches and seats as model
+    # instances (a query each) were most of this read on its first reader.
+    seats = (
+        MatchSeat.objects.filter(match__in=both.values("pk"))
+        .order_by("match__rated_seq", "match_id", "seat")
+        .values_list("match_id", "match__seed", "rank", "version__bot_id")
     )
+    tables: dict[int, tuple[int, list, list]] = {}
+    for match_id, seed, rank, bot_id in seats:
+        _, keys, ranks = tables.setdefault(match_id, (seed, [], []))
+        keys.append(bot_id)
+        ranks.append(rank)
     scores = []
     by_deal: dict[int, list[tuple[tuple, float]]] = defaultdict(list)
-    for match in matches:
-        seats = sorted(match.seats.all(), key=lambda s: s.seat)
-        keys = [seat.version.bot_id for seat in seats]
-        ranks = [seat.rank for seat in seats]
+    for seed, keys, ranks in tables.values():
         found = match_stats.head_to_head_scores([(keys, ranks)], first.pk, second.pk)
         if not found:
             continue
         scores.append(found[0])
         where = (keys.index(first.pk), keys.index(second.pk))
-        by_deal[match.seed].append((where, found[0]))
+        by_deal[seed].append((where, found[0]))
     wins, draws, losses = match_stats.wdl(scores)
     elo, margin = stats.elo_margin(wins, losses, draws)
     pairs = []

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from arena import throttling
@@ -92,6 +93,7 @@ def bot_detail(request, pk):
             **context,
             "ratings": bot_page.rating_parts(bot=bot, versions=versions),
             "matches": matches,
+            "matches_table": mark_safe(bot_page.matches_table(matches)),
             "hidden_cancelled": hidden,
             "with_cancelled": with_cancelled,
             "challenges": [
