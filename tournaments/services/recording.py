@@ -83,7 +83,20 @@ def record_result(
         _announce_after_commit(match, attempt, outcome, fields["finished_at"], people)
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
-        _store_seats(seats, outcome, batch, with_logs=logs is None)
+        _score_seats(seats, outcome)
+        # A worker's tournament result (the usual case) sends them with the standings and
+        # the logs: one round trip for the rating, the leaderboard rows, the seats, the
+        # totals and whether a match is left, their few checks made after it.
+        together = (
+            tournament is not None
+            and counted
+            and logs is not None
+            and match.gate_id is None
+            and match.challenge_id is None
+        )
+        if not together:
+            _store_seats(seats, batch, logs=outcome.get("logs") or [] if logs is None else None)
+        settle: list[Callable[[], None]] = []
         # A version gate's matches test two versions of one bot, a challenge's are asked
         # for by one author, and a person played in a game against bots: none are games
         # of the pool; nor are a competition's, whose results it releases itself.
@@ -103,13 +116,18 @@ def record_result(
                 result=outcome["result"],
                 batch=batch,
                 taken=taken,
+                settle=settle if together else None,
             )
-        batch.send()
+        if not together:
+            batch.send()
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
         if match.challenge_id is not None:
             advance_challenge(challenge_id=match.challenge_id)
-        if logs is not None:  # the last writes of the result wait for them
+        if together:
+            # The logs as late as the result allows; the seats written once, with them.
+            _store_seats(seats, batch, logs=logs())
+        elif logs is not None:  # the last writes of the result wait for them
             _store_logs(seats, logs(), batch)
         if tournament is not None:
             # The standings' totals move with the result, in its transaction.
@@ -128,6 +146,8 @@ def record_result(
                 unfinished = batch.results[left].rows[0][0]
             else:
                 count_result(match_id=match_id)
+            for check in settle:  # the batch is sent: the leaderboard rows' count
+                check()
             advance_tournament(
                 tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
             )
@@ -267,9 +287,8 @@ _TOURNAMENT = Tournament._meta.concrete_fields
 _FINISHED_AT = Match._meta.get_field("finished_at")
 
 
-def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
-    """Every seat's score, rank, fault and fault detail, and its log ``with_logs``, in one
-    UPDATE (added to ``batch``)."""
+def _score_seats(seats: list[MatchSeat], outcome: dict) -> None:
+    """Every seat's score, rank, fault and fault detail from the outcome, on the seats."""
     details = outcome.get("fault_details") or []
     for seat in seats:
         seat_result = outcome["result"]["seats"][seat.seat]
@@ -277,9 +296,14 @@ def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs:
         seat.rank = seat_result["rank"]
         seat.fault = seat_result.get("fault")
         seat.fault_detail = (details[seat.seat] if seat.seat < len(details) else "") or ""
+
+
+def _store_seats(seats: list[MatchSeat], batch: Batch, logs: list[str | None] | None) -> None:
+    """Every seat's score, rank, fault and fault detail (``_score_seats``), and its log
+    from ``logs`` unless None, in one UPDATE (added to ``batch``)."""
     fields = ["score", "rank", "fault", "fault_detail"]
-    if with_logs:
-        _set_logs(seats, outcome.get("logs") or [])
+    if logs is not None:
+        _set_logs(seats, logs)
         fields.append("log")
     update_rows(
         MatchSeat,
