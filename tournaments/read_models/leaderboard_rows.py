@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -231,18 +231,41 @@ def after_rating(
     version_ids: Iterable[int],
     ratings: dict[int, Rating] | None = None,
     batch: Batch | None = None,
-) -> None:
+    send: bool = True,
+) -> Callable[[], None] | None:
     """A result was just rated in ``pool`` (called by ``rate_match`` under the ledger lock):
     the rows of the bots whose versions played, or every row when the pool is new.
 
     ``ratings`` (version -> its rating row as just written) lets the usual case skip the
     reads: see :func:`_update_played`. Anything it cannot vouch for is computed as before.
     ``batch``: the caller's writes still waiting, sent (with the lock) before any read.
+    Without ``send``, and with ``ratings``, the rows' UPDATE waits in the caller's ``batch``
+    too, for statements of its own to join that round trip: then the check of its count
+    (and the rows computed if it falls short) is returned, for the caller to call once it
+    has sent the batch, still in its transaction. Otherwise everything is done here (None).
     """
     batch = batch if batch is not None else Batch()
-    if ratings and _update_played(pool, ratings, batch):
-        return
+    if ratings:
+        at = _update_played(pool, ratings, batch)
+
+        def settle() -> None:
+            # Every played version's row, or the caller computes them from the ratings.
+            if batch.results[at].rowcount != len(ratings):
+                _compute_played(pool, version_ids)
+
+        if not send:
+            return settle
+        batch.send()
+        settle()
+        return None
     batch.send()
+    _compute_played(pool, version_ids)
+    return None
+
+
+def _compute_played(pool: str, version_ids: Iterable[int]) -> None:
+    """The rows of the bots whose versions played from the ratings (every row of a new
+    pool), the game's lock held."""
     if not LeaderboardRow.objects.filter(pool=pool).exists():
         rebuild_pool(pool=pool)
         return
@@ -252,9 +275,10 @@ def after_rating(
     refresh_bots(pool=pool, bot_ids=bot_ids)
 
 
-def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
-    """Write the rows of the versions that just played from their new ratings, in one
-    UPDATE; True when every one of them had such a row.
+def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> int:
+    """Add to ``batch`` the game's lock and one UPDATE writing the rows of the versions that
+    just played from their new ratings; the UPDATE's position in the batch's answers. When
+    its count is short of ``ratings``, some version had no such row.
 
     A row whose version is the one that played and whose figure is its own (``fit`` or
     ``live``: it had played here before) depends on nothing but that version's rating and
@@ -296,8 +320,7 @@ def _update_played(pool: str, ratings: dict[int, Rating], batch: Batch) -> bool:
         where=f"{{table}}.{estimate} IN ('fit', 'live')",
         batch=batch,
     )
-    batch.send()
-    return not rows or batch.results[at].rowcount == len(ratings)
+    return at
 
 
 def after_bot_change(bot_id: int) -> None:

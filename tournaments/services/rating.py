@@ -10,7 +10,7 @@ one pending per pool: ``tournaments.services.fitting``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -62,6 +62,8 @@ def rate_result(
     result: dict,
     batch: Batch | None = None,
     taken: tuple[tuple | None, dict[int, Rating]] | None = None,
+    settle: list[Callable[[], None]] | None = None,
+    seq_stored: bool = False,
 ) -> tuple[int, str] | None:
     """``rate_match`` from what the caller already holds: the versions in seat order and
     the result. Call it inside a transaction; returns (ledger position, pool), or None for
@@ -72,6 +74,10 @@ def rate_result(
     (``batch``: the caller's, with writes of its own waiting, or one of its own), sent
     before the leaderboard rows are written. ``taken``: the ledger position and ratings
     the caller already took for this pool (``add_position_and_lock``), if it did.
+    ``settle``: given, the leaderboard rows' write waits in the caller's ``batch`` as well
+    (nothing is sent here but what the first game of a version reads), and the check
+    that must follow its send is appended, for the caller to call after sending it.
+    ``seq_stored``: the caller stored the ``taken`` position and the pool on the match.
     """
     batch = batch if batch is not None else Batch()
     try:
@@ -131,11 +137,20 @@ def rate_result(
     if fit_requested_at is None:
         RatingLedger.objects.filter(pool=pool).update(fit_requested_at=now)
         request_fit_after_commit(pool)
-    update_rows(
-        Match, keys=["id"], fields=["rated_seq", "pool"], rows=[(match_id, seq, pool)], batch=batch
-    )
+    if not seq_stored:
+        update_rows(
+            Match,
+            keys=["id"],
+            fields=["rated_seq", "pool"],
+            rows=[(match_id, seq, pool)],
+            batch=batch,
+        )
     written = {row.version_id: row for row in [*rows.values(), *fresh]}
-    leaderboard_rows.after_rating(pool=pool, version_ids=keys, ratings=written, batch=batch)
+    check = leaderboard_rows.after_rating(
+        pool=pool, version_ids=keys, ratings=written, batch=batch, send=settle is None
+    )
+    if check is not None:
+        settle.append(check)
     return seq, pool
 
 

@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from bots import events, metrics
-from tournaments.models import Entry, Match, MatchSeat, Tournament
+from tournaments.models import Entry, Match, MatchSeat, RatingLedger, Tournament
 from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
 from tournaments.services.advancing import advance_tournament, unfinished_statement
@@ -47,6 +47,20 @@ def record_result(
     transaction allows and stored in it: a worker closes the match's seats there, so
     their exits overlap the recording. Nothing reads a log back in the transaction.
     """
+    try:
+        return _record(match_id, attempt, outcome, match, seats, logs)
+    except _NothingFinished:  # rolled back: another writer changed the match meanwhile
+        return False
+
+
+def _record(
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match | None,
+    seats: list[MatchSeat] | None,
+    logs: Callable[[], list[str | None]] | None,
+) -> bool:
     with transaction.atomic():
         if match is None:
             match = Match.objects.get(pk=match_id)
@@ -83,7 +97,20 @@ def record_result(
         _announce_after_commit(match, attempt, outcome, fields["finished_at"], people)
         # Writes nobody reads back wait here and leave in one round trip (with the rating's).
         batch = Batch()
-        _store_seats(seats, outcome, batch, with_logs=logs is None)
+        _score_seats(seats, outcome)
+        # A worker's tournament result (the usual case) sends them with the standings and
+        # the logs: one round trip for the rating, the leaderboard rows, the seats, the
+        # totals and whether a match is left, their few checks made after it.
+        together = (
+            tournament is not None
+            and counted
+            and logs is not None
+            and match.gate_id is None
+            and match.challenge_id is None
+        )
+        if not together:
+            _store_seats(seats, batch, logs=outcome.get("logs") or [] if logs is None else None)
+        settle: list[Callable[[], None]] = []
         # A version gate's matches test two versions of one bot, a challenge's are asked
         # for by one author, and a person played in a game against bots: none are games
         # of the pool; nor are a competition's, whose results it releases itself.
@@ -103,13 +130,19 @@ def record_result(
                 result=outcome["result"],
                 batch=batch,
                 taken=taken,
+                settle=settle if together else None,
+                seq_stored=taken is not None,
             )
-        batch.send()
+        if not together:
+            batch.send()
         if match.gate_id is not None:
             advance_gate(gate_id=match.gate_id)
         if match.challenge_id is not None:
             advance_challenge(challenge_id=match.challenge_id)
-        if logs is not None:  # the last writes of the result wait for them
+        if together:
+            # The logs as late as the result allows; the seats written once, with them.
+            _store_seats(seats, batch, logs=logs())
+        elif logs is not None:  # the last writes of the result wait for them
             _store_logs(seats, logs(), batch)
         if tournament is not None:
             # The standings' totals move with the result, in its transaction.
@@ -128,6 +161,8 @@ def record_result(
                 unfinished = batch.results[left].rows[0][0]
             else:
                 count_result(match_id=match_id)
+            for check in settle:  # the batch is sent: the leaderboard rows' count
+                check()
             advance_tournament(
                 tournament_id=tournament.pk, tournament=tournament, unfinished=unfinished
             )
@@ -192,60 +227,87 @@ def _lock_and_finish(
     standings if this attempt holds it and the totals counted it as nothing so far: one
     round trip, the lock first (the order of every writer that can end a tournament).
 
-    With a ``pool``, the same round trip then takes the pool's ledger position and locks
-    the ``versions``' ratings (``rating.rate_result``'s first step, in its order: after
-    the tournament), but only if the tournament is rated and this very call finished the
-    match (its ``finished_at``, unique to the call): otherwise the ledger is untouched.
+    With a ``pool``, the same round trip takes the pool's ledger position and locks the
+    ``versions``' ratings (``rating.rate_result``'s first step, in its order: after the
+    tournament) before it finishes the match, but only if the tournament is rated and the
+    match is this attempt's to finish (running, this attempt, counted as nothing): then the
+    match's finish stores the position too, and its pool. Otherwise the ledger is
+    untouched. A position taken for a match the finish then missed (changed in between by
+    another writer: the reaper) is given back with the whole transaction
+    (``_NothingFinished``), so the ledger has no gap.
 
     The tournament (None for none), whether the match was finished and counted, and the
     ledger position and ratings taken (``rating.take_position_and_lock``'s answer; None
-    when not taken)."""
+    when not taken: the match's position is then not stored)."""
     if tournament_id is None:
         return None, False, None
     quote = connection.ops.quote_name
+    tournaments = quote(Tournament._meta.db_table)
     batch = Batch()
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
     batch.add(
-        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {quote(Tournament._meta.db_table)} t"
-        f" WHERE t.id = %s{lock}",
+        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {tournaments} t WHERE t.id = %s{lock}",
         [tournament_id],
     )
+    guard = None
+    if pool is not None:
+        guard = (
+            f"EXISTS (SELECT 1 FROM {tournaments} t WHERE t.id = %s AND t.{quote('rated')})"
+            f" AND EXISTS (SELECT 1 FROM {quote(Match._meta.db_table)} m WHERE m.id = %s"
+            " AND m.status = %s AND m.attempts = %s AND m.standings_counted = '')",
+            [tournament_id, match_id, Match.Status.RUNNING, attempt],
+        )
+        position_at = len(batch)
+        add_position_and_lock(batch, pool, set(versions), guard=guard)
+    names = [*fields, "standings_counted"]
+    values = [*fields.values(), Match.Status.FINISHED]
+    set_sql = {}
+    if pool is not None:
+        # The position just taken (the ledger's row is ours until the commit), when it
+        # was: the tournament is rated and the pool has a ledger. Else both stay as they are.
+        ledger = quote(RatingLedger._meta.db_table)
+        rated = (
+            f"EXISTS (SELECT 1 FROM {tournaments} t"
+            f" WHERE t.id = {{table}}.{quote('tournament_id')} AND t.{quote('rated')})"
+        )
+        pool_value = f"v.column{len(names) + 3}"  # VALUES: id, the names, rated_seq, pool
+        set_sql = {
+            "rated_seq": f"CASE WHEN {rated} THEN (SELECT l.last_seq FROM {ledger} l"
+            f" WHERE l.pool = {pool_value}) ELSE {{old}} END",
+            "pool": f"CASE WHEN {rated} AND EXISTS (SELECT 1 FROM {ledger} l"
+            " WHERE l.pool = {new}) THEN {new} ELSE {old} END",
+        }
+        names += ["rated_seq", "pool"]
+        values += [None, pool]
+    finished_at = len(batch)
     update_rows(
         Match,
         keys=["id"],
-        fields=[*fields, "standings_counted"],
-        rows=[(match_id, *fields.values(), Match.Status.FINISHED)],
+        fields=names,
+        rows=[(match_id, *values)],
+        set_sql=set_sql,
         where=f"{{table}}.{quote('status')} = %s AND {{table}}.{quote('attempts')} = %s"
         f" AND {{table}}.{quote('standings_counted')} = ''",
         where_params=[Match.Status.RUNNING, attempt],
         batch=batch,
     )
-    guard = None
-    if pool is not None:
-        guard = (
-            f"EXISTS (SELECT 1 FROM {quote(Tournament._meta.db_table)} t WHERE t.id = %s"
-            f" AND t.{quote('rated')}) AND EXISTS (SELECT 1 FROM {quote(Match._meta.db_table)} m"
-            " WHERE m.id = %s AND m.status = %s AND m.attempts = %s AND m.finished_at = %s"
-            " AND m.standings_counted = %s)",
-            [
-                tournament_id, match_id, Match.Status.FINISHED, attempt,
-                _FINISHED_AT.get_db_prep_save(fields["finished_at"], connection),
-                Match.Status.FINISHED,
-            ],
-        )  # fmt: skip
-        position_at = len(batch)
-        add_position_and_lock(batch, pool, set(versions), guard=guard)
     answers = batch.send()
-    locked, finished = answers[0], answers[1]
+    locked, finished = answers[0], answers[finished_at]
     if not locked.rows:
         raise Tournament.DoesNotExist(f"tournament {tournament_id}")
     tournament = from_row(Tournament, _TOURNAMENT, locked.rows[0])
     counted = finished.rowcount == 1
     taken = None
     # Without a position (a pool with no ledger yet) the rating takes its own, as before.
-    if guard is not None and counted and tournament.rated and answers[position_at].rows:
+    if guard is not None and answers[position_at].rows:
+        if not counted:
+            raise _NothingFinished
         taken = read_position_and_lock(answers[position_at], answers[position_at + 1])
     return tournament, counted, taken
+
+
+class _NothingFinished(Exception):
+    """A ledger position was taken for a match the same round trip did not finish."""
 
 
 def _pool_to_take(match: Match, versions: list[int]) -> str | None:
@@ -264,12 +326,10 @@ def _pool_to_take(match: Match, versions: list[int]) -> str | None:
 
 
 _TOURNAMENT = Tournament._meta.concrete_fields
-_FINISHED_AT = Match._meta.get_field("finished_at")
 
 
-def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs: bool) -> None:
-    """Every seat's score, rank, fault and fault detail, and its log ``with_logs``, in one
-    UPDATE (added to ``batch``)."""
+def _score_seats(seats: list[MatchSeat], outcome: dict) -> None:
+    """Every seat's score, rank, fault and fault detail from the outcome, on the seats."""
     details = outcome.get("fault_details") or []
     for seat in seats:
         seat_result = outcome["result"]["seats"][seat.seat]
@@ -277,9 +337,14 @@ def _store_seats(seats: list[MatchSeat], outcome: dict, batch: Batch, with_logs:
         seat.rank = seat_result["rank"]
         seat.fault = seat_result.get("fault")
         seat.fault_detail = (details[seat.seat] if seat.seat < len(details) else "") or ""
+
+
+def _store_seats(seats: list[MatchSeat], batch: Batch, logs: list[str | None] | None) -> None:
+    """Every seat's score, rank, fault and fault detail (``_score_seats``), and its log
+    from ``logs`` unless None, in one UPDATE (added to ``batch``)."""
     fields = ["score", "rank", "fault", "fault_detail"]
-    if with_logs:
-        _set_logs(seats, outcome.get("logs") or [])
+    if logs is not None:
+        _set_logs(seats, logs)
         fields.append("log")
     update_rows(
         MatchSeat,
