@@ -245,10 +245,8 @@ def _lock_and_finish(
     tournaments = quote(Tournament._meta.db_table)
     batch = Batch()
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
-    batch.add(
-        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {tournaments} t WHERE t.id = %s{lock}",
-        [tournament_id],
-    )
+    batch.add(f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {tournaments} t WHERE t.id = %s{lock}",
+              [tournament_id])  # fmt: skip
     guard = None
     if pool is not None:
         guard = (
