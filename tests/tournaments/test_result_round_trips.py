@@ -64,36 +64,3 @@ def test_the_leaderboard_rows_a_first_game_needs_are_computed_after_the_round_tr
         assert LeaderboardRow.objects.filter(pool=pool).exists()
         leaderboard_rows.rebuild_pool(pool=pool)
         assert kept == leaderboard_rows.stored_rows(pool=pool)
-
-
-def test_a_position_taken_for_a_match_the_finish_missed_is_given_back(tournament, monkeypatch):
-    """The ledger's position is taken before the match's finish, in one round trip; should
-    another writer change the match in between, the finish misses it and the whole
-    result is rolled back: no gap in the ledger, nothing stored."""
-    from tournaments.models import RatingLedger
-    from tournaments.services import recording
-
-    matches = list(tournament.matches.order_by("pk"))
-    _record(matches[0], [1, 2])
-    pool = Match.objects.get(pk=matches[0].pk).pool
-    claimed, seats = _claim_and_load(matches[1].pk)
-    update_rows = recording.update_rows
-
-    def changed_in_between(model, **kwargs):
-        if model is Match and kwargs.get("where_params"):  # as if the attempt moved on
-            kwargs["where_params"] = [kwargs["where_params"][0], claimed.attempts + 1]
-        return update_rows(model, **kwargs)
-
-    monkeypatch.setattr(recording, "update_rows", changed_in_between)
-    assert not record_result(
-        match_id=matches[1].pk,
-        attempt=claimed.attempts,
-        outcome=outcome(match=matches[1], ranks=[2, 1]),
-        match=claimed,
-        seats=seats,
-        logs=lambda: ["", ""],
-    )
-    assert RatingLedger.objects.get(pool=pool).last_seq == 1
-    stored = Match.objects.get(pk=matches[1].pk)
-    assert stored.status == Match.Status.RUNNING and stored.rated_seq is None
-    assert stored_totals(tournament.pk) == totals_from_matches(tournament)

@@ -63,7 +63,6 @@ def rate_result(
     batch: Batch | None = None,
     taken: tuple[tuple | None, dict[int, Rating]] | None = None,
     settle: list[Callable[[], None]] | None = None,
-    seq_stored: bool = False,
 ) -> tuple[int, str] | None:
     """``rate_match`` from what the caller already holds: the versions in seat order and
     the result. Call it inside a transaction; returns (ledger position, pool), or None for
@@ -77,7 +76,6 @@ def rate_result(
     ``settle``: given, the leaderboard rows' write waits in the caller's ``batch`` as well
     (nothing is sent here but what the first game of a version reads), and the check
     that must follow its send is appended, for the caller to call after sending it.
-    ``seq_stored``: the caller stored the ``taken`` position and the pool on the match.
     """
     batch = batch if batch is not None else Batch()
     try:
@@ -137,14 +135,9 @@ def rate_result(
     if fit_requested_at is None:
         RatingLedger.objects.filter(pool=pool).update(fit_requested_at=now)
         request_fit_after_commit(pool)
-    if not seq_stored:
-        update_rows(
-            Match,
-            keys=["id"],
-            fields=["rated_seq", "pool"],
-            rows=[(match_id, seq, pool)],
-            batch=batch,
-        )
+    update_rows(
+        Match, keys=["id"], fields=["rated_seq", "pool"], rows=[(match_id, seq, pool)], batch=batch
+    )
     written = {row.version_id: row for row in [*rows.values(), *fresh]}
     check = leaderboard_rows.after_rating(
         pool=pool, version_ids=keys, ratings=written, batch=batch, send=settle is None

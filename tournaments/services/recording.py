@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from bots import events, metrics
-from tournaments.models import Entry, Match, MatchSeat, RatingLedger, Tournament
+from tournaments.models import Entry, Match, MatchSeat, Tournament
 from tournaments.models.row_statements import Batch, from_row, select_sql, update_rows
 from tournaments.read_models import count_new_result, count_result
 from tournaments.services.advancing import advance_tournament, unfinished_statement
@@ -47,20 +47,6 @@ def record_result(
     transaction allows and stored in it: a worker closes the match's seats there, so
     their exits overlap the recording. Nothing reads a log back in the transaction.
     """
-    try:
-        return _record(match_id, attempt, outcome, match, seats, logs)
-    except _NothingFinished:  # rolled back: another writer changed the match meanwhile
-        return False
-
-
-def _record(
-    match_id: int,
-    attempt: int,
-    outcome: dict,
-    match: Match | None,
-    seats: list[MatchSeat] | None,
-    logs: Callable[[], list[str | None]] | None,
-) -> bool:
     with transaction.atomic():
         if match is None:
             match = Match.objects.get(pk=match_id)
@@ -131,7 +117,6 @@ def _record(
                 batch=batch,
                 taken=taken,
                 settle=settle if together else None,
-                seq_stored=taken is not None,
             )
         if not together:
             batch.send()
@@ -227,85 +212,60 @@ def _lock_and_finish(
     standings if this attempt holds it and the totals counted it as nothing so far: one
     round trip, the lock first (the order of every writer that can end a tournament).
 
-    With a ``pool``, the same round trip takes the pool's ledger position and locks the
-    ``versions``' ratings (``rating.rate_result``'s first step, in its order: after the
-    tournament) before it finishes the match, but only if the tournament is rated and the
-    match is this attempt's to finish (running, this attempt, counted as nothing): then the
-    match's finish stores the position too, and its pool. Otherwise the ledger is
-    untouched. A position taken for a match the finish then missed (changed in between by
-    another writer: the reaper) is given back with the whole transaction
-    (``_NothingFinished``), so the ledger has no gap.
+    With a ``pool``, the same round trip then takes the pool's ledger position and locks
+    the ``versions``' ratings (``rating.rate_result``'s first step, in its order: after
+    the tournament), but only if the tournament is rated and this very call finished the
+    match (its ``finished_at``, unique to the call): otherwise the ledger is untouched.
 
     The tournament (None for none), whether the match was finished and counted, and the
     ledger position and ratings taken (``rating.take_position_and_lock``'s answer; None
-    when not taken: the match's position is then not stored)."""
+    when not taken)."""
     if tournament_id is None:
         return None, False, None
     quote = connection.ops.quote_name
-    tournaments = quote(Tournament._meta.db_table)
     batch = Batch()
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
-    batch.add(f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {tournaments} t WHERE t.id = %s{lock}",
-              [tournament_id])  # fmt: skip
-    guard = None
-    if pool is not None:
-        guard = (
-            f"EXISTS (SELECT 1 FROM {tournaments} t WHERE t.id = %s AND t.{quote('rated')})"
-            f" AND EXISTS (SELECT 1 FROM {quote(Match._meta.db_table)} m WHERE m.id = %s"
-            " AND m.status = %s AND m.attempts = %s AND m.standings_counted = '')",
-            [tournament_id, match_id, Match.Status.RUNNING, attempt],
-        )
-        position_at = len(batch)
-        add_position_and_lock(batch, pool, set(versions), guard=guard)
-    names = [*fields, "standings_counted"]
-    values = [*fields.values(), Match.Status.FINISHED]
-    set_sql = {}
-    if pool is not None:
-        # The position just taken (the ledger's row is ours until the commit), when it
-        # was: the tournament is rated and the pool has a ledger. Else both stay as they are.
-        ledger = quote(RatingLedger._meta.db_table)
-        rated = (
-            f"EXISTS (SELECT 1 FROM {tournaments} t"
-            f" WHERE t.id = {{table}}.{quote('tournament_id')} AND t.{quote('rated')})"
-        )
-        pool_value = f"v.column{len(names) + 3}"  # VALUES: id, the names, rated_seq, pool
-        set_sql = {
-            "rated_seq": f"CASE WHEN {rated} THEN (SELECT l.last_seq FROM {ledger} l"
-            f" WHERE l.pool = {pool_value}) ELSE {{old}} END",
-            "pool": f"CASE WHEN {rated} AND EXISTS (SELECT 1 FROM {ledger} l"
-            " WHERE l.pool = {new}) THEN {new} ELSE {old} END",
-        }
-        names += ["rated_seq", "pool"]
-        values += [None, pool]
-    finished_at = len(batch)
+    batch.add(
+        f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {quote(Tournament._meta.db_table)} t"
+        f" WHERE t.id = %s{lock}",
+        [tournament_id],
+    )
     update_rows(
         Match,
         keys=["id"],
-        fields=names,
-        rows=[(match_id, *values)],
-        set_sql=set_sql,
+        fields=[*fields, "standings_counted"],
+        rows=[(match_id, *fields.values(), Match.Status.FINISHED)],
         where=f"{{table}}.{quote('status')} = %s AND {{table}}.{quote('attempts')} = %s"
         f" AND {{table}}.{quote('standings_counted')} = ''",
         where_params=[Match.Status.RUNNING, attempt],
         batch=batch,
     )
+    guard = None
+    if pool is not None:
+        guard = (
+            f"EXISTS (SELECT 1 FROM {quote(Tournament._meta.db_table)} t WHERE t.id = %s"
+            f" AND t.{quote('rated')}) AND EXISTS (SELECT 1 FROM {quote(Match._meta.db_table)} m"
+            " WHERE m.id = %s AND m.status = %s AND m.attempts = %s AND m.finished_at = %s"
+            " AND m.standings_counted = %s)",
+            [
+                tournament_id, match_id, Match.Status.FINISHED, attempt,
+                _FINISHED_AT.get_db_prep_save(fields["finished_at"], connection),
+                Match.Status.FINISHED,
+            ],
+        )  # fmt: skip
+        position_at = len(batch)
+        add_position_and_lock(batch, pool, set(versions), guard=guard)
     answers = batch.send()
-    locked, finished = answers[0], answers[finished_at]
+    locked, finished = answers[0], answers[1]
     if not locked.rows:
         raise Tournament.DoesNotExist(f"tournament {tournament_id}")
     tournament = from_row(Tournament, _TOURNAMENT, locked.rows[0])
     counted = finished.rowcount == 1
     taken = None
     # Without a position (a pool with no ledger yet) the rating takes its own, as before.
-    if guard is not None and answers[position_at].rows:
-        if not counted:
-            raise _NothingFinished
+    if guard is not None and counted and tournament.rated and answers[position_at].rows:
         taken = read_position_and_lock(answers[position_at], answers[position_at + 1])
     return tournament, counted, taken
-
-
-class _NothingFinished(Exception):
-    """A ledger position was taken for a match the same round trip did not finish."""
 
 
 def _pool_to_take(match: Match, versions: list[int]) -> str | None:
@@ -324,6 +284,7 @@ def _pool_to_take(match: Match, versions: list[int]) -> str | None:
 
 
 _TOURNAMENT = Tournament._meta.concrete_fields
+_FINISHED_AT = Match._meta.get_field("finished_at")
 
 
 def _score_seats(seats: list[MatchSeat], outcome: dict) -> None:
