@@ -319,6 +319,8 @@ def test_a_workers_claim_outside_a_transaction_leaves_its_session_synchronous(
     from tournaments.services.playing import _claim_and_load
 
     match = tournament.matches.order_by("pk").first()
+    with connection.cursor() as cursor:  # a production session's setting (test databases
+        cursor.execute("SET synchronous_commit TO on")  # default to off: template_db)
     with django_assert_max_num_queries(1):
         claimed, seats = _claim_and_load(match.pk)
     assert claimed.pk == match.pk and len(seats) == 2 and seats[0].version.bot.pk
