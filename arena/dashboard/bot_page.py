@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
-from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 from django.utils.timezone import template_localtime
 
+from arena.dashboard.cell_text import cell_text
 from arena.dashboard.charts import rating_series
 from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
@@ -81,7 +81,7 @@ def history_table(rows: list[dict]) -> str:
     first build."""
 
     def plain(value) -> str:
-        return conditional_escape(localize(value, use_l10n=False))
+        return cell_text(value, use_l10n=False)
 
     def minute(at) -> str:
         return " ".join(day_and_clock(at))
@@ -102,7 +102,7 @@ def matches_table(rows: list[dict]) -> str:
     loop and its nested one over opponents were a large part of the page's first build."""
 
     def plain(value) -> str:
-        return conditional_escape(localize(value, use_l10n=False))
+        return cell_text(value, use_l10n=False)
 
     def status(match) -> str:
         return f'<span class="status {plain(match.status)}">{plain(match.status)}</span>'

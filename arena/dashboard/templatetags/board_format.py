@@ -11,10 +11,10 @@ from urllib.parse import quote
 from django import template
 from django.template.defaultfilters import floatformat
 from django.urls import get_script_prefix, get_urlconf
-from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
+from arena.dashboard.cell_text import cell_text
 from arena.dashboard.templatetags.arena_links import _around_id, id_url
 
 register = template.Library()
@@ -33,19 +33,7 @@ PROVISIONAL = (
 )
 
 
-def _text(value) -> str:
-    """A value as ``{{ value }}`` writes it (plain strings and ints without Django's
-    lazy-aware wrappers: the same text)."""
-    kind = type(value)
-    if kind is str:
-        return escape(value)
-    if kind is int:
-        return str(value)
-    if kind is float and math.isfinite(value):
-        text = repr(value)
-        if "e" not in text:  # numberformat's own text of a float, "." its separator here
-            return text
-    return conditional_escape(localize(value))
+_text = cell_text
 
 
 def _whole(value) -> str:

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import math
-from html import escape as _escape
-
 from django import template
-from django.conf import settings
-from django.utils.formats import localize
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
+from arena.dashboard.cell_text import cell_text
 from arena.dashboard.templatetags.arena_links import id_url
 from tournaments.selectors.exports import tiebreak_label as _tiebreak_label
 
@@ -53,19 +48,8 @@ def get_item(mapping: dict | None, key):
 
 
 def _text(value) -> str:
-    """A value as ``{{ value }}`` writes it under ``{% localize off %}``. Plain strings
-    and ints, most of a table's values, skip Django's lazy-aware wrappers (thousands of
-    calls on a standings page): the same text, html.escape being what ``escape`` calls."""
-    kind = type(value)
-    if kind is str:
-        return _escape(value)
-    if kind is int:
-        return str(value)
-    if kind is float and math.isfinite(value):
-        text = repr(value)
-        if "e" not in text and settings.DECIMAL_SEPARATOR == ".":  # numberformat's text
-            return text
-    return conditional_escape(localize(value, use_l10n=False))
+    """A value as ``{{ value }}`` writes it under ``{% localize off %}``."""
+    return cell_text(value, use_l10n=False)
 
 
 @register.simple_tag
