@@ -36,6 +36,7 @@ import zlib
 
 SMALL_INT = 20  # integers 0..SMALL_INT inside a multiset are also counted as tokens
 OVERFLOW = 32  # hashed slots for keys the layout does not name
+_SCALARS = (int, str, float, bool, type(None))
 
 
 def action_key(action):
@@ -61,9 +62,13 @@ class ActionCodec:
             if key in self._index:
                 raise ValueError(f"action listed twice: {action!r}")
             self._index[key] = i
-        # repr -> integer for lists and dicts: repr keeps JSON types apart as action_key
-        # does, at a fraction of json.dumps's cost (filled as actions are met).
-        self._by_repr: dict = {}
+        # (type, repr) -> integer for lists and dicts: repr keeps JSON types apart as
+        # action_key does, at a fraction of json.dumps's cost.
+        self._by_repr = {
+            (action.__class__, repr(action)): i
+            for i, action in enumerate(self.actions)
+            if action.__class__ is list or action.__class__ is dict
+        }
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -75,6 +80,8 @@ class ActionCodec:
     def action(self, index: int):
         """The JSON action of ``index`` (a fresh copy: engines may keep what they get)."""
         action = self.actions[int(index)]
+        if action.__class__ is list and all(item.__class__ in _SCALARS for item in action):
+            return action[:]  # a list of scalars: a shallow copy is a fresh copy
         return copy.deepcopy(action) if isinstance(action, list | dict) else action
 
     def indices(self, legal: list) -> list[int]:

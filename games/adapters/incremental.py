@@ -36,7 +36,7 @@ class _Node:
     children (a dict, or a list the layout keeps positional, outside any bag) or its raw
     features and those of them outside the layout as (hashed slot, value), in walk order."""
 
-    __slots__ = ("value", "path", "pattern", "depth", "children", "features", "overflow")
+    __slots__ = ("value", "path", "pattern", "depth", "children", "features", "overflow", "slots")
 
     def __init__(self, path: str, pattern: str, depth: int):
         self.path = path
@@ -46,6 +46,7 @@ class _Node:
         self.children: dict | None = None
         self.features: dict[str, float] = {}
         self.overflow: list = []
+        self.slots: list = []  # (slot, value) pairs when _fast encoded it (features None)
 
 
 class _View:
@@ -74,6 +75,13 @@ class IncrementalEncoder:
         self._squashed: dict[float, float] = {}
         self._scratch: dict[str, float] = {}  # one walker, bound to a dict emptied per use
         self._walk = encoder.walker(self._scratch)
+        # Slots per path for the fast path (_fast): a number's, a token's, a bag's sum and
+        # its tokens', and the paths of a positional list's items.
+        self._numbers: dict[str, int | None] = {}
+        self._tokens: dict[tuple, int | None] = {}
+        self._bags: dict[str, tuple] = {}
+        self._positions: dict[str, list[str]] = {}
+        self._items: dict[tuple, tuple] = {}  # (bag path, repr of an item) -> its features
 
     def forget(self) -> None:
         """Drop every view's memory."""
@@ -87,6 +95,10 @@ class IncrementalEncoder:
             self._memo.clear()
         if len(self._squashed) > 100_000:
             self._squashed.clear()
+        if len(self._tokens) > 100_000:
+            self._tokens.clear()
+        if len(self._items) > 100_000:
+            self._items.clear()
         writes: dict[int, float] = {}
         if state.root is None:
             state.root = _Node("", "", 0)
@@ -114,6 +126,7 @@ class IncrementalEncoder:
             children = node.children
             if children is not None and (kind is dict or node.pattern in self._positional):
                 moved = False
+                fast = self._fast
                 items = value.items() if kind is dict else enumerate(value)
                 for key, item in items:
                     child = children.get(key)
@@ -125,6 +138,16 @@ class IncrementalEncoder:
                         if last is item or (last.__class__ is item.__class__ and last == item):
                             child.value = item
                             continue
+                        if child.features is None:  # was encoded by _fast: try it again
+                            slots: list = []
+                            if fast(child.path, child.pattern, item, slots):
+                                for i, _ in child.slots:
+                                    writes[i] = 0.0
+                                for i, number in slots:
+                                    writes[i] = 0.0 + number
+                                child.slots = slots
+                                child.value = item
+                                continue
                         moved |= self._update(child, item, writes)
                 if len(children) != len(value):
                     present = value if kind is dict else range(len(value))
@@ -165,6 +188,14 @@ class IncrementalEncoder:
                 moved |= self._build(child, item, writes)
             return moved
         node.children = None
+        slots: list = []
+        if self._fast(node.path, node.pattern, value, slots):
+            node.features = None
+            node.overflow = []
+            node.slots = slots
+            for i, value in slots:
+                writes[i] = 0.0 + value
+            return False
         if kind is int or kind is float or kind is bool:  # one feature: the number
             feature = node.path + "#"
             features = {feature: 0.0 + value}
@@ -181,6 +212,104 @@ class IncrementalEncoder:
         node.features = features
         node.overflow = self._write(features, features, writes)
         return bool(node.overflow)
+
+    def _fast(self, path: str, pattern: str, value, out: list) -> bool:
+        """Append the (slot, value) pairs of ``value`` at ``path`` outside any bag to
+        ``out`` when every feature has a slot of its own in the layout and the value is a
+        number, a token, a bag of plain integers, booleans or strings, or a positional
+        list of those; False for anything else (``out`` may hold partial pairs)."""
+        kind = value.__class__
+        if kind is int or kind is float or kind is bool:
+            i = self._number_slot(path)
+            if i is None:
+                return False
+            raw = 0.0 + value
+            squashed = self._squashed.get(raw)
+            if squashed is None:
+                squashed = self._squashed[raw] = squash(raw)
+            out.append((i, squashed))
+            return True
+        if kind is str or value is None:
+            i = self._token_slot(path, value)
+            if i is None:
+                return False
+            out.append((i, 1.0))
+            return True
+        if kind is not list:
+            return False
+        if not value:
+            return True
+        if pattern in self._positional:
+            inner = pattern + "[]"
+            paths = self._positions.get(path)
+            if paths is None or len(paths) < len(value):
+                paths = self._positions[path] = [f"{path}[{i}]" for i in range(len(value))]
+            fast = self._fast
+            for i, item in enumerate(value):
+                if not fast(paths[i], inner, item, out):
+                    return False
+            return True
+        bag = self._bags.get(path)
+        if bag is None:
+            bag = self._bags[path] = (self._slot.get(path + "[*]#"), {})
+        total, tokens = bag
+        first = value[0].__class__
+        if first is not int and first is not str and first is not bool:
+            return False
+        for item in value:
+            if item.__class__ is not first:
+                return False
+        counts: dict = {}
+        get = counts.get
+        for item in value:
+            counts[item] = get(item, 0) + 1
+        if first is int or first is bool:
+            if total is None:
+                return False
+            raw = float(sum(value))
+            squashed = self._squashed.get(raw)
+            if squashed is None:
+                squashed = self._squashed[raw] = squash(raw)
+            out.append((total, squashed))
+            if first is bool:
+                return True
+            for item, count in counts.items():
+                if 0 <= item <= SMALL_INT:
+                    i = tokens.get(item)
+                    if i is None:
+                        i = tokens[item] = self._slot.get(f"{path}[*]=i:{item}")
+                        if i is None:
+                            del tokens[item]
+                            return False
+                    out.append((i, float(count)))
+            return True
+        if first is str:
+            for item, count in counts.items():
+                i = tokens.get(item)
+                if i is None:
+                    i = self._slot.get(f"{path}[*]=s:{item}")
+                    if i is None:
+                        return False
+                    tokens[item] = i
+                out.append((i, float(count)))
+            return True
+        return False
+
+    def _number_slot(self, path: str) -> int | None:
+        numbers = self._numbers
+        if path in numbers:
+            return numbers[path]
+        i = numbers[path] = self._slot.get(path + "#")
+        return i
+
+    def _token_slot(self, path: str, value) -> int | None:
+        key = (path, value)
+        found = self._tokens
+        if key in found:
+            return found[key]
+        text = "none" if value is None else f"s:{value}"
+        i = found[key] = self._slot.get(f"{path}={text}")
+        return i
 
     def _flat(self, node: _Node, value: list) -> dict[str, float] | None:
         features: dict[str, float] = {}
@@ -236,6 +365,12 @@ class IncrementalEncoder:
                 moved |= self._clear(child, writes)
             node.children = None
             return moved
+        if node.features is None:  # encoded by _fast: every pair is inside the layout
+            for i, _ in node.slots:
+                writes[i] = 0.0
+            node.features = {}
+            node.slots = []
+            return False
         slot = self._slot
         for feature in node.features:
             i = slot.get(feature)
@@ -248,19 +383,35 @@ class IncrementalEncoder:
 
     def _append(self, node: _Node, value: list, writes: dict[int, float]) -> bool:
         """Add the features of a bag's new items to the node's sums; False (nothing done)
-        when a sum involved is not a whole number."""
-        delta = self._scratch
+        when a sum involved is not a whole number or the node was encoded by _fast."""
+        if node.features is None:
+            return False
+        # Each new item's features, walked once per distinct item (history entries recur:
+        # the same draw, bid or play): whole amounts only, so that summing them item by
+        # item gives the walk's sums exactly, in any order.
+        scratch = self._scratch
         walk = self._walk
+        items = self._items
         bag = node.path + "[*]"
         inner = node.pattern + "[]"
+        delta: dict[str, float] = {}
+        add = delta.get
         for item in value[len(node.value) :]:
-            walk(item, bag, inner, True)
-        delta = delta.copy()
-        self._scratch.clear()
+            key = (bag, repr(item))
+            found = items.get(key)
+            if found is None:
+                walk(item, bag, inner, True)
+                found = tuple(scratch.items())
+                scratch.clear()
+                if not all(amount.is_integer() for _, amount in found):
+                    return False
+                items[key] = found
+            for feature, amount in found:
+                delta[feature] = add(feature, 0.0) + amount
         features = node.features
         get = features.get
-        for feature, amount in delta.items():
-            if not (amount.is_integer() and get(feature, 0.0).is_integer()):
+        for feature in delta:
+            if not get(feature, 0.0).is_integer():
                 return False
         for feature, amount in delta.items():
             features[feature] = get(feature, 0.0) + amount

@@ -88,6 +88,10 @@ class ArenaGame(pyspiel.Game):
         # last tensor of the same view, whichever state that came from.
         self.incremental = IncrementalEncoder(self.spec.encoder)
         self.tensor_observer: ArenaObserver | None = None  # made on first use
+        # Per seat, the last tensor handed out and the same as a list: the next list is
+        # that one with only the changed entries replaced (tolist() of the whole tensor
+        # costs more than a decision of the engine on the bigger layouts).
+        self.tensor_lists: dict[int, tuple[np.ndarray, list[float]]] = {}
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
             max_chance_outcomes=self.deal_seeds,
@@ -155,7 +159,20 @@ class ArenaState(pyspiel.State):
         if observer is None:
             observer = game.tensor_observer = ArenaObserver(game)
         observer.set_from(self, player)
-        return observer.tensor.tolist()
+        tensor = observer.tensor
+        last = game.tensor_lists.get(player)
+        if last is None:
+            values = tensor.tolist()
+            game.tensor_lists[player] = (tensor.copy(), values)
+            return values[:]
+        previous, values = last
+        changed = np.flatnonzero(tensor.view(np.uint32) != previous.view(np.uint32))
+        if len(changed):
+            now = tensor[changed]
+            previous[changed] = now
+            for i, value in zip(changed.tolist(), now.tolist(), strict=True):
+                values[i] = value
+        return values[:]
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
         """The same tensor: the observation already carries the public history."""

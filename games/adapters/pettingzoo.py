@@ -86,6 +86,7 @@ class ArenaEnv(AECEnv):
         self._encoder = IncrementalEncoder(spec.encoder)
         self._mask_key: tuple | None = None
         self._mask_value: tuple | None = None
+        self._masks = [(np.zeros(n, np.int8), []) for _ in range(spec.players)]
 
     # -- spaces ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -150,8 +151,12 @@ class ArenaEnv(AECEnv):
         if self._mask_key != key:
             legal = self.state.legal_actions(seat)
             indices = self.spec.actions.indices(legal)
-            mask = np.zeros(len(self.spec.actions), np.int8)
+            # One mask per seat, kept: clearing the last legal integers and setting the new
+            # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
+            mask, previous = self._masks[seat]
+            mask[previous] = 0
             mask[indices] = 1
+            self._masks[seat] = (mask, indices)
             self._mask_key, self._mask_value = key, (legal, indices, mask)
         return self._mask_value
 
