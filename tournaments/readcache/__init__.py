@@ -80,9 +80,16 @@ def token_of(name: str) -> str:
     key_ = TOKEN_PREFIX + name
     token = cache.get(key_)
     if token is None:
-        cache.add(key_, uuid.uuid4().hex, None)
-        token = cache.get(key_)
+        token = _start([key_])[key_]
     return token
+
+
+def _start(keys: list[str]) -> dict[str, str]:
+    """New random tokens for ``keys`` where none is stored yet, and what each holds then
+    (another reader's, if it started one first), read back in one round trip."""
+    for key_ in keys:
+        cache.add(key_, uuid.uuid4().hex, None)
+    return cache.get_many(keys)
 
 
 def bump_after_commit(name: str) -> None:
@@ -222,12 +229,9 @@ def lookup(cache_key: str, tokens: list[Token]) -> tuple[tuple, object | None]:
     found = cache.get_many([*names, cache_key])
     values = tuple(found.get(name) for name in names)
     if None in values:  # never set, evicted or cleared: start it (nothing stored matches)
-        # As token_of does, but the missing ones read back together: a read marked by
-        # every game's token would otherwise pay three round trips per game.
-        missing = [name for name, value in zip(names, values) if value is None]
-        for name in missing:
-            cache.add(name, uuid.uuid4().hex, None)
-        found.update(cache.get_many(missing))
+        # Read back together: a read marked by every game's token would otherwise pay
+        # three round trips per game.
+        found.update(_start([name for name, value in zip(names, values) if value is None]))
         return tuple(found.get(name) for name in names), None
     stored = found.get(cache_key)
     if stored is not None and stored[0] == values:
