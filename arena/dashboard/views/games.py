@@ -32,9 +32,7 @@ def game_or_404(slug: str):
 # Stored under the tournament list's mark (the games are the code's).
 @cached_page(mark=lambda request: marks.tournament_list_mark())
 def home(request):
-    games = [registry.get(slug) for slug in registry.slugs()]
     context = {
-        "games": games,
         "games_rows": _games_rows(get_script_prefix(), get_urlconf()),
         "tournaments": selectors.tournament_list()[:10],
     }
