@@ -223,11 +223,7 @@ class IncrementalEncoder:
             i = self._number_slot(path)
             if i is None:
                 return False
-            raw = 0.0 + value
-            squashed = self._squashed.get(raw)
-            if squashed is None:
-                squashed = self._squashed[raw] = squash(raw)
-            out.append((i, squashed))
+            out.append((i, self._squash(0.0 + value)))
             return True
         if kind is str or value is None:
             i = self._token_slot(path, value)
@@ -266,11 +262,7 @@ class IncrementalEncoder:
         if first is int or first is bool:
             if total is None:
                 return False
-            raw = float(sum(value))
-            squashed = self._squashed.get(raw)
-            if squashed is None:
-                squashed = self._squashed[raw] = squash(raw)
-            out.append((total, squashed))
+            out.append((total, self._squash(float(sum(value)))))
             if first is bool:
                 return True
             for item, count in counts.items():
@@ -294,6 +286,13 @@ class IncrementalEncoder:
                 out.append((i, float(count)))
             return True
         return False
+
+    def _squash(self, raw: float) -> float:
+        """``squash(raw)``, remembered (the same few numbers recur every decision)."""
+        squashed = self._squashed.get(raw)
+        if squashed is None:
+            squashed = self._squashed[raw] = squash(raw)
+        return squashed
 
     def _number_slot(self, path: str) -> int | None:
         numbers = self._numbers
