@@ -14,8 +14,6 @@ from games.rng import Rng
 from games.scoring import Session, seat_results
 from games.secret_hands import redistribute
 
-# The unforced deck every deal shuffles.
-_DECK = tuple(pairs_deck())
 # Cards in the slug (the first pool) by player count; the rest deals out evenly.
 SLUG_SIZES = {3: 4, 4: 3, 5: 5, 6: 7, 7: 6, 8: 7}
 KEEP = 3
@@ -131,17 +129,11 @@ class VentureState(State):
         n = self.players
         session = self.session
         self.deal_events_start = len(self._events)
-        rng = Rng(session.hand_seed())
-        if session.hand == 0 and self.forced_deck:
-            cards = Shoe(pairs_deck(), rng, self.forced_deck).cards()
-        else:
-            # ``Shoe(pairs_deck(), rng).cards()`` without the shoe: the deck shuffled,
-            # top (the list's end) first.
-            cards = list(_DECK)
-            rng.shuffle(cards)
-            cards.reverse()
+        forced = self.forced_deck if session.hand == 0 else None
+        shoe = Shoe(pairs_deck(), Rng(session.hand_seed()), forced)
         # The whole deck is dealt: the slug from the top, then one card at a time
         # from the dealer's left (slicing is that deal, without 55 draws).
+        cards = shoe.cards()
         size = SLUG_SIZES[n]
         self.slug = cards[:size]
         self.hands: list[list[int]] = [[] for _ in range(n)]
