@@ -168,20 +168,19 @@ class BlackstoneState(ChipSession):
     def _end_game(self, winners: list[int], end: str, loser: int | None = None) -> None:
         # ``award_pot`` and ``finish_game`` inline (every game ends here): the same
         # split, books and events.
-        # ``Pot.split`` and ``Session.finish_hand`` inline too.
         pot = self.pot
         chips = self.chips
         before = pot.chips
-        if winners:
-            share = before // len(winners)
-            pot.chips = before - share * len(winners)
-            for seat in winners:
-                chips[seat] += share
-            shares = [share] * len(winners)
-        else:
-            shares = []
+        shares = pot.split(winners)
+        for seat, share in shares.items():
+            chips[seat] += share
         events = self._events
-        events.append(({"type": "win", "seats": winners, "pot": before, "shares": shares}, {}))
+        events.append(
+            (
+                {"type": "win", "seats": winners, "pot": before, "shares": list(shares.values())},
+                {},
+            )
+        )
         self.turn = -1
         self._acting = ()
         summary = {"winners": winners, "pot": before, "end": end}
@@ -189,15 +188,12 @@ class BlackstoneState(ChipSession):
             summary["loser"] = loser
         deltas = [now - then for now, then in zip(chips, self.game_start_chips)]
         session = self.session
-        hand = session.hand
-        totals = session.totals
-        totals[:] = [total + delta for total, delta in zip(totals, deltas)]
-        session.hands.append({"hand": hand, "deltas": list(deltas), **summary})
-        session.hand = hand = hand + 1
-        session.dealer = (session.dealer + 1) % self.players
-        events.append(({"type": "game_over", "game": hand - 1, "deltas": deltas, **summary}, {}))
+        session.finish_hand(deltas, **summary)
+        events.append(
+            ({"type": "game_over", "game": session.hand - 1, "deltas": deltas, **summary}, {})
+        )
         self.game_start_chips = list(chips)
-        if hand >= self.games_total:
+        if session.hand >= self.games_total:
             self.finished = True
         else:
             self._start_game()
