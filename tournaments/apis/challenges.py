@@ -146,8 +146,10 @@ class ChallengeDetailApi(APIView):
 
     @extend_schema(responses=ChallengeSerializer)
     def get(self, request, pk):
-        challenge = get_object_or_404(Challenge, pk=pk)
-        return Response(selectors.challenge_answer(challenge, user=request.user))
+        found = selectors.challenge_with_answer(challenge_id=pk, user=request.user)
+        if found is None:
+            raise exceptions.NotFound("No such challenge.")
+        return Response(found[1])
 
 
 class _ChallengeAction(APIView):

@@ -6,6 +6,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from tournaments import visibility
 from tournaments.models import Challenge, ChallengeOpponent, Match, MatchSeat
+from tournaments.selectors.moment import one_moment
 
 
 def _opponents(challenge: Challenge) -> list[dict]:
@@ -118,6 +119,22 @@ def challenge_answer(challenge: Challenge, *, user) -> dict:
         "started_at": challenge.started_at,
         "finished_at": challenge.finished_at,
     }
+
+
+def challenge_with_answer(*, challenge_id: int, user) -> tuple[Challenge, dict] | None:
+    """Challenge ``challenge_id`` and its answer, read at one moment (or None if there is no
+    such challenge): its W-D-L is the challenge's row, its progress the games' rows, and a
+    result recorded between the two reads would show a game played that the score does not
+    count yet."""
+    with one_moment():
+        challenge = (
+            Challenge.objects.select_related("challenger", "bot", "version")
+            .filter(pk=challenge_id)
+            .first()
+        )
+        if challenge is None:
+            return None
+        return challenge, challenge_answer(challenge, user=user)
 
 
 def challenges_of_user(*, user, inbox: bool = False, limit: int = 50) -> list[Challenge]:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -174,8 +175,11 @@ def challenge_new(request, pk):
     return render(request, "arena/challenge_form.html", context, status=status)
 
 
-def _context(request, challenge: Challenge) -> dict:
-    answer = selectors.challenge_answer(challenge, user=request.user)
+def _context(request, pk: int) -> dict:
+    found = selectors.challenge_with_answer(challenge_id=pk, user=request.user)
+    if found is None:
+        raise Http404("No such challenge.")
+    challenge, answer = found
     reader = request.user.id if request.user.is_authenticated else None
     return {
         "challenge": challenge,
@@ -208,14 +212,12 @@ def _bar(answer: dict) -> dict:
 
 
 def challenge_detail(request, pk):
-    challenge = get_object_or_404(Challenge.objects.select_related("bot", "version"), pk=pk)
-    return render(request, "arena/challenge_detail.html", _context(request, challenge))
+    return render(request, "arena/challenge_detail.html", _context(request, pk))
 
 
 def challenge_live(request, pk):
     """The part of the result page its polling replaces."""
-    challenge = get_object_or_404(Challenge.objects.select_related("bot", "version"), pk=pk)
-    return render(request, "arena/challenge_live.html", _context(request, challenge))
+    return render(request, "arena/challenge_live.html", _context(request, pk))
 
 
 @login_required
