@@ -9,8 +9,10 @@ import pytest
 
 from bots.models import OptionsValidation
 from tests.support.builders import active_bots, user
+from tests.support.long_lists import many_competitions, many_tournaments
 from tests.support.page_checks import NARROW, WIDE, check_page, follow
 from tournaments import services
+from tournaments.selectors.newest_first import PAGE_SIZE
 
 
 @pytest.fixture
@@ -82,3 +84,23 @@ def test_a_withdrawn_entry_and_its_reason_for_the_owner(
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
     assert "no-continuous" in page.locator("#withdrawn").inner_text()
     check_page(page, "page-tournament-withdrawn-owner")
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW])
+@pytest.mark.parametrize(
+    "path, build", [("/tournaments/", many_tournaments), ("/competitions/", many_competitions)]
+)
+def test_a_long_list_pages_latest_first(page_at, live_server, transactional_db, width, path, build):
+    order = build()
+    page = page_at(width)
+    page.goto(f"{live_server.url}{path}")
+    name = path.strip("/")
+    check_page(page, f"page-{name}-first")
+    follow(page, "a[rel=next]")
+    check_page(page, f"page-{name}-second")
+    shown = page.locator(f"table a[href^='/{name}/']").evaluate_all(
+        "links => links.map(a => Number(a.getAttribute('href').split('/')[2]))"
+    )
+    assert shown == order[PAGE_SIZE : 2 * PAGE_SIZE]
+    follow(page, "a[rel=prev]")
+    assert page.locator("a[rel=prev]").count() == 0

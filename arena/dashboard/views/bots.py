@@ -14,6 +14,7 @@ from arena import throttling
 from arena.dashboard import bot_page
 from arena.dashboard.forms import BotUploadForm, VersionUploadForm
 from arena.dashboard.page_cache import cached_page, for_anonymous
+from arena.dashboard.query import query_text
 from arena.dashboard.views.accounts import throttled_form
 from bots import access
 from bots import selectors as bot_selectors
@@ -24,11 +25,6 @@ from games import registry
 from tournaments.readcache import marks
 from tournaments.selectors import challenges as challenge_selectors
 from tournaments.selectors import human_games as human_game_selectors
-
-
-def query_text(request, name: str) -> str:
-    """A short query parameter, without NUL characters PostgreSQL refuses."""
-    return request.GET.get(name, "").replace("\x00", "").strip()[:40]
 
 
 def _bot_list_mark(request, *args) -> tuple:

@@ -31,10 +31,12 @@ from arena.dashboard.competition_forms import (
     add_refusals,
     changed_settings,
 )
+from arena.dashboard.query import query_id
 from arena.dashboard.views.accounts import throttled_form
 from bots.models import Bot
 from tournaments.models import Competition, CompetitionEntry, Team, Tournament
 from tournaments.selectors import competitions as competition_selectors
+from tournaments.selectors.newest_first import newest_first
 from tournaments.services import competitions as competition_services
 from tournaments.services import teams as team_services
 
@@ -45,8 +47,14 @@ BAD_INPUT = 400
 
 
 def competition_list(request):
-    competitions = competition_selectors.competition_list(user=request.user)
-    return render(request, "arena/competition_list.html", {"competitions": competitions})
+    """Competitions by opening, latest first, a page at a time."""
+    page = newest_first(
+        competition_selectors.competition_list(user=request.user),
+        field="opens_at",
+        after=query_id(request, "after"),
+        before=query_id(request, "before"),
+    )
+    return render(request, "arena/competition_list.html", {"page": page})
 
 
 @login_required

@@ -13,17 +13,25 @@ from arena import throttling
 from arena.dashboard import tournament_page
 from arena.dashboard.forms import TournamentForm, option_field_name
 from arena.dashboard.page_cache import cached_page, for_anonymous
+from arena.dashboard.query import query_id
 from arena.dashboard.views.accounts import throttled_form
 from tournaments import selectors, services
 from tournaments.models import Ladder, Tournament
 from tournaments.readcache import marks
+from tournaments.selectors.newest_first import newest_first
 from tournaments.services import scheduling
 
 
 @cached_page(mark=lambda request: marks.tournament_list_mark())
 def tournament_list(request):
-    context = {"tournaments": selectors.tournament_list()}
-    return render(request, "arena/tournament_list.html", context)
+    """Tournaments by start, latest first, a page at a time."""
+    page = newest_first(
+        selectors.tournament_list(),
+        field="start_at",
+        after=query_id(request, "after"),
+        before=query_id(request, "before"),
+    )
+    return render(request, "arena/tournament_list.html", {"page": page})
 
 
 def _tournament_mark(request, pk) -> tuple | None:
