@@ -48,10 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from games import registry
-from games.faults import FAULT_KINDS, rank_with_faults
-from games.protocol import IllegalAction, InvalidOptions, is_legal
 from games.rng import derive_seed
 from tournaments import formats
+from tournaments.archive.discrepancy import Discrepancy, canonical, match_label, short
+from tournaments.archive.replay import replay_match
 from tournaments.formats import Event, Finished, Pairing, Result
 from tournaments.formats.common import rotation
 from tournaments.formats.divisions import Game, competition_table_seed, division_table
@@ -59,23 +59,6 @@ from tournaments.formats.divisions import Game, competition_table_seed, division
 KIND = "arena-competition-archive"
 VERSION = 1
 GZIP_MAGIC = b"\x1f\x8b"
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A seat's recorded fault: its kind and the index of the move it happened on (None:
-    before the first)."""
-
-    kind: str
-    reason: str
-    move: int | None
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "reason": self.reason, "move": self.move}
-
-
-class Discrepancy(Exception):
-    """The first thing in the archive that does not check out, said for a person."""
 
 
 class Unreadable(Exception):
@@ -238,12 +221,14 @@ def _check_match_rows(matches: list) -> None:
         seen.add(ident)
         seats = match.get("seats") or []
         if [seat.get("seat") for seat in seats] != list(range(len(seats))):
-            raise Discrepancy(f"{_label(match)}: its seats are not numbered 0, 1, ... in order")
+            raise Discrepancy(
+                f"{match_label(match)}: its seats are not numbered 0, 1, ... in order"
+            )
         for seat in seats:
             known = (seat.get("bot_id"), seat.get("version"), seat.get("sha256"))
             if versions.setdefault(seat.get("version_id"), known) != known:
                 raise Discrepancy(
-                    f"{_label(match)}: seat {seat.get('seat')} plays version id "
+                    f"{match_label(match)}: seat {seat.get('seat')} plays version id "
                     f"{seat.get('version_id')} as {known}; elsewhere it is "
                     f"{versions[seat.get('version_id')]} (bot id, number, sha256)"
                 )
@@ -313,7 +298,7 @@ def _check_frozen_versions(competition: dict, entries: list, final: dict | None)
 
 
 def _check_ladder_match(match: dict, competition: dict, entered_bots: set) -> None:
-    label = _label(match)
+    label = match_label(match)
     pool = {
         "game": competition["game"],
         "options": registry.get(competition["game"]).resolve_options(competition.get("options")),
@@ -321,9 +306,9 @@ def _check_ladder_match(match: dict, competition: dict, entered_bots: set) -> No
         "bank_ms": competition.get("bank_ms"),
     }
     for key, value in pool.items():
-        if value is not None and _canonical(match.get(key)) != _canonical(value):
+        if value is not None and canonical(match.get(key)) != canonical(value):
             raise Discrepancy(
-                f"{label}: {key} {_short(match.get(key))}, the competition's is {_short(value)}"
+                f"{label}: {key} {short(match.get(key))}, the competition's is {short(value)}"
             )
     if len(match.get("seats") or []) != competition.get("players"):
         raise Discrepancy(
@@ -366,16 +351,9 @@ def _check_table_rotations(ladder: list[dict]) -> None:
             where = (match.get("cycle"), match.get("division"))
             if seats != expected or where != (games[0].get("cycle"), games[0].get("division")):
                 raise Discrepancy(
-                    f"{_label(match)}: game {match['number']} of the table does not rotate "
+                    f"{match_label(match)}: game {match['number']} of the table does not rotate "
                     "the seats of its first game in the same cycle and division"
                 )
-
-
-def _label(match: dict) -> str:
-    where = match.get("pairing_key") or (
-        f"table {match.get('table')}" if match.get("table") is not None else ""
-    )
-    return f"match {match.get('id')} ({match.get('stage')} {where})".replace(" )", ")")
 
 
 def _replay_counted(match: dict, done: Verified, *, stage: str) -> None:
@@ -392,180 +370,6 @@ def _replay_counted(match: dict, done: Verified, *, stage: str) -> None:
         done.unplayed += 1
 
 
-# -- replaying one match --------------------------------------------------------------
-
-
-def replay_match(match: dict) -> int:
-    """Replay a finished match from its deal seed and compare its result; the number of
-    moves. :class:`Discrepancy` names the match, the move and the seat."""
-    label = _label(match)
-    moves, result = match.get("moves"), match.get("result")
-    if not isinstance(moves, list) or not isinstance(result, dict):
-        raise Discrepancy(f"{label}: finished, but its moves or result are missing")
-    seats = result.get("seats")
-    if not isinstance(seats, list) or len(seats) != len(match.get("seats") or []):
-        raise Discrepancy(f"{label}: its result does not have one entry per seat")
-    try:
-        game = registry.get(str(match.get("game")))
-    except registry.UnknownGame:
-        raise Discrepancy(f"{label}: the game {match.get('game')!r} is not in this Arena") from None
-    if match.get("engine_version") != game.version:
-        raise Discrepancy(
-            f"{label}: played with {game.slug} engine version {match.get('engine_version')}, "
-            f"this Arena has version {game.version}: verify with the Arena release of that "
-            "engine version"
-        )
-    try:
-        state = game.new_match(
-            players=len(seats), options=match.get("options") or {}, seed=int(match["seed"])
-        )
-    except (InvalidOptions, TypeError, ValueError, KeyError) as exc:
-        raise Discrepancy(f"{label}: the match cannot be set up: {exc}") from None
-    faults = _recorded_faults(label, seats, len(moves))
-    clock = _Clock(label, match, len(seats))
-    for index, move in enumerate(moves):
-        number = index + 1
-        where = f"{label} move {number}"
-        acting = set(state.to_act())
-        if not acting:
-            raise Discrepancy(f"{where}: the match was already over; the record goes on")
-        actions = (move or {}).get("actions") if isinstance(move, dict) else None
-        if not isinstance(actions, dict):
-            raise Discrepancy(f"{where}: no actions")
-        try:
-            chosen = {int(seat): action for seat, action in actions.items()}
-        except ValueError:
-            raise Discrepancy(f"{where}: a seat that is not a number") from None
-        if set(chosen) != acting:
-            raise Discrepancy(
-                f"{where}: seats {sorted(chosen)} act in the record, the engine asks "
-                f"{sorted(acting)}"
-            )
-        defaulted = set(move.get("defaulted") or [])
-        for seat in sorted(acting):
-            fault = faults.get(seat)
-            out = fault is not None and (fault.move is None or fault.move <= index)
-            if out != (seat in defaulted):
-                if seat in defaulted:
-                    raise Discrepancy(
-                        f"{where}: seat {seat} is played by default, but its result records "
-                        + (f"its fault on move {fault.move + 1}" if fault else "no fault")
-                    )
-                raise Discrepancy(
-                    f"{where}: seat {seat} chose an action after its fault "
-                    f"({fault.kind if fault else ''}) on move "
-                    f"{fault.move + 1 if fault and fault.move is not None else 'start'}"
-                )
-            if out:
-                default = state.default_action(seat)
-                if _canonical(chosen[seat]) != _canonical(default):
-                    raise Discrepancy(
-                        f"{where}: seat {seat} is played by default, whose action is "
-                        f"{_short(default)}, not {_short(chosen[seat])}"
-                    )
-                continue
-            if not is_legal(chosen[seat], state.legal_actions(seat)):
-                raise Discrepancy(
-                    f"{where}: seat {seat} played {_short(chosen[seat])}, not a legal action there"
-                )
-        clock.check(number, index, move, acting, faults)
-        try:
-            state.apply(chosen)
-        except IllegalAction as exc:  # pragma: no cover - each action was checked above
-            raise Discrepancy(f"{where}: {exc}") from None
-    if state.to_act():
-        raise Discrepancy(
-            f"{label}: the record ends after {len(moves)} moves, before the match is over"
-        )
-    labels = [str(s.get("bot", f"seat {i}")) for i, s in enumerate(seats)]
-    replayed = rank_with_faults(state.result(), faults, labels)
-    _compare_results(label, result, replayed)
-    return len(moves)
-
-
-def _recorded_faults(label: str, seats: list, moves: int) -> dict[int, Fault]:
-    faults = {}
-    for index, seat in enumerate(seats):
-        fault = seat.get("fault") if isinstance(seat, dict) else None
-        if not fault:
-            continue
-        kind, move = fault.get("kind"), fault.get("move")
-        if kind not in FAULT_KINDS or not (move is None or isinstance(move, int) and move >= 0):
-            raise Discrepancy(
-                f"{label}: seat {index}'s fault {fault!r} is not one the runner records"
-            )
-        if move is not None and move >= moves:
-            raise Discrepancy(f"{label}: seat {index} faulted on move {move + 1} of {moves}")
-        faults[index] = Fault(kind, str(fault.get("reason", "")), move)
-    return faults
-
-
-class _Clock:
-    """The runner's time control over the recorded times: a move within ``move_ms`` plus
-    what is left of the bank; a timeout beyond it. Records without times are not checked."""
-
-    def __init__(self, label: str, match: dict, seats: int):
-        self.label = label
-        self.move_ms = match.get("move_ms")
-        bank = match.get("bank_ms")
-        self.banks = [bank] * seats
-        self.on = isinstance(self.move_ms, int) and isinstance(bank, int)
-
-    def check(self, number: int, index: int, move: dict, acting: set, faults: dict) -> None:
-        times = move.get("ms")
-        if not self.on or not isinstance(times, dict):
-            return
-        for seat in sorted(acting):
-            wall = times.get(str(seat))
-            if not isinstance(wall, int):
-                continue  # a seat that was out already is not timed
-            over = wall - self.move_ms
-            fault = faults.get(seat)
-            if fault is not None and fault.move == index:
-                if fault.kind == "timeout" and over <= self.banks[seat]:
-                    raise Discrepancy(
-                        f"{self.label} move {number}: seat {seat} is recorded as timed out after "
-                        f"{wall} ms, within its {self.move_ms} ms and {self.banks[seat]} ms of bank"
-                    )
-                continue
-            if fault is not None and (fault.move is None or fault.move < index):
-                continue
-            if over > self.banks[seat]:
-                raise Discrepancy(
-                    f"{self.label} move {number}: seat {seat} took {wall} ms, beyond its "
-                    f"{self.move_ms} ms and {self.banks[seat]} ms of bank, yet no timeout is "
-                    "recorded"
-                )
-            self.banks[seat] -= max(0, over)
-
-
-def _compare_results(label: str, recorded: dict, replayed: dict) -> None:
-    for index, (old, new) in enumerate(zip(recorded["seats"], replayed["seats"])):
-        if not isinstance(old, dict):
-            raise Discrepancy(f"{label}: seat {index}'s result is not an object")
-        for key in sorted(set(old) | set(new)):
-            if key in ("bot", "fault"):
-                continue
-            if old.get(key) != new.get(key):
-                raise Discrepancy(
-                    f"{label}: seat {index} {key} is {_short(old.get(key))} in the archive; "
-                    f"the replay gives {_short(new.get(key))}"
-                )
-        old_fault, new_fault = old.get("fault") or {}, new.get("fault") or {}
-        for key in ("kind", "move"):
-            if old_fault.get(key) != new_fault.get(key):
-                raise Discrepancy(
-                    f"{label}: seat {index} fault {key} is {old_fault.get(key)!r} in the "
-                    f"archive; the replay gives {new_fault.get(key)!r}"
-                )
-    for key in sorted(set(recorded) | set(replayed)):
-        if key != "seats" and _canonical(recorded.get(key)) != _canonical(replayed.get(key)):
-            raise Discrepancy(
-                f"{label}: result {key} is {_short(recorded.get(key))} in the archive; the "
-                f"replay gives {_short(replayed.get(key))}"
-            )
-
-
 def _same(recorded: object, computed: object) -> bool:
     """Equal, numbers as numbers: a database's JSON may keep 1.0 as 1, and a float's last
     digit is no result."""
@@ -579,15 +383,6 @@ def _same(recorded: object, computed: object) -> bool:
             return recorded is computed
         return abs(recorded - computed) <= 1e-9 * max(1.0, abs(computed))
     return recorded == computed
-
-
-def _canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _short(value: object) -> str:
-    text = json.dumps(value, separators=(",", ":"), default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # -- the final ------------------------------------------------------------------------
@@ -641,7 +436,9 @@ def _check_final(final: dict, matches: list[dict], done: Verified) -> None:
     for match in matches:
         key = match.get("pairing_key")
         if not key or key in by_key:
-            raise Discrepancy(f"{_label(match)}: no pairing key, or one used twice in the final")
+            raise Discrepancy(
+                f"{match_label(match)}: no pairing key, or one used twice in the final"
+            )
         by_key[key] = match
     if final.get("status") == "scheduled" or not entrants:
         if matches:
@@ -683,7 +480,7 @@ def _check_final(final: dict, matches: list[dict], done: Verified) -> None:
     extra = sorted(set(by_key) - seen)
     if extra:
         raise Discrepancy(
-            f"{_label(by_key[extra[0]])} is in the final, but its format never schedules it"
+            f"{match_label(by_key[extra[0]])} is in the final, but its format never schedules it"
         )
     if pending or not isinstance(answer, Finished):
         if final.get("status") == "finished":
@@ -709,7 +506,7 @@ def _names(seats: Iterable[int], names: list) -> str:
 def _check_final_match(
     match: dict, pairing: Pairing, final: dict, entrants: list[dict], entrant_of: dict
 ) -> None:
-    label = _label(match)
+    label = match_label(match)
     names = [e.get("bot") for e in entrants]
     seats = sorted(match.get("seats") or [], key=lambda s: s.get("seat"))
     try:
@@ -740,9 +537,9 @@ def _check_final_match(
             f"committed seed (group {pairing.group}, deal {pairing.deal} is dealt {expected})"
         )
     for key in ("game", "options", "move_ms", "bank_ms"):
-        if _canonical(match.get(key)) != _canonical(final.get(key)):
+        if canonical(match.get(key)) != canonical(final.get(key)):
             raise Discrepancy(
-                f"{label}: {key} {_short(match.get(key))}, the final's is {_short(final.get(key))}"
+                f"{label}: {key} {short(match.get(key))}, the final's is {short(final.get(key))}"
             )
 
 
@@ -763,8 +560,8 @@ def _compare_standings(finished: Finished, entrants: list[dict]) -> None:
             if not _same(recorded[key], computed[key]):
                 raise Discrepancy(
                     f"the final's table: {entrant.get('bot')} has {key} "
-                    f"{_short(recorded[key])} in the archive; the format's own table from the "
-                    f"recorded results gives {_short(computed[key])}"
+                    f"{short(recorded[key])} in the archive; the format's own table from the "
+                    f"recorded results gives {short(computed[key])}"
                 )
 
 
