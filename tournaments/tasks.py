@@ -5,7 +5,7 @@ from django.db import InterfaceError, OperationalError
 
 from tournaments import services
 from tournaments.read_models import replays
-from tournaments.services import competition_ladder, competitions, human_games
+from tournaments.services import competition_ladder, competition_phases, human_games
 
 # A database that is down or restarting must not cost the message. The task is sent
 # again with a jittered backoff, at most RETRY_BACKOFF_MAX seconds apart, so play resumes
@@ -59,7 +59,7 @@ def schedule_ladders() -> None:
 
 @shared_task
 def advance_competitions() -> None:
-    competitions.advance_competitions()
+    competition_phases.advance_competitions()
 
 
 @shared_task

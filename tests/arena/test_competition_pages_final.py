@@ -15,6 +15,7 @@ from django.utils import timezone
 from tests.support.builders import bot_with_version, play_for_real, user
 from tests.support.competitions import enter_bots, new_competition, play_final
 from tournaments.models import Competition, Match
+from tournaments.services import competition_phases
 from tournaments.services import competitions as competition_services
 
 PASSWORD = "a long password 42"
@@ -159,12 +160,12 @@ def test_a_whole_season_run_from_the_dashboard(people, tmp_path):
     organiser.post(
         f"/competitions/{competition.pk}/manage/", {"action": "announce", "text": "Good luck"}
     )
-    competition_services.advance_competitions(now=competition.deadline + timedelta(minutes=1))
+    competition_phases.advance_competitions(now=competition.deadline + timedelta(minutes=1))
     competition.refresh_from_db()
     assert competition.phase == "frozen" and competition.final is not None
     assert 'id="final-link"' in page(None, competition)
     assert start_due_tournaments(now=competition.final_at + timedelta(minutes=1))
-    competition_services.advance_competitions(now=competition.final_at + timedelta(minutes=2))
+    competition_phases.advance_competitions(now=competition.final_at + timedelta(minutes=2))
     competition.refresh_from_db()
     assert competition.phase == "final"
     # Played as a worker plays them (real moves), so the archive replays them.
@@ -172,7 +173,7 @@ def test_a_whole_season_run_from_the_dashboard(people, tmp_path):
         tournament_id=competition.final_id, status=Match.Status.QUEUED
     ).first():
         play_for_real(match=queued)
-    competition_services.advance_competitions(now=competition.final_at + timedelta(hours=1))
+    competition_phases.advance_competitions(now=competition.final_at + timedelta(hours=1))
     competition.refresh_from_db()
     assert competition.phase == "closed"
     held = page(None, competition)
@@ -196,7 +197,7 @@ def test_a_whole_season_run_from_the_dashboard(people, tmp_path):
 
 def test_the_archive_is_offered_to_whom_its_address_answers(people):
     competition = finished_final(people)
-    competition_services.advance_competitions(now=timezone.now() + timedelta(days=1))
+    competition_phases.advance_competitions(now=timezone.now() + timedelta(days=1))
     competition.refresh_from_db()
     assert competition.phase == "closed"
     Competition.objects.filter(pk=competition.pk).update(release="participants")

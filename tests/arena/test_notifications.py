@@ -16,7 +16,7 @@ from bots.models import BotVersion
 from tests.support import builders
 from tests.support.competitions import enter_bots, new_competition
 from tournaments.models import Challenge, Match
-from tournaments.services import challenges, competitions, teams
+from tournaments.services import challenges, competition_phases, competitions, teams
 from tournaments.services.playing import claim_match, record_result
 
 
@@ -228,7 +228,7 @@ def test_a_competition_announcement_tells_its_entrants_and_teams(
     # owner no more (here: one entrant left, so no final can be played).
     competitions.disqualify_entry(entry=entries[0], reason="shared code")
     with django_capture_on_commit_callbacks(execute=True):
-        competitions.advance_competitions(now=competition.deadline + timedelta(minutes=1))
+        competition_phases.advance_competitions(now=competition.deadline + timedelta(minutes=1))
     own = set(
         Notification.objects.filter(kind="competition.announcement")
         .exclude(text="Winter cup: Final at noon")

@@ -15,6 +15,7 @@ from tests.support.builders import bot_with_version, play_queued, user
 from tests.support.competitions import enter_bots, new_competition, play_final, start_final
 from tests.support.page_checks import NARROW, WIDE, check_page, follow
 from tournaments.models import Announcement, Competition, CompetitionEntry, Team
+from tournaments.services import competition_phases
 from tournaments.services import competitions as competition_services
 
 PASSWORD = "a long password 1"
@@ -178,7 +179,7 @@ def test_a_finished_season_shows_its_final(browser, live_server, transactional_d
     enter_bots(competition, [user(name=f"author{n}", password=PASSWORD) for n in range(6)])
     Announcement.objects.create(competition=competition, text="Good luck, everyone.")
     play_final(competition, at=now + timedelta(hours=1, minutes=1))
-    competition_services.advance_competitions(now=now + timedelta(hours=3))
+    competition_phases.advance_competitions(now=now + timedelta(hours=3))
     competition.refresh_from_db()
     assert competition.phase == "closed"
     context = browser.new_context(viewport={"width": width, "height": 900})

@@ -11,7 +11,7 @@ from bots.models import BotVersion
 from tests.support.builders import bot_with_version, play_queued
 from tournaments import services
 from tournaments.models import Competition, CompetitionEntry
-from tournaments.services import competitions
+from tournaments.services import competition_phases, competitions
 
 
 def new_competition(
@@ -57,7 +57,7 @@ def enter_bots(competition: Competition, owners, *, prefix: str = "entrant") -> 
 
 def start_final(competition: Competition, *, at: datetime) -> Competition:
     """Freezes the competition at ``at`` (past its deadline) and starts its final."""
-    assert competitions.freeze_competition(competition=competition, now=at)
+    assert competition_phases.freeze_competition(competition=competition, now=at)
     competition.refresh_from_db()
     assert competition.final is not None
     assert services.start_tournament(tournament_id=competition.final_id)

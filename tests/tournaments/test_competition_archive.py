@@ -27,7 +27,7 @@ from tournaments import services
 from tournaments.archive.export import archive_for, competition_archive
 from tournaments.archive.verify import dump_archive
 from tournaments.models import Competition, Match, Tournament
-from tournaments.services import competition_ladder, competitions
+from tournaments.services import competition_ladder, competition_phases, competitions
 
 EXAMPLES = Path(settings.BASE_DIR) / "examples" / "bots"
 BOTS = {"cautious": "pairs_cautious.py", "raw": "raw_bot.py", "sdk": "sdk_bot.py"}
@@ -83,13 +83,13 @@ def run_competition() -> Competition:
     assert set(competition.matches.values_list("division", flat=True)) >= {1, 2}
     cheat = competition.entries.get(bot__name="archive-cheat")
     competitions.disqualify_entry(entry=cheat, reason="shared code")
-    assert competitions.freeze_competition(
+    assert competition_phases.freeze_competition(
         competition=competition, now=competition.deadline + timedelta(seconds=1)
     )
     competition.refresh_from_db()
     assert services.start_tournament(tournament_id=competition.final_id)
     assert play_queued(tournament_id=competition.final_id)
-    competitions.advance_competitions(now=competition.final_at + timedelta(hours=1))
+    competition_phases.advance_competitions(now=competition.final_at + timedelta(hours=1))
     competition.refresh_from_db()
     assert competition.phase == Competition.Phase.CLOSED
     assert competition.final.status == "finished"

@@ -19,7 +19,7 @@ from tournaments.selectors.competition_standings import (
     competition_standings,
     division_tables,
 )
-from tournaments.services import competitions
+from tournaments.services import competition_phases, competitions
 from tournaments.services.competition_ladder import schedule_competition_ladders
 from tournaments.services.playing import claim_match, record_result
 
@@ -296,12 +296,12 @@ def test_a_paused_competition_schedules_nothing_and_its_cycle_waits(organiser, s
     start = timezone.now()
     assert schedule_competition_ladders(now=start) == 2
     play({b.pk: i for i, b in enumerate(bots)})
-    competitions.set_competition_paused(competition=competition, paused=True)
+    competition_phases.set_competition_paused(competition=competition, paused=True)
     assert schedule_competition_ladders(now=start + 2 * HOUR) == 0
     assert not queued()
     competition.refresh_from_db()
     assert competition.cycle == 1
-    competitions.set_competition_paused(competition=competition, paused=False)
+    competition_phases.set_competition_paused(competition=competition, paused=False)
     assert schedule_competition_ladders(now=start + 2 * HOUR) > 0
     competition.refresh_from_db()
     assert competition.cycle == 2

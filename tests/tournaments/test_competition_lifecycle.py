@@ -15,7 +15,12 @@ from bots.models import BotVersion
 from tests.support.builders import bot_with_version, play_queued, user, version
 from tournaments import tasks
 from tournaments.models import Competition, CompetitionEntry, Entry, Tournament
-from tournaments.services import cancel_tournament, competitions, start_due_tournaments
+from tournaments.services import (
+    cancel_tournament,
+    competition_phases,
+    competitions,
+    start_due_tournaments,
+)
 from tournaments.services.scheduling import seed_commitment
 
 pytestmark = pytest.mark.django_db
@@ -146,7 +151,7 @@ def test_the_freeze_takes_the_last_valid_version_before_the_deadline_and_not_one
 
     assert tasks.advance_competitions.run() is None  # before the deadline: nothing moves
     assert Competition.objects.get(pk=competition.pk).phase == Phase.OPEN
-    moved = competitions.advance_competitions(now=deadline)
+    moved = competition_phases.advance_competitions(now=deadline)
     assert moved == [competition.pk]
     first.refresh_from_db()
     second.refresh_from_db()
@@ -162,10 +167,10 @@ def test_the_freeze_waits_for_a_version_still_validating_within_the_grace(settin
     _age(entry.bot.versions.get(), deadline - timedelta(minutes=5))
     pending = version(bot=entry.bot, status=BotVersion.Status.PENDING, announce=False)
     _age(pending, deadline - timedelta(seconds=1))
-    assert competitions.advance_competitions(now=deadline + timedelta(seconds=10)) == []
+    assert competition_phases.advance_competitions(now=deadline + timedelta(seconds=10)) == []
     assert Competition.objects.get(pk=competition.pk).phase == Phase.OPEN
     BotVersion.objects.filter(pk=pending.pk).update(status=BotVersion.Status.ACTIVE)
-    assert competitions.advance_competitions(now=deadline + timedelta(seconds=20))
+    assert competition_phases.advance_competitions(now=deadline + timedelta(seconds=20))
     entry.refresh_from_db()
     assert entry.frozen_version_id == pending.pk
 
@@ -180,7 +185,7 @@ def test_past_the_grace_the_freeze_ignores_a_version_still_validating(settings):
     _age(
         version(bot=entry.bot, status="validating", announce=False), deadline - timedelta(seconds=1)
     )
-    assert competitions.advance_competitions(now=deadline + timedelta(seconds=601))
+    assert competition_phases.advance_competitions(now=deadline + timedelta(seconds=601))
     entry.refresh_from_db()
     assert entry.frozen_version_id == old.pk
 
@@ -198,7 +203,7 @@ def test_the_final_is_created_at_the_freeze_with_pinned_versions_and_plays_them(
         # A newer version after the deadline is current elsewhere, not in the final.
         _age(version(bot=entry.bot, announce=False), deadline + timedelta(seconds=1))
 
-    competitions.advance_competitions(now=deadline)
+    competition_phases.advance_competitions(now=deadline)
     competition.refresh_from_db()
     final = competition.final
     assert competition.phase == Phase.FROZEN and competition.frozen_at == deadline
@@ -212,14 +217,14 @@ def test_the_final_is_created_at_the_freeze_with_pinned_versions_and_plays_them(
     # At final_at the tournament start keeps the pinned versions.
     assert start_due_tournaments(now=competition.final_at) == [final.pk]
     assert {e.bot_id: e.version_id for e in Entry.objects.filter(tournament=final)} == frozen
-    assert competitions.advance_competitions(now=competition.final_at) == [competition.pk]
+    assert competition_phases.advance_competitions(now=competition.final_at) == [competition.pk]
     assert Competition.objects.get(pk=competition.pk).phase == Phase.FINAL
     while play_queued(tournament_id=final.pk):
         pass
     final.refresh_from_db()
     assert final.status == Tournament.Status.FINISHED
     later = competition.final_at + timedelta(hours=1)
-    assert competitions.advance_competitions(now=later) == [competition.pk]
+    assert competition_phases.advance_competitions(now=later) == [competition.pk]
     competition.refresh_from_db()
     assert (competition.phase, competition.closed_at) == (Phase.CLOSED, later)
 
@@ -228,10 +233,10 @@ def test_a_cancelled_final_closes_the_competition():
     competition = _competition(user(name="org"))
     for entry in _entered(competition, 2):
         _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     cancel_tournament(tournament=competition.final)
-    competitions.advance_competitions(now=competition.deadline + timedelta(minutes=1))
+    competition_phases.advance_competitions(now=competition.deadline + timedelta(minutes=1))
     assert Competition.objects.get(pk=competition.pk).phase == Phase.CLOSED
 
 
@@ -239,7 +244,7 @@ def test_too_few_eligible_entrants_close_the_competition_saying_why():
     competition = _competition(user(name="org"))
     (entry,) = _entered(competition, 1)
     _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     assert competition.phase == Phase.CLOSED and competition.final is None
     assert "No final" in competition.announcements.get().text
@@ -249,16 +254,16 @@ def test_pause_holds_the_dates_and_the_final_until_the_resume():
     competition = _competition(user(name="org"))
     for entry in _entered(competition, 2):
         _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
-    competitions.set_competition_paused(competition=competition, paused=True)
-    assert competitions.advance_competitions(now=competition.deadline) == []
+    competition_phases.set_competition_paused(competition=competition, paused=True)
+    assert competition_phases.advance_competitions(now=competition.deadline) == []
     assert Competition.objects.get(pk=competition.pk).phase == Phase.OPEN
-    competitions.set_competition_paused(competition=competition, paused=False)
-    assert competitions.advance_competitions(now=competition.final_at) == [competition.pk]
+    competition_phases.set_competition_paused(competition=competition, paused=False)
+    assert competition_phases.advance_competitions(now=competition.final_at) == [competition.pk]
     competition.refresh_from_db()
     assert competition.phase == Phase.FROZEN
-    competitions.set_competition_paused(competition=competition, paused=True)
+    competition_phases.set_competition_paused(competition=competition, paused=True)
     assert start_due_tournaments(now=competition.final_at) == []
-    competitions.set_competition_paused(competition=competition, paused=False)
+    competition_phases.set_competition_paused(competition=competition, paused=False)
     assert start_due_tournaments(now=competition.final_at) == [competition.final_id]
 
 
@@ -269,7 +274,7 @@ def test_disqualification_takes_the_entry_out_of_a_final_not_started():
         _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
     with pytest.raises(ValidationError):  # a reason is required
         competitions.disqualify_entry(entry=entries[0], reason=" ")
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     out = competitions.disqualify_entry(entry=entries[0], reason="copied another's bot")
     assert (out.status, out.reason) == ("disqualified", "copied another's bot")
@@ -288,7 +293,7 @@ def test_disqualified_entries_are_not_in_the_final():
     for entry in entries:
         _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
     competitions.disqualify_entry(entry=entries[2], reason="late fees")
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     assert sorted(competition.final.entries.values_list("bot_id", flat=True)) == sorted(
         e.bot_id for e in entries[:2]
@@ -348,7 +353,7 @@ def test_the_final_is_seeded_by_the_competitions_standings(settings):
     assert standings == [e.bot_id for e in reversed(entries)]
     for entry in entries:
         _age(entry.bot.versions.get(), competition.deadline - timedelta(minutes=1))
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     start_due_tournaments(now=competition.final_at)
     seeded = competition.final.entries.order_by("seed_number").values_list("bot_id", flat=True)
@@ -404,7 +409,7 @@ def test_an_edit_of_the_final_keeps_its_pinned_versions():
         _age(old, competition.deadline - timedelta(minutes=1))
         frozen[entry.bot_id] = old.pk
         _age(version(bot=entry.bot, announce=False), competition.deadline + timedelta(seconds=1))
-    competitions.advance_competitions(now=competition.deadline)
+    competition_phases.advance_competitions(now=competition.deadline)
     competition.refresh_from_db()
     kept = [e.bot_id for e in entries[:2]]
     update_tournament(
@@ -422,6 +427,6 @@ def test_one_competition_that_cannot_move_does_not_hold_back_the_others():
     # Settings no check would let through (written straight to the row): its freeze fails.
     Competition.objects.filter(pk=broken.pk).update(final_settings={"colour": "red"})
     later = max(broken.deadline, sound.deadline)
-    assert competitions.advance_competitions(now=later) == [sound.pk]
+    assert competition_phases.advance_competitions(now=later) == [sound.pk]
     assert Competition.objects.get(pk=broken.pk).phase == Phase.OPEN  # rolled back whole
     assert not Competition.objects.get(pk=broken.pk).entries.exclude(frozen_version=None).exists()

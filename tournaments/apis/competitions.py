@@ -21,6 +21,7 @@ from tournaments.archive.export import archive_for
 from tournaments.archive.verify import archive_bytes
 from tournaments.models import Announcement, Competition, CompetitionEntry
 from tournaments.selectors import competitions as selectors
+from tournaments.services import competition_phases
 from tournaments.services import competitions as services
 from tournaments.services import teams as team_services
 from tournaments.services.competitions import MAX_INVITE_CODE
@@ -509,7 +510,7 @@ class CompetitionPauseApi(APIView):
     @extend_schema(request=None, responses=CompetitionDetailSerializer)
     def post(self, request, pk):
         competition = _organised(request, pk)
-        services.set_competition_paused(competition=competition, paused=self.paused)
+        competition_phases.set_competition_paused(competition=competition, paused=self.paused)
         return _detail(request, competition)
 
 

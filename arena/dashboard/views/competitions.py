@@ -37,6 +37,7 @@ from bots.models import Bot
 from tournaments.models import Competition, CompetitionEntry, Team, Tournament
 from tournaments.selectors import competitions as competition_selectors
 from tournaments.selectors.newest_first import newest_first
+from tournaments.services import competition_phases
 from tournaments.services import competitions as competition_services
 from tournaments.services import teams as team_services
 
@@ -344,9 +345,7 @@ def _manage(request, competition: Competition, action: str) -> dict | None:
     if action in ("accept", "refuse", "disqualify"):
         return _decide(request, competition, action)
     if action in ("pause", "resume"):
-        competition_services.set_competition_paused(
-            competition=competition, paused=action == "pause"
-        )
+        competition_phases.set_competition_paused(competition=competition, paused=action == "pause")
         return None
     if action == "reveal":
         competition_services.reveal_results(competition=competition)

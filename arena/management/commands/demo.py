@@ -27,7 +27,7 @@ from bots import services as bot_services
 from bots.models import Bot
 from tournaments import services
 from tournaments.models import Competition, Match, Tournament
-from tournaments.services import competition_ladder, competitions
+from tournaments.services import competition_ladder, competition_phases, competitions
 
 DEMO_USER = "demo"
 DEMO_TOURNAMENT = "Demo round robin (Pairs)"
@@ -172,12 +172,12 @@ class Command(BaseCommand):
             beat = now + timedelta(seconds=table)
             competition_ladder.schedule_competition(competition_id=competition.pk, now=beat)
             play_queued(Match.objects.filter(competition=competition))
-        competitions.freeze_competition(competition=competition, now=competition.deadline)
+        competition_phases.freeze_competition(competition=competition, now=competition.deadline)
         competition.refresh_from_db()
         if competition.final_id is not None:
             services.start_tournament(tournament_id=competition.final_id)
             play_queued(Match.objects.filter(tournament_id=competition.final_id))
-        competitions.advance_competitions(now=timezone.now())
+        competition_phases.advance_competitions(now=timezone.now())
         competition.refresh_from_db()
         self.stdout.write(
             f"{DEMO_COMPETITION} #{competition.pk}: {competition.phase}, "
