@@ -8,7 +8,7 @@ from arena.dashboard.views.matches import MatchFramesApi
 from arena.integrations import apis as integration_apis
 from bots import apis as bot_apis
 from tournaments import apis
-from tournaments.apis import competitions, exports
+from tournaments.apis import competition_teams, competitions, exports
 
 
 def _exports(route: str, view, name: str) -> list:
@@ -108,20 +108,24 @@ api_patterns = [
         competitions.CompetitionResultsApi,
         "api-competition-results",
     ),
-    _api("competitions/<int:pk>/teams/", competitions.CompetitionTeamsApi, "api-competition-teams"),
+    _api(
+        "competitions/<int:pk>/teams/",
+        competition_teams.CompetitionTeamsApi,
+        "api-competition-teams",
+    ),
     _api(
         "competitions/<int:pk>/teams/<int:team_id>/members/",
-        competitions.CompetitionTeamMembersApi,
+        competition_teams.CompetitionTeamMembersApi,
         "api-competition-team-members",
     ),
     _api(
         "competitions/<int:pk>/teams/<int:team_id>/members/<str:username>/",
-        competitions.CompetitionTeamMemberApi,
+        competition_teams.CompetitionTeamMemberApi,
         "api-competition-team-member",
     ),
     _api(
         "competitions/<int:pk>/teams/<int:team_id>/bots/",
-        competitions.CompetitionTeamBotsApi,
+        competition_teams.CompetitionTeamBotsApi,
         "api-competition-team-bots",
     ),
     _api("tokens/", integration_apis.TokenListCreateApi, "api-tokens"),

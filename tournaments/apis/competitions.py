@@ -1,10 +1,9 @@
 """API views of competitions: list and create, detail and edit, entries and their
-decisions, teams, announcements, pause and resume, release, and the results as the release
+decisions, announcements, pause and resume, release, and the results as the release
 lets the reader see them (docs/competitions.md)."""
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
@@ -23,7 +22,6 @@ from tournaments.models import Announcement, Competition, CompetitionEntry
 from tournaments.selectors import competitions as selectors
 from tournaments.services import competition_phases
 from tournaments.services import competitions as services
-from tournaments.services import teams as team_services
 from tournaments.services.competitions import MAX_INVITE_CODE
 
 
@@ -276,17 +274,19 @@ class EntrySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def _id(**kwargs) -> serializers.IntegerField:
+def id_field(**kwargs) -> serializers.IntegerField:
     """An id: a whole number a bigint column can hold (a bigger one could only fail there)."""
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
 
 
 class EnterSerializer(serializers.Serializer):
-    bot = _id(help_text="the id of a bot you own (or your team's)")
+    bot = id_field(help_text="the id of a bot you own (or your team's)")
     invite_code = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=MAX_INVITE_CODE
     )
-    team = _id(required=False, allow_null=True, help_text="the id of your team that owns the bot")
+    team = id_field(
+        required=False, allow_null=True, help_text="the id of your team that owns the bot"
+    )
 
 
 class DecideSerializer(serializers.Serializer):
@@ -304,28 +304,6 @@ class ReleaseSerializer(serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _choice_messages(self, "release")
-
-
-class TeamBotSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-
-
-class TeamSerializer(serializers.Serializer):
-    id = serializers.IntegerField(read_only=True)
-    name = serializers.CharField(max_length=60)
-    created_by = serializers.CharField(read_only=True)
-    members = serializers.ListField(child=serializers.CharField(), read_only=True)
-    bots = TeamBotSerializer(many=True, read_only=True)
-    created_at = serializers.DateTimeField(read_only=True)
-
-
-class UsernameSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-
-
-class BotIdSerializer(serializers.Serializer):
-    bot = _id()
 
 
 class ResultsSerializer(serializers.Serializer):
@@ -350,12 +328,12 @@ class ListQuery(serializers.Serializer):
         _choice_messages(self, "phase", "game")
 
 
-def _competition(pk: int) -> Competition:
+def competition_or_404(pk: int) -> Competition:
     return get_object_or_404(Competition.objects.select_related("organiser", "final"), pk=pk)
 
 
 def _organised(request, pk: int) -> Competition:
-    competition = _competition(pk)
+    competition = competition_or_404(pk)
     if not selectors.may_organise(competition=competition, user=request.user):
         raise PermissionDenied("only the competition's organiser may do this")
     return competition
@@ -417,7 +395,7 @@ class CompetitionDetailApi(APIView):
 
     @extend_schema(responses=CompetitionDetailSerializer)
     def get(self, request, pk):
-        return _detail(request, _competition(pk))
+        return _detail(request, competition_or_404(pk))
 
     @extend_schema(request=CompetitionSerializer, responses=CompetitionDetailSerializer)
     def patch(self, request, pk):
@@ -436,12 +414,12 @@ class CompetitionEntriesApi(APIView):
 
     @extend_schema(responses=EntrySerializer(many=True))
     def get(self, request, pk):
-        rows = selectors.competition_entrants(competition=_competition(pk), user=request.user)
+        rows = selectors.competition_entrants(competition=competition_or_404(pk), user=request.user)
         return Response(EntrySerializer(rows, many=True).data)
 
     @extend_schema(request=EnterSerializer, responses={201: EntrySerializer})
     def post(self, request, pk):
-        competition = _competition(pk)
+        competition = competition_or_404(pk)
         data = EnterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
@@ -547,7 +525,7 @@ class CompetitionAnnouncementsApi(APIView):
 
     @extend_schema(responses=AnnouncementSerializer(many=True))
     def get(self, request, pk):
-        rows = selectors.competition_announcements(competition=_competition(pk))
+        rows = selectors.competition_announcements(competition=competition_or_404(pk))
         return Response(AnnouncementSerializer(rows, many=True).data)
 
     @extend_schema(request=AnnouncementSerializer, responses={201: AnnouncementSerializer})
@@ -566,7 +544,7 @@ class CompetitionResultsApi(APIView):
 
     @extend_schema(responses=ResultsSerializer)
     def get(self, request, pk):
-        competition = _competition(pk)
+        competition = competition_or_404(pk)
         data = selectors.competition_results(competition=competition, user=request.user)
         return Response(ResultsSerializer(data).data)
 
@@ -587,7 +565,7 @@ class CompetitionArchiveApi(APIView):
         }
     )
     def get(self, request, pk):
-        competition = _competition(pk)
+        competition = competition_or_404(pk)
         archive = archive_for(competition=competition, user=request.user)
         if archive is None:
             raise NotFound(
@@ -601,83 +579,3 @@ class CompetitionArchiveApi(APIView):
             as_attachment=True, filename=f"competition-{competition.pk}-archive.json.gz"
         )
         return response
-
-
-def _teams_answer(competition: Competition, team_id: int, code=status.HTTP_200_OK) -> Response:
-    rows = selectors.competition_teams(competition=competition)
-    return Response(TeamSerializer(next(r for r in rows if r["id"] == team_id)).data, status=code)
-
-
-class CompetitionTeamsApi(APIView):
-    """The teams with their members and bots; signed in, create one (you join it)."""
-
-    @extend_schema(responses=TeamSerializer(many=True))
-    def get(self, request, pk):
-        rows = selectors.competition_teams(competition=_competition(pk))
-        return Response(TeamSerializer(rows, many=True).data)
-
-    @extend_schema(request=TeamSerializer, responses={201: TeamSerializer})
-    def post(self, request, pk):
-        competition = _competition(pk)
-        data = TeamSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        team = team_services.create_team(
-            competition=competition, name=data.validated_data["name"], user=request.user
-        )
-        return _teams_answer(competition, team.pk, status.HTTP_201_CREATED)
-
-
-def _found_team(competition: Competition, team_id: int):
-    return get_object_or_404(competition.teams.select_related("competition"), pk=team_id)
-
-
-def _user_named(username: str):
-    found = get_user_model().objects.filter(username=username).first()
-    if found is None:
-        raise serializers.ValidationError({"username": [f"There is no user {username}"]})
-    return found
-
-
-class CompetitionTeamMembersApi(APIView):
-    """The team's creator adds a member by username (one team per person per competition)."""
-
-    @extend_schema(request=UsernameSerializer, responses={201: TeamSerializer})
-    def post(self, request, pk, team_id):
-        competition = _competition(pk)
-        team = _found_team(competition, team_id)
-        data = UsernameSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        member = _user_named(data.validated_data["username"])
-        team_services.add_team_member(team=team, user=member, by=request.user)
-        return _teams_answer(competition, team.pk, status.HTTP_201_CREATED)
-
-
-class CompetitionTeamMemberApi(APIView):
-    """The creator removes a member, or a member leaves."""
-
-    @extend_schema(request=None, responses=TeamSerializer)
-    def delete(self, request, pk, team_id, username):
-        competition = _competition(pk)
-        team = _found_team(competition, team_id)
-        member = _user_named(username)
-        team_services.remove_team_member(team=team, user=member, by=request.user)
-        return _teams_answer(competition, team.pk)
-
-
-class CompetitionTeamBotsApi(APIView):
-    """The creator gives the team a bot they own: every member may then upload versions of
-    it, enter it and challenge with it."""
-
-    @extend_schema(request=BotIdSerializer, responses={201: TeamSerializer})
-    def post(self, request, pk, team_id):
-        competition = _competition(pk)
-        team = _found_team(competition, team_id)
-        data = BotIdSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        bot = Bot.objects.filter(pk=data.validated_data["bot"]).first()
-        if bot is None:
-            raise serializers.ValidationError(
-                {"bot": [f"There is no bot with id {data.validated_data['bot']}"]}
-            )
-        team_services.give_bot_to_team(team=team, bot=bot, by=request.user)
-        return _teams_answer(competition, team.pk, status.HTTP_201_CREATED)
