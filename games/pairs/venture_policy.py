@@ -35,13 +35,13 @@ DRAFT_LIKING = [0, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8]
 def _fire(table: list[int], bids: list[int], caps: list[list[int]]) -> None:
     """One round on count tables: ``table`` (the pool) and ``caps`` (captures, per seat)
     are updated in place. Same rules as ``games.pairs.venture.fire``."""
-    bidders = [0] * 11
     for card in bids:
         table[card] += 1
-        bidders[card] += 1
-    low = min(bids)
+    ranks = sorted(set(bids))  # at most one per seat: cheaper than every rank of the deck
+    low = ranks[0]
+    count = bids.count
     taken_early = 0
-    if bidders[low] == 1:
+    if count(low) == 1:
         top = 10
         while not table[top]:
             top -= 1
@@ -49,22 +49,21 @@ def _fire(table: list[int], bids: list[int], caps: list[list[int]]) -> None:
         table[top] = 0
         taken_early = top
     floor = 1
-    for rank in range(low + 1, 11):
-        if bidders[rank] != 1 or rank == taken_early:
+    for rank in ranks[1:]:
+        if rank == taken_early or count(rank) != 1:
             continue
         row = caps[bids.index(rank)]
         for r in range(floor, rank):
-            count = table[r]
-            if count:
-                row[r] += count
+            taken = table[r]
+            if taken:
+                row[r] += taken
                 table[r] = 0
         floor = rank
 
 
 def _points(caps: list[int], table: list[int]) -> int:
     total = 0
-    for rank in range(1, 11):
-        count = caps[rank]
+    for rank, count in enumerate(caps):
         if count:
             total += rank if count + table[rank] == rank else -count
     return total
