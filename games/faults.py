@@ -1,6 +1,6 @@
 """Faults in a result: the kinds a seat can be stopped for, and how a result ranks faulted
 seats. The runner (bots/runner.py) ranks every match this way, and an archive's verifier
-(tournaments/archive/replay.py) ranks the replayed results the same way; both take it from
+(tournaments/archive/rerun.py) ranks the replayed results the same way; both take it from
 here, below both of them."""
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from games import registry
 from games.rng import derive_seed
 from tournaments import formats
 from tournaments.archive.discrepancy import Discrepancy, canonical, match_label, short
-from tournaments.archive.replay import replay_match
+from tournaments.archive.rerun import rerun_match
 from tournaments.formats import Event, Finished, Pairing, Result
 from tournaments.formats.common import rotation
 from tournaments.formats.divisions import Game, competition_table_seed, division_table
@@ -359,7 +359,7 @@ def _check_table_rotations(ladder: list[dict]) -> None:
 def _replay_counted(match: dict, done: Verified, *, stage: str) -> None:
     status = match.get("status")
     if status == "finished":
-        done.moves += replay_match(match)
+        done.moves += rerun_match(match)
         if stage == "ladder":
             done.ladder_matches += 1
         else:

@@ -1,7 +1,8 @@
-"""Replaying one archived match through its game's engine: every recorded move applied
-from the deal seed, each acting seat and legal action checked, seats played by default
-after their recorded faults, the recorded times held to the clock, and the result ranked as
-the runner ranks it (``games.faults.rank_with_faults``) compared seat by seat."""
+"""Rerunning one archived match (playing it again from its record) through its game's
+engine: every recorded move applied from the deal seed, each acting seat and legal action
+checked, seats played by default after their recorded faults, the recorded times held to
+the clock, and the result ranked as the runner ranks it (``games.faults.rank_with_faults``)
+compared seat by seat."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ class Fault:
         return {"kind": self.kind, "reason": self.reason, "move": self.move}
 
 
-def replay_match(match: dict) -> int:
-    """Replay a finished match from its deal seed and compare its result; the number of
+def rerun_match(match: dict) -> int:
+    """Rerun a finished match from its deal seed and compare its result; the number of
     moves. :class:`Discrepancy` names the match, the move and the seat."""
     label = match_label(match)
     moves, result = match.get("moves"), match.get("result")
