@@ -246,7 +246,8 @@ class EventMatchesApi(generics.ListAPIView):
         return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        rows = selectors.as_rows(self.filter_queryset(self.get_queryset()))
+        page = selectors.with_seats(self.paginate_queryset(rows))
         context = self.get_serializer_context()
         context["views"] = visibility.match_views(matches=list(page), user=self.request.user)
         rows = self.get_serializer(page, many=True, context=context).data

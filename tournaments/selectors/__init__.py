@@ -20,6 +20,7 @@ from tournaments.selectors.leaderboard_pages import (  # noqa: F401
 )
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_LOOKUP_FIELDS,
+    as_rows,
     match_detail,
     match_list,
     match_log_cache,
@@ -36,6 +37,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     seat_logs,
     spliced_json,
     stored_piece,
+    with_seats,
 )
 from tournaments.selectors.ratings import (  # noqa: F401
     HISTORY_POINTS,
