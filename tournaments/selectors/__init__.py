@@ -42,6 +42,7 @@ from tournaments.selectors.matches import (  # noqa: F401
 from tournaments.selectors.ratings import (  # noqa: F401
     HISTORY_POINTS,
     MAX_HISTORY_POINTS,
+    bot_has_gates,
     gates_of_bot,
     head_to_head,
     opponents_met,
