@@ -238,7 +238,8 @@ class EventMatchesApi(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation: no event
             return Match.objects.none()
-        event = get_object_or_404(self.event_model, pk=self.kwargs["pk"])
+        # The event's id is all the list needs of it (and that it exists).
+        event = get_object_or_404(self.event_model.objects.only("pk"), pk=self.kwargs["pk"])
         return selectors.match_list(**{self.event_field: event})
 
     def list(self, request, *args, **kwargs):
