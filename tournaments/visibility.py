@@ -199,9 +199,9 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
     tournament_ids = {m.tournament_id for m in matches if m.tournament_id is not None}
     events = {
         pk: (status, visibility)
-        for pk, status, visibility in Tournament.objects.filter(pk__in=tournament_ids).values_list(
-            "pk", "status", "record_visibility"
-        )
+        for pk, status, visibility in Tournament.objects.filter(pk__in=tournament_ids)
+        .order_by()
+        .values_list("pk", "status", "record_visibility")
     }
     finished = [m for m in matches if m.status == Match.Status.FINISHED]
     live_deals: list[tuple] = []
@@ -296,5 +296,6 @@ def tournament_ids_with_live_matches(ids: Iterable[int]) -> set[int]:
     ids = list(ids)
     if not ids:
         return set()
-    rows = Match.objects.filter(tournament_id__in=ids, status__in=LIVE)
+    # No ordering: Meta's would join the DISTINCT (every live match, not every tournament).
+    rows = Match.objects.filter(tournament_id__in=ids, status__in=LIVE).order_by()
     return set(rows.values_list("tournament_id", flat=True).distinct())

@@ -6,6 +6,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 
+from django.db.models import QuerySet
 from django.template.defaultfilters import floatformat
 from django.template.loader import render_to_string
 from django.utils.html import conditional_escape
@@ -20,6 +21,8 @@ from tournaments import readcache, release, selectors
 from tournaments.models import Match, MatchSeat
 from tournaments.ratings import pools
 from tournaments.readcache import marks
+from tournaments.selectors import challenges as challenge_selectors
+from tournaments.selectors import human_games as human_game_selectors
 
 
 def result_text(rank: int | None, ranks: list[int]) -> str:
@@ -141,6 +144,17 @@ def matches_table(rows: list[dict]) -> str:
             f'<td><span class="nowrap">{plain(day)}</span> {plain(clock)}</td></tr>\n'
         )
     return "".join(lines)
+
+
+def with_sections(bots: QuerySet[Bot]) -> QuerySet[Bot]:
+    """``bots`` with whether each has challenges, games against people and version gates
+    (``has_challenges``, ``has_people_games``, ``has_gates``), in the bots' own query: the
+    page reads each of those lists only when it has a row, and most bots have none."""
+    return bots.annotate(
+        has_challenges=challenge_selectors.bot_has_challenges(),
+        has_people_games=human_game_selectors.bot_has_games_against_people(),
+        has_gates=selectors.bot_has_gates(),
+    )
 
 
 def recent_match_rows(

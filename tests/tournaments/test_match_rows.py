@@ -62,6 +62,45 @@ def test_rows_equal_the_generic_serializer(organiser, settings, reader):
     assert json.dumps(fast) == json.dumps(slow)
 
 
+@pytest.mark.parametrize("settled", [False, True])
+@pytest.mark.parametrize("visible", ["finished", "owners"])
+@pytest.mark.parametrize("reader", ["anonymous", "owner", "other", "staff"])
+def test_plain_rows_read_as_model_instances(organiser, settings, reader, visible, settled):
+    """The API list's plain rows (``as_rows``, ``with_seats``) give the visibility rules and
+    the rows what the matches as model instances with their seats give: the same views,
+    the same JSON (reproduce commands, the owner's own files, hidden seeds)."""
+    tournament = every_kind_of_match(organiser, settings, seed=6)
+    if settled:  # every match played but the running one: most deals no longer live
+        rng = random.Random(7)
+        for match in tournament.matches.filter(status=Match.Status.QUEUED):
+            record_random_result(match=match, rng=rng)
+    tournament.__class__.objects.filter(pk=tournament.pk).update(record_visibility=visible)
+    users = get_user_model().objects
+    request = Request(APIRequestFactory().get("/api/tournaments/1/matches/"))
+    request.user = {
+        "anonymous": AnonymousUser(),
+        "owner": organiser,
+        "other": users.create_user(username="other"),
+        "staff": users.create_user(username="staff", is_staff=True),
+    }[reader]
+    listed = selectors.match_list(tournament=tournament).order_by("pk")
+    rows = selectors.with_seats(list(selectors.as_rows(listed)))
+    whole = list(listed)
+    assert not isinstance(rows[0], Match) and [r.pk for r in rows] == [m.pk for m in whole]
+    views = selectors.match_views(matches=rows, user=request.user)
+    assert views == selectors.match_views(matches=whole, user=request.user)
+    plain = MatchSerializer(rows, many=True, context={"request": request, "views": views}).data
+    slow = [generic(m, {"request": request}) for m in whole]
+    assert json.dumps(plain) == json.dumps(slow)
+    if settled:
+        # Every seat is the organiser's: they and staff see the commands, with their files.
+        shown = json.dumps(plain).count('"reproduce": {')
+        full = reader == "staff" or (reader == "owner" or visible == "finished")
+        assert shown == sum(view.full for view in views.values())
+        assert (shown > 0) == full
+        assert ('"yours": true' in json.dumps(plain)) == (reader == "owner")
+
+
 def test_bot_rows_equal_the_generic_serializer(organiser):
     from bots.apis import BotSerializer
     from bots.models import Bot

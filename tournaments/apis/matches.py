@@ -235,18 +235,26 @@ class EventMatchesApi(generics.ListAPIView):
     event_field: str  # the event's keyword of ``selectors.match_list``
     mark_of = None  # the event's ``marks`` reader, keyword ``pk``
 
+    event = None  # the event, when its mark was read from its row
+
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # schema generation: no event
             return Match.objects.none()
-        event = get_object_or_404(self.event_model, pk=self.kwargs["pk"])
+        # The event's id is all the list needs of it (and that it exists).
+        event = self.event or get_object_or_404(
+            self.event_model.objects.only("pk"), pk=self.kwargs["pk"]
+        )
         return selectors.match_list(**{self.event_field: event})
 
     def list(self, request, *args, **kwargs):
         mark = self.mark_of(pk=kwargs["pk"])
+        if mark is not None:  # read from the event's row: it exists, no need to look again
+            self.event = self.event_model(pk=kwargs["pk"])
         return readcache.api_response(request, self, mark, lambda: self._page_data())
 
     def _page_data(self):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        rows = selectors.as_rows(self.filter_queryset(self.get_queryset()))
+        page = selectors.with_seats(self.paginate_queryset(rows))
         context = self.get_serializer_context()
         context["views"] = visibility.match_views(matches=list(page), user=self.request.user)
         rows = self.get_serializer(page, many=True, context=context).data

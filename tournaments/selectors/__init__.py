@@ -20,6 +20,7 @@ from tournaments.selectors.leaderboard_pages import (  # noqa: F401
 )
 from tournaments.selectors.matches import (  # noqa: F401
     REPLAY_LOOKUP_FIELDS,
+    as_rows,
     match_detail,
     match_list,
     match_log_cache,
@@ -36,10 +37,12 @@ from tournaments.selectors.matches import (  # noqa: F401
     seat_logs,
     spliced_json,
     stored_piece,
+    with_seats,
 )
 from tournaments.selectors.ratings import (  # noqa: F401
     HISTORY_POINTS,
     MAX_HISTORY_POINTS,
+    bot_has_gates,
     gates_of_bot,
     head_to_head,
     opponents_met,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from tournaments import visibility
 from tournaments.models import Challenge, ChallengeOpponent, Match, MatchSeat
@@ -150,6 +150,14 @@ def challenges_of_user(*, user, inbox: bool = False, limit: int = 50) -> list[Ch
         received = ChallengeOpponent.objects.filter(bot__owner=user).values("challenge_id")
         rows = base.filter(Q(challenger=user) | Q(pk__in=received))
     return list(rows.order_by("-id")[:limit])
+
+
+def bot_has_challenges() -> Q:
+    """Whether the outer query's bot has a challenge ``challenges_of_bot`` lists, as a
+    condition on Bot (for a page that reads the list only when it has a row)."""
+    return Q(Exists(Challenge.objects.filter(bot_id=OuterRef("pk")))) | Q(
+        Exists(ChallengeOpponent.objects.filter(bot_id=OuterRef("pk")))
+    )
 
 
 def challenges_of_bot(*, bot_id: int, limit: int = 20) -> list[Challenge]:

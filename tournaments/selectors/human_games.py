@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from games import registry
@@ -35,6 +35,12 @@ def game_of_user(*, user, pk: int) -> HumanGame | None:
         return None
     rows = HumanGame.objects.filter(pk=pk, user=user).select_related("match")
     return rows.defer("match__moves").first()
+
+
+def bot_has_games_against_people() -> Exists:
+    """Whether the outer query's bot has a game ``games_against_people`` lists."""
+    seats = MatchSeat.objects.filter(version__bot_id=OuterRef("pk"))
+    return Exists(seats.filter(match__human_game__isnull=False))
 
 
 def games_against_people(*, bot_id: int, limit: int = 20) -> list[Match]:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import shlex
+from types import SimpleNamespace
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Prefetch, QuerySet
-from django.db.models.query import ModelIterable
+from django.db.models.query import ModelIterable, ValuesListIterable
 
 from bots.cli import option_text
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import visibility
 from tournaments.models import (
@@ -51,6 +53,107 @@ SEAT_FIELDS = (
     "user_id",
     "user__username",
 )
+
+
+# What lists leave out of a match: its two big columns (read by the detail and replays).
+LIST_DEFERRED = ("moves", "record")
+# A list row's columns, every other one: what the API's rows, the reproduce commands and
+# the visibility and release rules read of a match.
+ROW_COLUMNS = tuple(f.attname for f in Match._meta.concrete_fields if f.name not in LIST_DEFERRED)
+
+
+class MatchRow:
+    """A match of a list as a plain row of ``ROW_COLUMNS``, read as an instance is
+    (``pk``, ``seats.all()``): the visibility and release rules, the reproduce commands and
+    the API's rows take either. A page of 50 built as model instances, with their seats,
+    versions and bots, costs most of the list's first read."""
+
+    __slots__ = (*ROW_COLUMNS, "seats")
+
+    def __init__(self, values: tuple):
+        for name, value in zip(ROW_COLUMNS, values, strict=True):
+            setattr(self, name, value)
+        self.seats = SeatRows()
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+class SeatRows(list):
+    """A row's seats, in seat order; ``all()`` as a related manager's."""
+
+    def all(self) -> SeatRows:
+        return self
+
+
+class SeatRow:
+    """A seat of a ``MatchRow``, with the model's own rules of who plays and owns it."""
+
+    __slots__ = ("seat", "score", "rank", "fault", "policy", "version_id", "version")
+    __slots__ += ("user_id", "user")
+
+    player_name = MatchSeat.player_name
+    player_kind = MatchSeat.player_kind
+    owned_by = MatchSeat.owned_by
+
+
+def _seat_rows_sql(count: int) -> str:
+    """The seats of ``count`` matches with the columns of a ``SeatRow`` (no log, no
+    upload), in seat order: written out, as the read caches' marks are (building it with
+    the ORM costs more than running it)."""
+    seats, versions = MatchSeat._meta, BotVersion._meta
+    bots, users = Bot._meta, MatchSeat._meta.get_field("user").related_model._meta
+    return (
+        "SELECT s.match_id, s.seat, s.score, s.rank, s.fault, s.policy, s.user_id,"
+        " u.username, s.version_id, v.number, v.kind, v.bot_id, b.name, b.owner_id"
+        f" FROM {seats.db_table} s LEFT JOIN {users.db_table} u ON u.id = s.user_id"
+        f" LEFT JOIN {versions.db_table} v ON v.id = s.version_id"
+        f" LEFT JOIN {bots.db_table} b ON b.id = v.bot_id"
+        f" WHERE s.match_id IN ({', '.join(['%s'] * count)}) ORDER BY s.match_id, s.seat"
+    )
+
+
+class MatchRowIterable(ValuesListIterable):
+    """A queryset's matches as ``MatchRow`` (its ``values_list`` of ``ROW_COLUMNS``)."""
+
+    def __iter__(self):
+        return map(MatchRow, super().__iter__())
+
+
+def as_rows(queryset: QuerySet) -> QuerySet:
+    """``queryset`` of matches yielding ``MatchRow`` (still filtered, ordered and sliced as
+    a queryset); ``with_seats`` reads their seats once a page is taken."""
+    rows = queryset.prefetch_related(None).values_list(*ROW_COLUMNS)
+    rows._iterable_class = MatchRowIterable
+    return rows
+
+
+def with_seats(rows: list[MatchRow]) -> list[MatchRow]:
+    """``rows`` with their seats (``SeatRow``, no logs), read in one query."""
+    by_id = {row.id: row for row in rows}
+    if not by_id:
+        return rows
+    with connection.cursor() as cursor:
+        cursor.execute(_seat_rows_sql(len(by_id)), list(by_id))
+        found = cursor.fetchall()
+    fault_of = MatchSeat._meta.get_field("fault").from_db_value
+    for values in found:
+        (match_id, seat_number, score, rank, fault, policy, user_id, username) = values[:8]
+        version_id, number, kind, bot_id, bot_name, owner_id = values[8:]
+        seat = SeatRow()
+        seat.seat, seat.score, seat.rank = seat_number, score, rank
+        seat.fault = fault_of(fault, None, connection)
+        seat.policy, seat.user_id, seat.version_id = policy, user_id, version_id
+        seat.user = None if user_id is None else SimpleNamespace(username=username)
+        seat.version = None
+        if version_id is not None:
+            bot = SimpleNamespace(pk=bot_id, name=bot_name, owner_id=owner_id)
+            seat.version = SimpleNamespace(
+                pk=version_id, number=number, kind=kind, bot_id=bot_id, bot=bot
+            )
+        by_id[match_id].seats.append(seat)
+    return rows
 
 
 def match_detail(*, pk: int) -> Match:
@@ -188,7 +291,7 @@ class LadderMatchQuerySet(QuerySet):
             not isinstance(k, slice)
             or k.step is not None
             or self._result_cache is not None
-            or self._iterable_class is not ModelIterable
+            or self._iterable_class not in (ModelIterable, MatchRowIterable)
             or not query.order_by
             or query.annotations
             or query.distinct
@@ -200,12 +303,14 @@ class LadderMatchQuerySet(QuerySet):
         page.query.deferred_loading = query.deferred_loading
         page.query.select_related = query.select_related
         page._prefetch_related_lookups = self._prefetch_related_lookups
+        if self._iterable_class is MatchRowIterable:
+            page = as_rows(page)
         return page
 
 
 def ladder_matches(*, ladder: Ladder) -> LadderMatchQuerySet:
     """Every match of ``ladder`` (no logs, moves or records), counted from its counters."""
-    base = LadderMatchQuerySet(model=Match).defer("moves", "record")
+    base = LadderMatchQuerySet(model=Match).defer(*LIST_DEFERRED)
     qs = base.prefetch_related(public_seats()).filter(ladder=ladder)
     qs._whole_ladder = (ladder.pk, qs.query.where.clone())
     return qs
@@ -219,7 +324,7 @@ def match_list(
 ):
     if ladder is not None and tournament is None and version is None:
         return ladder_matches(ladder=ladder)
-    qs = Match.objects.defer("moves", "record").prefetch_related(public_seats())
+    qs = Match.objects.defer(*LIST_DEFERRED).prefetch_related(public_seats())
     if tournament is not None:
         qs = qs.filter(tournament=tournament)
     if ladder is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q, Subquery
 
 from bots.models import Bot, BotVersion
 from games import registry
@@ -213,6 +213,11 @@ def head_to_head(*, pool: str, first: Bot, second: Bot) -> dict:
 def _finite(value: float) -> float | None:
     """JSON has no infinity: an undefined Elo or margin (no games, all won) is null."""
     return round(value, 1) if math.isfinite(value) else None
+
+
+def bot_has_gates() -> Exists:
+    """Whether the outer query's bot has a version gate ``gates_of_bot`` lists."""
+    return Exists(Gate.objects.filter(candidate__bot_id=OuterRef("pk")))
 
 
 def gates_of_bot(*, bot: Bot) -> list[dict]:

@@ -330,14 +330,15 @@ def lowest_score_wins(*, tournament: Tournament) -> bool:
     (:func:`games.scoring.score_direction`), at least one of them plainly."""
     from games.scoring import score_direction
 
-    ids = list(
+    latest = (
         tournament.matches.filter(status=Match.Status.FINISHED)
         .order_by("-id")
-        .values_list("id", flat=True)[:SCORE_SAMPLE]
+        .values("id")[:SCORE_SAMPLE]
     )
     seats: dict[int, list] = defaultdict(list)
-    # Seats in seat order without Meta's ordering by the match (a join of its rows).
-    rows = MatchSeat.objects.filter(match_id__in=ids).order_by("match_id", "seat")
+    # Seats in seat order without Meta's ordering by the match (a join of its rows), the
+    # latest matches read in the same query.
+    rows = MatchSeat.objects.filter(match_id__in=latest).order_by("match_id", "seat")
     rows = rows.values_list("match_id", "rank", "score")
     for match_id, rank, score in rows:
         seats[match_id].append((rank, score))

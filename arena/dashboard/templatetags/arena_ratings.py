@@ -11,7 +11,8 @@ register = template.Library()
 
 @register.inclusion_tag("arena/_bot_gating.html", takes_context=True)
 def bot_gating(context, bot, is_owner: bool) -> dict:
-    gates = selectors.gates_of_bot(bot=bot)
+    # A bot read with ``bot_page.with_sections`` tells whether it has any.
+    gates = selectors.gates_of_bot(bot=bot) if getattr(bot, "has_gates", True) else []
     for gate in gates:
         # Where the LLR sits between its bounds, in percent, for the bar.
         span = gate["upper"] - gate["lower"]

@@ -74,7 +74,7 @@ def _bot_names(request, slug):
 # Anonymous readers share one stored page per mark.
 @cached_page(mark=for_anonymous(lambda request, pk: bot_page.page_mark(bot_id=pk)))
 def bot_detail(request, pk):
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    bot = get_object_or_404(bot_page.with_sections(Bot.objects.select_related("owner")), pk=pk)
     # Each table is read once and handed to every part of the page that needs it.
     versions = list(bot_selectors.version_list(bot=bot))
     context = _versions_context(request, bot, versions)
@@ -94,10 +94,16 @@ def bot_detail(request, pk):
             "with_cancelled": with_cancelled,
             "challenges": [
                 challenge_selectors.challenge_summary(c)
-                for c in challenge_selectors.challenges_of_bot(bot_id=bot.pk)
+                for c in (
+                    challenge_selectors.challenges_of_bot(bot_id=bot.pk)
+                    if bot.has_challenges
+                    else []
+                )
             ],
             "challenge_choices": [("anyone", "anyone"), ("ask", "ask me"), ("nobody", "nobody")],
-            "people_games": human_game_selectors.games_against_people(bot_id=bot.pk),
+            "people_games": human_game_selectors.games_against_people(bot_id=bot.pk)
+            if bot.has_people_games
+            else [],
         },
     )
 
