@@ -39,6 +39,7 @@ from games import registry
 from games.adapters.codec import rank_rewards
 from games.adapters.incremental import IncrementalEncoder
 from games.adapters.spec import Spec, spec
+from games.adapters.vector import move_mask
 from games.rng import derive_seed
 
 BOUND = 1e9  # observation values are squashed sums and counts, far inside this
@@ -158,8 +159,7 @@ class ArenaEnv(AECEnv):
             # One mask per seat, kept: clearing the last legal integers and setting the new
             # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
             mask, previous = self._masks[seat]
-            mask[previous] = 0
-            mask[indices] = 1
+            move_mask(mask, previous, indices)
             self._masks[seat] = (mask, indices)
             self._mask_key, self._mask_value = key, (legal, indices, mask)
         return self._mask_value
