@@ -20,6 +20,7 @@ taken as unchanged.
 from __future__ import annotations
 
 import zlib
+from array import array
 from collections import Counter
 
 import numpy as np
@@ -50,11 +51,15 @@ class _Node:
 
 
 class _View:
-    __slots__ = ("root", "vector", "overflowing")
+    __slots__ = ("root", "slots", "vector", "overflowing")
 
     def __init__(self, size: int):
         self.root: _Node | None = None
-        self.vector = np.zeros(size, np.float64)
+        # The places write their slots one by one into a plain array (a C store each) that
+        # the numpy vector views without a copy: cheaper than collecting the writes and
+        # assigning them with numpy's fancy indexing, which converts both lists per call.
+        self.slots = array("d", bytes(8 * size))
+        self.vector = np.frombuffer(self.slots, np.float64)
         self.overflowing = False  # some place has features in the overflow block
 
 
@@ -99,7 +104,7 @@ class IncrementalEncoder:
             self._tokens.clear()
         if len(self._items) > 100_000:
             self._items.clear()
-        writes: dict[int, float] = {}
+        writes = state.slots
         if state.root is None:
             state.root = _Node("", "", 0)
             self._build(state.root, observation, writes)
@@ -107,8 +112,6 @@ class IncrementalEncoder:
         else:
             moved = self._update(state.root, observation, writes)
         vector = state.vector
-        if writes:
-            vector[list(writes)] = list(writes.values())
         if moved or state.overflowing:
             block = [0.0] * self.encoder.overflow
             state.overflowing = self._overflow(state.root, block)
@@ -116,7 +119,7 @@ class IncrementalEncoder:
         return vector
 
     # -- one place -------------------------------------------------------------------
-    def _update(self, node: _Node, value, writes: dict[int, float]) -> bool:
+    def _update(self, node: _Node, value, writes: array) -> bool:
         """Bring ``node`` to ``value``; True when the overflow block may have changed."""
         old = node.value
         kind = value.__class__
@@ -173,7 +176,7 @@ class IncrementalEncoder:
             return _Node(f"{node.path}.{key}", f"{node.pattern}.{key}", node.depth + 1)
         return _Node(f"{node.path}[{key}]", node.pattern + "[]", node.depth + 1)
 
-    def _build(self, node: _Node, value, writes: dict[int, float]) -> bool:
+    def _build(self, node: _Node, value, writes: array) -> bool:
         """Encode ``value`` at an empty ``node``; True when it has overflow features."""
         node.value = value
         kind = value.__class__
@@ -356,7 +359,7 @@ class IncrementalEncoder:
             return True
         return False
 
-    def _clear(self, node: _Node, writes: dict[int, float]) -> bool:
+    def _clear(self, node: _Node, writes: array) -> bool:
         """Zero ``node``'s slots; True when it had overflow features."""
         if node.children is not None:
             moved = False
@@ -380,7 +383,7 @@ class IncrementalEncoder:
         node.overflow = []
         return had
 
-    def _append(self, node: _Node, value: list, writes: dict[int, float]) -> bool:
+    def _append(self, node: _Node, value: list, writes: array) -> bool:
         """Add the features of a bag's new items to the node's sums; False (nothing done)
         when a sum involved is not a whole number or the node was encoded by _fast."""
         if node.features is None:
@@ -420,7 +423,7 @@ class IncrementalEncoder:
             node.overflow = self._write(features, features, {})
         return True
 
-    def _write(self, changed, features: dict[str, float], writes: dict[int, float]) -> list:
+    def _write(self, changed, features: dict[str, float], writes: array | dict[int, float]) -> list:
         """Slot values of the ``changed`` features into ``writes``; the ones outside the
         layout as (hashed slot, value) in walk order."""
         slot = self._slot

@@ -88,9 +88,9 @@ class ArenaGame(pyspiel.Game):
         # last tensor of the same view, whichever state that came from.
         self.incremental = IncrementalEncoder(self.spec.encoder)
         self.tensor_observer: ArenaObserver | None = None  # made on first use
-        # Per seat, the last tensor handed out and the same as a list: the next list is
-        # that one with only the changed entries replaced (tolist() of the whole tensor
-        # costs more than a decision of the engine on the bigger layouts).
+        # Per seat, the last tensor handed out (its bits) and the same as a list: the next
+        # list is that one with only the changed entries replaced (tolist() of the whole
+        # tensor costs more than a decision of the engine on the bigger layouts).
         self.tensor_lists: dict[int, tuple[np.ndarray, list[float]]] = {}
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
@@ -163,14 +163,14 @@ class ArenaState(pyspiel.State):
         last = game.tensor_lists.get(player)
         if last is None:
             values = tensor.tolist()
-            game.tensor_lists[player] = (tensor.copy(), values)
+            game.tensor_lists[player] = (observer.bits.copy(), values)
             return values[:]
         previous, values = last
-        changed = np.flatnonzero(tensor.view(np.uint32) != previous.view(np.uint32))
+        # Bits, not floats: a change of sign of a zero shows too.
+        changed = (observer.bits != previous).nonzero()[0]
         if len(changed):
-            now = tensor[changed]
-            previous[changed] = now
-            for i, value in zip(changed.tolist(), now.tolist(), strict=True):
+            previous[changed] = observer.bits[changed]
+            for i, value in zip(changed.tolist(), tensor[changed].tolist(), strict=True):
                 values[i] = value
         return values[:]
 
@@ -213,6 +213,7 @@ class ArenaObserver:
         self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         self.incremental = game.incremental
         self.tensor = np.zeros(self.spec.encoder.size, np.float32)
+        self.bits = self.tensor.view(np.uint32)  # the same memory, compared bit for bit
         self.dict = {"observation": self.tensor}
 
     def _view(self, state: ArenaState, player: int) -> dict | None:

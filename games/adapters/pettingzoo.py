@@ -6,7 +6,8 @@ Conventions (docs/training.md has the long form):
 - Actions: ``Discrete(n)`` over the configuration's fixed catalogue
   (``games.adapters.actions``); ``observe(agent)`` gives ``{"observation":
   float32 vector, "action_mask": int8 mask}``; the acting agent's ``infos``
-  carry the raw observation dict and the legal JSON actions.
+  carry the raw observation dict, the legal JSON actions and their integers
+  (``legal_actions``, ascending: the mask's ones, without scanning the mask).
 - Simultaneous turns (bids, pitches, Punk tricks): the seats in ``to_act()``
   choose one after another in seat order; the choices are collected and the
   engine applies them together once the last one is in. The engine state does
@@ -38,6 +39,7 @@ from games import registry
 from games.adapters.codec import rank_rewards
 from games.adapters.incremental import IncrementalEncoder
 from games.adapters.spec import Spec, spec
+from games.adapters.vector import move_mask
 from games.rng import derive_seed
 
 BOUND = 1e9  # observation values are squashed sums and counts, far inside this
@@ -84,6 +86,7 @@ class ArenaEnv(AECEnv):
         self._next_seeds = None
         self.state = None
         self._encoder = IncrementalEncoder(spec.encoder)
+        self._turn = 0  # counts engine states: a turn's legal actions are worked out once
         self._mask_key: tuple | None = None
         self._mask_value: tuple | None = None
         self._masks = [(np.zeros(n, np.int8), []) for _ in range(spec.players)]
@@ -112,6 +115,7 @@ class ArenaEnv(AECEnv):
             self._next_seeds = (int(seed), 0)
         self.seed_used = int(seed)
         self.state = self.spec.new_state(int(seed))
+        self._turn += 1
         self.cycles = 0
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -130,9 +134,10 @@ class ArenaEnv(AECEnv):
         if self._queue:
             seat = self._queue[0]
             self.agent_selection = self.possible_agents[seat]
-            legal = self._legal(seat)[0]
+            legal, indices, _ = self._legal(seat)
             self.infos[self.agent_selection] = {
                 "legal": legal,
+                "legal_actions": indices[:],
                 "raw_observation": self._observation(seat),
             }
         else:
@@ -140,22 +145,21 @@ class ArenaEnv(AECEnv):
 
     def _observation(self, seat: int) -> dict:
         # The engine state changes only in apply(): one observation per seat and turn.
-        key = (len(self.state.moves), seat)
+        key = (self._turn, seat)
         if self._seen_key != key:
             self._seen_key, self._seen = key, self.state.observation(seat)
         return self._seen
 
     def _legal(self, seat: int) -> tuple[list, list[int], np.ndarray]:
         """The seat's legal actions now, their integers and the mask (once per turn)."""
-        key = (self.state, len(self.state.moves), seat)
+        key = (self._turn, seat)
         if self._mask_key != key:
             legal = self.state.legal_actions(seat)
             indices = self.spec.actions.indices(legal)
             # One mask per seat, kept: clearing the last legal integers and setting the new
             # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
             mask, previous = self._masks[seat]
-            mask[previous] = 0
-            mask[indices] = 1
+            move_mask(mask, previous, indices)
             self._masks[seat] = (mask, indices)
             self._mask_key, self._mask_value = key, (legal, indices, mask)
         return self._mask_value
@@ -203,6 +207,7 @@ class ArenaEnv(AECEnv):
             self.rewards[name] = 0.0
         if not self._queue:
             self.state.apply(self._pending)
+            self._turn += 1
             self._pending = {}
             self.cycles += 1
             if self.state.is_over():

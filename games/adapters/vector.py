@@ -44,6 +44,23 @@ class Batch:
     results: dict[int, dict]  # match index -> the ended match's engine result
 
 
+FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
+
+
+def move_mask(mask: np.ndarray, before: list[int], after: list[int]) -> None:
+    """Clear the ``before`` integers of an int8 mask, then set the ``after`` ones."""
+    if len(before) < FANCY:
+        for i in before:
+            mask[i] = 0
+    else:
+        mask[before] = 0
+    if len(after) < FANCY:
+        for i in after:
+            mask[i] = 1
+    else:
+        mask[after] = 1
+
+
 class _Match:
     __slots__ = ("state", "queue", "pending", "deals", "seed", "legal")
 
@@ -162,9 +179,7 @@ class VectorEnv:
         state = match.state
         self._observations[i] = self._encoder.encode(state.observation(seat), (i, seat))
         legal = self.spec.actions.indices(state.legal_actions(seat))
-        row = self._masks[i]
-        row[match.legal] = 0
-        row[legal] = 1
+        move_mask(self._masks[i], match.legal, legal)
         match.legal = legal
         self._acting[i] = seat
 

@@ -59,6 +59,7 @@ def test_adapters_replay_the_engine(slug, players, options):
                 if number % look_every == 0:
                     assert e.infos[agent]["raw_observation"] == observation
                     mask = e.observe(agent)["action_mask"]
+                    assert e.infos[agent]["legal_actions"] == mask.nonzero()[0].tolist()
                     assert [codec.action(i) for i in mask.nonzero()[0]] == sorted(
                         legal, key=codec.index
                     )
