@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from games import registry
 from tests.support.builders import user
 from tests.support.human_play import GameThread
-from tournaments.models import HumanGame, Match
+from tournaments.models import Match
 from tournaments.selectors import human_games as selectors
 from tournaments.services.human_games import submit_action
 
@@ -50,8 +50,8 @@ def play_through(client, game_id: int, person, rng: random.Random, check) -> dic
         if turns < 3:
             answer = client.get(f"/api/human-games/{game_id}/").json()
         else:
-            found = HumanGame.objects.get(pk=game_id)
-            answer = selectors.human_game_answer(human_game=found)
+            found = selectors.game_of_user(user=person, pk=game_id)  # as the API reads it
+            answer = selectors.human_game_answer(human_game=found, match=found.match)
         match_id = answer["match"]
         if answer["status"] in ("finished", "ended"):
             return answer

@@ -60,18 +60,25 @@ def games_against_people(*, bot_id: int, limit: int = 20) -> list[Match]:
 
 def seat_names(match: Match) -> list[dict]:
     """Each seat's player: ``{"seat", "name", "kind", "bot_id"}`` (kind: bot, builtin,
-    human)."""
-    seats = MatchSeat.objects.filter(match=match).select_related("version__bot", "user")
+    human). Plain columns, not seats with their versions, bots and users: the person's page
+    asks for this with every poll."""
+    rows = (
+        MatchSeat.objects.filter(match_id=match.pk)
+        .order_by("seat")
+        .values_list(
+            "seat", "policy", "user__username", "version_id", "version__number",
+            "version__bot_id", "version__bot__name",
+        )
+    )  # fmt: skip
     names = []
-    for seat in seats.order_by("seat"):
-        kind = seat.player_kind
-        if kind == "bot":
-            name, bot_id = f"{seat.version.bot.name} v{seat.version.number}", seat.version.bot_id
-        elif kind == "human":
-            name, bot_id = seat.user.username, None
+    for seat, policy, username, version_id, number, bot_id, bot_name in rows:
+        if version_id is not None:
+            kind, name = "bot", f"{bot_name} v{number}"
+        elif username is not None:
+            kind, name, bot_id = "human", username, None
         else:
-            name, bot_id = f"{seat.policy} (built-in)", None
-        names.append({"seat": seat.seat, "name": name, "kind": kind, "bot_id": bot_id})
+            kind, name, bot_id = "builtin", f"{policy} (built-in)", None
+        names.append({"seat": seat, "name": name, "kind": kind, "bot_id": bot_id})
     return names
 
 
