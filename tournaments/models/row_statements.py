@@ -13,6 +13,7 @@ together: with PostgreSQL in one round trip.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
@@ -76,7 +77,18 @@ class Answer(NamedTuple):
 
 
 def _answer(cursor) -> Answer:
-    return Answer(cursor.rowcount, cursor.fetchall() if cursor.description else None)
+    return Answer(cursor.rowcount, cursor.fetchall() if _returns_rows(cursor) else None)
+
+
+def _returns_rows(cursor) -> bool:
+    """Whether the statement returned rows. psycopg's ``description`` builds an object per
+    column on every call (the claim returns ~90 columns); its result's status says the same."""
+    result = getattr(cursor.cursor, "pgresult", None)
+    if result is None:  # not psycopg (SQLite)
+        return cursor.description is not None
+    from psycopg.pq import ExecStatus
+
+    return result.status == ExecStatus.TUPLES_OK
 
 
 def _binds_on_client(cursor) -> bool:
@@ -108,21 +120,52 @@ def update_rows(
     if not rows:
         return 0 if batch is None else None
     db = connections[DEFAULT_DB_ALIAS]  # the proxy looks it up anew on every use
-    quote = db.ops.quote_name
-    meta = model._meta
-    table = quote(meta.db_table)
-    columns = [meta.get_field(name) for name in (*keys, *fields)]
-    casts = [f"CAST(%s AS {field.cast_db_type(db)})" for field in columns]
-    values = ", ".join(f"({', '.join(casts)})" for _ in rows)
+    shape = (db.vendor, model, tuple(keys), tuple(fields), len(rows))
+    shape += (tuple(sorted((set_sql or {}).items())), where)
+    # Only small updates are kept: a rebuild's statement of thousands of rows is made once.
+    make = _update_sql if len(rows) <= _KEPT_ROWS else _update_sql.__wrapped__
+    sql, columns = make(*shape)
     params = [
         field.get_db_prep_save(value, db)
         for row in rows
         for field, value in zip(columns, row, strict=True)
     ]
+    if batch is not None:
+        batch.add(sql, [*params, *where_params])
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *where_params])
+        return cursor.rowcount
+
+
+_KEPT_ROWS = 64
+
+
+# The statement for each shape of update (model, keys, fields, row count, SET templates and
+# condition): a worker updates rows of the same few shapes with every result, and working
+# out each field's cast and quoted names anew cost more than binding the values.
+@lru_cache(maxsize=256)
+def _update_sql(
+    vendor: str,
+    model: type[Model],
+    keys: tuple[str, ...],
+    fields: tuple[str, ...],
+    count: int,
+    set_sql: tuple[tuple[str, str], ...],
+    where: str,
+) -> tuple[str, list]:
+    db = connections[DEFAULT_DB_ALIAS]
+    quote = db.ops.quote_name
+    meta = model._meta
+    table = quote(meta.db_table)
+    columns = [meta.get_field(name) for name in (*keys, *fields)]
+    casts = [f"CAST(%s AS {field.cast_db_type(db)})" for field in columns]
+    values = ", ".join([f"({', '.join(casts)})"] * count)
+    templates = dict(set_sql)
     sets = []
     for position, field in enumerate(columns[len(keys) :], start=len(keys) + 1):
         old, new = f"{table}.{quote(field.column)}", f"v.column{position}"
-        template = (set_sql or {}).get(field.name, "{new}")
+        template = templates.get(field.name, "{new}")
         sets.append(f"{quote(field.column)} = {template.format(old=old, new=new, table=table)}")
     matches = [
         f"{table}.{quote(field.column)} = v.column{position}"
@@ -131,13 +174,7 @@ def update_rows(
     if where:
         matches.append(f"({where.format(table=table)})")
     sql = f"UPDATE {table} SET {', '.join(sets)} FROM (VALUES {values}) AS v"
-    sql += f" WHERE {' AND '.join(matches)}"
-    if batch is not None:
-        batch.add(sql, [*params, *where_params])
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *where_params])
-        return cursor.rowcount
+    return sql + f" WHERE {' AND '.join(matches)}", columns
 
 
 def insert_rows(
