@@ -12,6 +12,8 @@ together: with PostgreSQL in one round trip.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -32,18 +34,23 @@ class Batch:
     Elsewhere (SQLite) each is executed in turn. Call :meth:`send` before any read or
     write that must see them. Each statement's answer is in :attr:`results` after the
     send, at the position ``len(batch)`` gave just before it was added.
+
+    A statement added with ``prepare`` (its text the same from call to call, every
+    parameter's type clear from where it stands) is prepared on PostgreSQL the second time
+    the session sends it (``PREPARE``, riding in the same round trip) and executed by name
+    from then on: the server neither parses nor plans it again.
     """
 
     def __init__(self) -> None:
-        self.statements: list[tuple[str, list]] = []
+        self.statements: list[tuple[str, list, bool]] = []
         self.results: list[Answer] = []
 
     def __len__(self) -> int:
         return len(self.statements)
 
-    def add(self, sql: str, params: Sequence = ()) -> int:
+    def add(self, sql: str, params: Sequence = (), *, prepare: bool = False) -> int:
         """Add a statement; its position in :attr:`results` after the send."""
-        self.statements.append((sql, list(params)))
+        self.statements.append((sql, list(params), prepare))
         return len(self.statements) - 1
 
     def send(self) -> list[Answer]:
@@ -54,18 +61,90 @@ class Batch:
             return self.results
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql" and _binds_on_client(cursor):
-                cursor.execute(
-                    "; ".join(sql for sql, _ in statements),
-                    [value for _, params in statements for value in params],
-                )
-                self.results.append(_answer(cursor))
-                while cursor.cursor.nextset():
-                    self.results.append(_answer(cursor))
+                self.results = _send_together(cursor, statements)
                 return self.results
-            for sql, params in statements:
+            for sql, params, _prepare in statements:
                 cursor.execute(sql, params)
                 self.results.append(_answer(cursor))
         return self.results
+
+
+def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Answer]:
+    session = _session(cursor.cursor.connection)
+    texts, values, preparing, prepares_at = [], [], {}, set()
+    for sql, params, prepare in statements:
+        name = (session.names.get(sql) or preparing.get(sql)) if prepare else None
+        if prepare and name is None and session.worth_preparing(sql, len(preparing)):
+            name = preparing[sql] = session.new_name(len(preparing))
+            prepares_at.add(len(texts))
+            texts.append(f"PREPARE {name} AS {_numbered(sql)}")
+        if name is None:
+            texts.append(sql)
+        else:
+            texts.append(
+                f"EXECUTE {name}({', '.join(['%s'] * len(params))})"
+                if params
+                else f"EXECUTE {name}"
+            )
+        values.extend(params)
+    try:
+        cursor.execute("; ".join(texts), values)
+    except Exception:
+        # A PREPARE of the batch may or may not have run (it outlives a rollback): none of
+        # this session's names is reused.
+        session.forget()
+        raise
+    session.names.update(preparing)
+    answers = [_answer(cursor)]
+    while cursor.cursor.nextset():
+        answers.append(_answer(cursor))
+    # Without the PREPAREs' own answers.
+    return [answer for at, answer in enumerate(answers) if at not in prepares_at]
+
+
+class _Session:
+    """The statements prepared on one database session (text -> name), and those sent
+    once, not prepared yet."""
+
+    MOST = 200  # prepared statements a session keeps at most; texts remembered as seen
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.seen: set[str] = set()
+        self.generation = 0
+
+    def worth_preparing(self, sql: str, preparing: int) -> bool:
+        if sql in self.seen:
+            return len(self.names) + preparing < self.MOST
+        if len(self.seen) < self.MOST:
+            self.seen.add(sql)
+        return False
+
+    def new_name(self, preparing: int) -> str:
+        return f"arena_rows_{self.generation}_{len(self.names) + preparing}"
+
+    def forget(self) -> None:
+        self.names.clear()
+        self.generation += 1
+
+
+# Per database session: Django opens a new psycopg connection after a lost one, and its
+# prepared statements start empty.
+_SESSIONS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _session(raw_connection) -> _Session:
+    session = _SESSIONS.get(raw_connection)
+    if session is None:
+        session = _SESSIONS[raw_connection] = _Session()
+    return session
+
+
+def _numbered(sql: str) -> str:
+    """``sql``'s ``%s`` placeholders as PostgreSQL's ``$1``, ``$2``... (``%%`` stays, for
+    the client's binding of the whole batch)."""
+    numbers = itertools.count(1)
+    return re.sub(r"%%|%s", lambda m: m.group() if m.group() == "%%" else f"${next(numbers)}", sql)
 
 
 class Answer(NamedTuple):
@@ -131,7 +210,7 @@ def update_rows(
         for field, value in zip(columns, row, strict=True)
     ]
     if batch is not None:
-        batch.add(sql, [*params, *where_params])
+        batch.add(sql, [*params, *where_params], prepare=len(rows) <= _KEPT_ROWS)
         return None
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *where_params])
@@ -206,6 +285,7 @@ def insert_rows(
         f"INSERT INTO {table} ({', '.join(quote(f.column) for f in columns)})"
         f" VALUES {', '.join([one] * len(rows))} {suffix.format(table=table, **names)}",
         params,
+        prepare=len(rows) <= _KEPT_ROWS,
     )
 
 
