@@ -12,7 +12,10 @@ together: with PostgreSQL in one round trip.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
@@ -31,18 +34,23 @@ class Batch:
     Elsewhere (SQLite) each is executed in turn. Call :meth:`send` before any read or
     write that must see them. Each statement's answer is in :attr:`results` after the
     send, at the position ``len(batch)`` gave just before it was added.
+
+    A statement added with ``prepare`` (its text the same from call to call, every
+    parameter's type clear from where it stands) is prepared on PostgreSQL the second time
+    the session sends it (``PREPARE``, riding in the same round trip) and executed by name
+    from then on: the server neither parses nor plans it again.
     """
 
     def __init__(self) -> None:
-        self.statements: list[tuple[str, list]] = []
+        self.statements: list[tuple[str, list, bool]] = []
         self.results: list[Answer] = []
 
     def __len__(self) -> int:
         return len(self.statements)
 
-    def add(self, sql: str, params: Sequence = ()) -> int:
+    def add(self, sql: str, params: Sequence = (), *, prepare: bool = False) -> int:
         """Add a statement; its position in :attr:`results` after the send."""
-        self.statements.append((sql, list(params)))
+        self.statements.append((sql, list(params), prepare))
         return len(self.statements) - 1
 
     def send(self) -> list[Answer]:
@@ -53,18 +61,90 @@ class Batch:
             return self.results
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql" and _binds_on_client(cursor):
-                cursor.execute(
-                    "; ".join(sql for sql, _ in statements),
-                    [value for _, params in statements for value in params],
-                )
-                self.results.append(_answer(cursor))
-                while cursor.cursor.nextset():
-                    self.results.append(_answer(cursor))
+                self.results = _send_together(cursor, statements)
                 return self.results
-            for sql, params in statements:
+            for sql, params, _prepare in statements:
                 cursor.execute(sql, params)
                 self.results.append(_answer(cursor))
         return self.results
+
+
+def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Answer]:
+    session = _session(cursor.cursor.connection)
+    texts, values, preparing, prepares_at = [], [], {}, set()
+    for sql, params, prepare in statements:
+        name = (session.names.get(sql) or preparing.get(sql)) if prepare else None
+        if prepare and name is None and session.worth_preparing(sql, len(preparing)):
+            name = preparing[sql] = session.new_name(len(preparing))
+            prepares_at.add(len(texts))
+            texts.append(f"PREPARE {name} AS {_numbered(sql)}")
+        if name is None:
+            texts.append(sql)
+        else:
+            texts.append(
+                f"EXECUTE {name}({', '.join(['%s'] * len(params))})"
+                if params
+                else f"EXECUTE {name}"
+            )
+        values.extend(params)
+    try:
+        cursor.execute("; ".join(texts), values)
+    except Exception:
+        # A PREPARE of the batch may or may not have run (it outlives a rollback): none of
+        # this session's names is reused.
+        session.forget()
+        raise
+    session.names.update(preparing)
+    answers = [_answer(cursor)]
+    while cursor.cursor.nextset():
+        answers.append(_answer(cursor))
+    # Without the PREPAREs' own answers.
+    return [answer for at, answer in enumerate(answers) if at not in prepares_at]
+
+
+class _Session:
+    """The statements prepared on one database session (text -> name), and those sent
+    once, not prepared yet."""
+
+    MOST = 200  # prepared statements a session keeps at most; texts remembered as seen
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.seen: set[str] = set()
+        self.generation = 0
+
+    def worth_preparing(self, sql: str, preparing: int) -> bool:
+        if sql in self.seen:
+            return len(self.names) + preparing < self.MOST
+        if len(self.seen) < self.MOST:
+            self.seen.add(sql)
+        return False
+
+    def new_name(self, preparing: int) -> str:
+        return f"arena_rows_{self.generation}_{len(self.names) + preparing}"
+
+    def forget(self) -> None:
+        self.names.clear()
+        self.generation += 1
+
+
+# Per database session: Django opens a new psycopg connection after a lost one, and its
+# prepared statements start empty.
+_SESSIONS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _session(raw_connection) -> _Session:
+    session = _SESSIONS.get(raw_connection)
+    if session is None:
+        session = _SESSIONS[raw_connection] = _Session()
+    return session
+
+
+def _numbered(sql: str) -> str:
+    """``sql``'s ``%s`` placeholders as PostgreSQL's ``$1``, ``$2``... (``%%`` stays, for
+    the client's binding of the whole batch)."""
+    numbers = itertools.count(1)
+    return re.sub(r"%%|%s", lambda m: m.group() if m.group() == "%%" else f"${next(numbers)}", sql)
 
 
 class Answer(NamedTuple):
@@ -76,7 +156,18 @@ class Answer(NamedTuple):
 
 
 def _answer(cursor) -> Answer:
-    return Answer(cursor.rowcount, cursor.fetchall() if cursor.description else None)
+    return Answer(cursor.rowcount, cursor.fetchall() if _returns_rows(cursor) else None)
+
+
+def _returns_rows(cursor) -> bool:
+    """Whether the statement returned rows. psycopg's ``description`` builds an object per
+    column on every call (the claim returns ~90 columns); its result's status says the same."""
+    result = getattr(cursor.cursor, "pgresult", None)
+    if result is None:  # not psycopg (SQLite)
+        return cursor.description is not None
+    from psycopg.pq import ExecStatus
+
+    return result.status == ExecStatus.TUPLES_OK
 
 
 def _binds_on_client(cursor) -> bool:
@@ -108,21 +199,52 @@ def update_rows(
     if not rows:
         return 0 if batch is None else None
     db = connections[DEFAULT_DB_ALIAS]  # the proxy looks it up anew on every use
-    quote = db.ops.quote_name
-    meta = model._meta
-    table = quote(meta.db_table)
-    columns = [meta.get_field(name) for name in (*keys, *fields)]
-    casts = [f"CAST(%s AS {field.cast_db_type(db)})" for field in columns]
-    values = ", ".join(f"({', '.join(casts)})" for _ in rows)
+    shape = (db.vendor, model, tuple(keys), tuple(fields), len(rows))
+    shape += (tuple(sorted((set_sql or {}).items())), where)
+    # Only small updates are kept: a rebuild's statement of thousands of rows is made once.
+    make = _update_sql if len(rows) <= _KEPT_ROWS else _update_sql.__wrapped__
+    sql, columns = make(*shape)
     params = [
         field.get_db_prep_save(value, db)
         for row in rows
         for field, value in zip(columns, row, strict=True)
     ]
+    if batch is not None:
+        batch.add(sql, [*params, *where_params], prepare=len(rows) <= _KEPT_ROWS)
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *where_params])
+        return cursor.rowcount
+
+
+_KEPT_ROWS = 64
+
+
+# The statement for each shape of update (model, keys, fields, row count, SET templates and
+# condition): a worker updates rows of the same few shapes with every result, and working
+# out each field's cast and quoted names anew cost more than binding the values.
+@lru_cache(maxsize=256)
+def _update_sql(
+    vendor: str,
+    model: type[Model],
+    keys: tuple[str, ...],
+    fields: tuple[str, ...],
+    count: int,
+    set_sql: tuple[tuple[str, str], ...],
+    where: str,
+) -> tuple[str, list]:
+    db = connections[DEFAULT_DB_ALIAS]
+    quote = db.ops.quote_name
+    meta = model._meta
+    table = quote(meta.db_table)
+    columns = [meta.get_field(name) for name in (*keys, *fields)]
+    casts = [f"CAST(%s AS {field.cast_db_type(db)})" for field in columns]
+    values = ", ".join([f"({', '.join(casts)})"] * count)
+    templates = dict(set_sql)
     sets = []
     for position, field in enumerate(columns[len(keys) :], start=len(keys) + 1):
         old, new = f"{table}.{quote(field.column)}", f"v.column{position}"
-        template = (set_sql or {}).get(field.name, "{new}")
+        template = templates.get(field.name, "{new}")
         sets.append(f"{quote(field.column)} = {template.format(old=old, new=new, table=table)}")
     matches = [
         f"{table}.{quote(field.column)} = v.column{position}"
@@ -131,13 +253,7 @@ def update_rows(
     if where:
         matches.append(f"({where.format(table=table)})")
     sql = f"UPDATE {table} SET {', '.join(sets)} FROM (VALUES {values}) AS v"
-    sql += f" WHERE {' AND '.join(matches)}"
-    if batch is not None:
-        batch.add(sql, [*params, *where_params])
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *where_params])
-        return cursor.rowcount
+    return sql + f" WHERE {' AND '.join(matches)}", columns
 
 
 def insert_rows(
@@ -169,6 +285,7 @@ def insert_rows(
         f"INSERT INTO {table} ({', '.join(quote(f.column) for f in columns)})"
         f" VALUES {', '.join([one] * len(rows))} {suffix.format(table=table, **names)}",
         params,
+        prepare=len(rows) <= _KEPT_ROWS,
     )
 
 

@@ -317,7 +317,7 @@ def _add_new(tournament_id: int, entries: dict, pairs: dict, batch: Batch) -> bo
         + ", ".join(f"{{{n}}} = {{table}}.{{{n}}} + excluded.{{{n}}}" for n in PAIR_FIELDS),
     )
     # The snapshot goes stale with the same round trip.
-    batch.add(*_bump_statement(tournament_id))
+    batch.add(*_bump_statement(tournament_id), prepare=True)
     batch.send()
     return not entries or batch.results[entrants].rowcount == len(entries)
 

@@ -183,7 +183,7 @@ def add_position_and_lock(
     sql, params = _position_statement(pool)
     extra, extra_params = (f" AND {guard[0]}", guard[1]) if guard else ("", [])
     returning = sql.index(" RETURNING")
-    batch.add(sql[:returning] + extra + sql[returning:], [*params, *extra_params])
+    batch.add(sql[:returning] + extra + sql[returning:], [*params, *extra_params], prepare=True)
     quote = connection.ops.quote_name
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: none
     batch.add(
@@ -191,6 +191,7 @@ def add_position_and_lock(
         f" WHERE r.pool = %s AND r.version_id IN ({', '.join(['%s'] * len(keys)) or 'NULL'})"
         f"{extra}{lock}",
         [pool, *sorted(keys), *extra_params],
+        prepare=True,
     )
 
 

@@ -134,7 +134,7 @@ def record_result(
             unfinished = None
             if counted:
                 # With them, in one round trip: the logs, and whether any match is left.
-                left = batch.add(*unfinished_statement(tournament.pk))
+                left = batch.add(*unfinished_statement(tournament.pk), prepare=True)
                 count_new_result(
                     tournament=tournament,
                     key=match.pairing_key,
@@ -229,6 +229,7 @@ def _lock_and_finish(
         f"SELECT {select_sql(_TOURNAMENT, 't')} FROM {quote(Tournament._meta.db_table)} t"
         f" WHERE t.id = %s{lock}",
         [tournament_id],
+        prepare=True,
     )
     update_rows(
         Match,
