@@ -78,17 +78,17 @@ class Rng:
 
     def __init__(self, seed: int) -> None:
         self._state = int(seed) & _MASK
-        # Outputs ``below`` worked out ahead, the next one last; ``_state`` is past them.
-        self._ahead: list[int] = []
+        # Outputs ``below`` worked out ahead, the next one last (a list once there are
+        # any); ``_state`` is past them.
+        self._ahead: list[int] | tuple = ()
         # How many outputs ``below`` works out at once when ``_ahead`` runs dry: none
         # until it is called a second time, so that an Rng used once pays for one.
         self._run = 0
 
     def _give_back(self) -> None:
         """Forget the outputs worked out ahead, stepping the state back before them."""
-        ahead = self._ahead
-        self._state = (self._state - len(ahead) * _GAMMA) & _MASK
-        ahead.clear()
+        self._state = (self._state - len(self._ahead) * _GAMMA) & _MASK
+        self._ahead = ()
 
     def next_u64(self) -> int:
         if self._ahead:
@@ -117,7 +117,7 @@ class Rng:
                     self._run = _FIRST_RUN
                     return self._below_one_by_one(n, limit)
                 state = self._state
-                ahead.extend(reversed(_outputs(state, run)))
+                self._ahead = ahead = list(reversed(_outputs(state, run)))
                 self._state = (state + run * _GAMMA) & _MASK
                 if run < _MOST_AHEAD:
                     self._run = run * 2
@@ -208,7 +208,11 @@ class Rng:
                         i -= 1
                     self._state = (state + count * _GAMMA) & _MASK
                     continue
-            j = self.below(i + 1)
+            # One step: a short tail, not worth a run of ``below``'s outputs.
+            if self._ahead:
+                self._give_back()
+            n = i + 1
+            j = self._below_one_by_one(n, _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n)
             items[i], items[j] = items[j], items[i]
             if items[i] == card:
                 times -= 1

@@ -133,4 +133,18 @@ def test_below_worked_out_ahead_keeps_the_stream():
                     j = reference_below(slow, i + 1)
                     b[i], b[j] = b[j], b[i]
                 assert a == b
+            else:
+                # A packed run, or single steps (fewer than a run's worth).
+                stop = (18, 25)[script.below(2)]
+                a = [i % 10 for i in range(30)]
+                b = list(a)
+                last = fast.shuffle_steps_until(a, 29, stop, 3, 1)
+                i = 29
+                while True:
+                    j = reference_below(slow, i + 1)
+                    b[i], b[j] = b[j], b[i]
+                    if b[i] == 3 or i == stop:
+                        break
+                    i -= 1
+                assert (last, a) == (i, b)
             assert fast.getstate() == slow.getstate()
