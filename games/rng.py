@@ -85,6 +85,14 @@ class Rng:
         # until it is called a second time, so that an Rng used once pays for one.
         self._run = 0
 
+    def __copy__(self) -> Rng:
+        # Its own list of outputs ahead: a shallow copy sharing one would draw from it too.
+        dup = Rng.__new__(Rng)
+        dup._state = self._state
+        dup._ahead = self._ahead[:]
+        dup._run = self._run
+        return dup
+
     def _give_back(self) -> None:
         """Forget the outputs worked out ahead, stepping the state back before them."""
         self._state = (self._state - len(self._ahead) * _GAMMA) & _MASK

@@ -148,3 +148,15 @@ def test_below_worked_out_ahead_keeps_the_stream():
                     i -= 1
                 assert (last, a) == (i, b)
             assert fast.getstate() == slow.getstate()
+
+
+def test_copies_draw_the_same_stream_on_their_own():
+    import copy
+
+    for make_copy in (copy.copy, copy.deepcopy):
+        rng = Rng(5)
+        rng.below(10)
+        rng.below(10)  # outputs are now worked out ahead
+        dup = make_copy(rng)
+        assert [dup.below(1000) for _ in range(50)] == [rng.below(1000) for _ in range(50)]
+        assert dup.getstate() == rng.getstate()
