@@ -38,7 +38,9 @@ def _packing(count: int) -> tuple[int, int, int, struct.Struct]:
     if packing is None:
         ones = sum(1 << (_LANE * lane) for lane in range(count))
         steps = sum((lane + 1) << (_LANE * lane) for lane in range(count))
-        packing = (ones, _GAMMA * steps, _MASK * ones, struct.Struct(f"<{2 * count}Q"))
+        # Each lane's low 64 bits, its high half skipped as padding (never unpacked).
+        layout = struct.Struct("<" + "Q8x" * count)
+        packing = (ones, _GAMMA * steps, _MASK * ones, layout)
         _PACKINGS[count] = packing
     return packing
 
@@ -58,7 +60,7 @@ def _outputs(state: int, count: int) -> tuple[int, ...]:
     x = ((x ^ (x >> 27)) & masks) * 0x94D049BB133111EB & masks
     x ^= x >> 31
     # Each lane's low 64 bits are the output; its high half holds spill from the next.
-    return layout.unpack(x.to_bytes(16 * count, "little"))[::2]
+    return layout.unpack(x.to_bytes(16 * count, "little"))
 
 
 def derive_seed(seed: int, *path: int | str) -> int:
