@@ -24,6 +24,10 @@ _ALWAYS_ACCEPTED = _SPAN - _SMALL
 _PACKED_FROM = 8
 # Run length of ``shuffle_steps_until``'s packed outputs.
 _UNTIL_RUN = 12
+# Outputs ``below`` computes at once when it runs out: a first run once it is called
+# again, doubling up to the most (an Rng drawn from a few times wastes little).
+_FIRST_RUN = 8
+_MOST_AHEAD = 32
 # Outputs computed together, one per 128-bit lane of one integer (see ``_outputs``).
 _LANE = 128
 _PACKINGS: dict[int, tuple[int, int, int, struct.Struct]] = {}
@@ -34,7 +38,9 @@ def _packing(count: int) -> tuple[int, int, int, struct.Struct]:
     if packing is None:
         ones = sum(1 << (_LANE * lane) for lane in range(count))
         steps = sum((lane + 1) << (_LANE * lane) for lane in range(count))
-        packing = (ones, _GAMMA * steps, _MASK * ones, struct.Struct(f"<{2 * count}Q"))
+        # Each lane's low 64 bits, its high half skipped as padding (never unpacked).
+        layout = struct.Struct("<" + "Q8x" * count)
+        packing = (ones, _GAMMA * steps, _MASK * ones, layout)
         _PACKINGS[count] = packing
     return packing
 
@@ -54,7 +60,7 @@ def _outputs(state: int, count: int) -> tuple[int, ...]:
     x = ((x ^ (x >> 27)) & masks) * 0x94D049BB133111EB & masks
     x ^= x >> 31
     # Each lane's low 64 bits are the output; its high half holds spill from the next.
-    return layout.unpack(x.to_bytes(16 * count, "little"))[::2]
+    return layout.unpack(x.to_bytes(16 * count, "little"))
 
 
 def derive_seed(seed: int, *path: int | str) -> int:
@@ -70,12 +76,33 @@ def derive_seed(seed: int, *path: int | str) -> int:
 class Rng:
     """SplitMix64. Small, fast in pure Python, and identical on every platform."""
 
-    __slots__ = ("_state",)
+    __slots__ = ("_state", "_ahead", "_run")
 
     def __init__(self, seed: int) -> None:
         self._state = int(seed) & _MASK
+        # Outputs ``below`` worked out ahead, the next one last (a list once there are
+        # any); ``_state`` is past them.
+        self._ahead: list[int] | tuple = ()
+        # How many outputs ``below`` works out at once when ``_ahead`` runs dry: none
+        # until it is called a second time, so that an Rng used once pays for one.
+        self._run = 0
+
+    def __copy__(self) -> Rng:
+        # Its own list of outputs ahead: a shallow copy sharing one would draw from it too.
+        dup = Rng.__new__(Rng)
+        dup._state = self._state
+        dup._ahead = self._ahead[:]
+        dup._run = self._run
+        return dup
+
+    def _give_back(self) -> None:
+        """Forget the outputs worked out ahead, stepping the state back before them."""
+        self._state = (self._state - len(self._ahead) * _GAMMA) & _MASK
+        self._ahead = ()
 
     def next_u64(self) -> int:
+        if self._ahead:
+            return self._ahead.pop()
         self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK
         z = self._state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -85,12 +112,31 @@ class Rng:
     def below(self, n: int) -> int:
         """Uniform integer in ``[0, n)``, without modulo bias.
 
-        SplitMix64 is inlined, as in ``shuffle``: random policies and playouts call
-        this for every move, and the stream is exactly ``next_u64``'s.
+        Random policies and playouts call this for every move, so from its second
+        call on it takes outputs from runs worked out together (``_outputs``); the
+        stream is exactly ``next_u64``'s.
         """
         if n <= 0:
             raise ValueError("below() needs a positive bound")
         limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
+        ahead = self._ahead
+        while True:
+            if not ahead:
+                run = self._run
+                if not run:
+                    self._run = _FIRST_RUN
+                    return self._below_one_by_one(n, limit)
+                state = self._state
+                self._ahead = ahead = list(reversed(_outputs(state, run)))
+                self._state = (state + run * _GAMMA) & _MASK
+                if run < _MOST_AHEAD:
+                    self._run = run * 2
+            z = ahead.pop()
+            if z < limit:
+                return z % n
+
+    def _below_one_by_one(self, n: int, limit: int) -> int:
+        # SplitMix64 inlined, as in ``shuffle_steps``.
         state = self._state
         while True:
             state = (state + 0x9E3779B97F4A7C15) & _MASK
@@ -113,6 +159,8 @@ class Rng:
         """The steps of ``shuffle`` for positions ``start`` down to ``stop``, both
         included (``shuffle`` is every step, ``len(items) - 1`` down to 1; position 0
         has none). A lazy shoe settles the cards it is about to draw with one call."""
+        if self._ahead:
+            self._give_back()
         low = max(stop, 1)
         count = start - low + 1
         if count >= _PACKED_FROM and start < _SMALL - 1:
@@ -154,6 +202,8 @@ class Rng:
             # for packing, short enough not to waste much when the card turns up early.
             count = min(i - low + 1, _UNTIL_RUN)
             if count >= _PACKED_FROM and i < _SMALL - 1:
+                if self._ahead:
+                    self._give_back()
                 state = self._state
                 outputs = _outputs(state, count)
                 if max(outputs) < _ALWAYS_ACCEPTED:
@@ -168,7 +218,11 @@ class Rng:
                         i -= 1
                     self._state = (state + count * _GAMMA) & _MASK
                     continue
-            j = self.below(i + 1)
+            # One step: a short tail, not worth a run of ``below``'s outputs.
+            if self._ahead:
+                self._give_back()
+            n = i + 1
+            j = self._below_one_by_one(n, _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n)
             items[i], items[j] = items[j], items[i]
             if items[i] == card:
                 times -= 1
@@ -178,4 +232,4 @@ class Rng:
         return stop
 
     def getstate(self) -> int:
-        return self._state
+        return (self._state - len(self._ahead) * _GAMMA) & _MASK

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from hashlib import blake2b
 from math import comb
+from operator import sub
 
 from games.cards import pairs_deck
 from games.pairs.basic_shoe import BURN, OpenShoe, PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
 from games.rng import RNG_VERSION, Rng
-from games.secret_hands import ChipSession, rotations_option, shoe_piles
+from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_piles
 
 ANTE = 5
 BLACK = 10
@@ -73,18 +74,24 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], 
     return cards, tied[0]
 
 
+def deal_orders(players: int) -> list[list[int]]:
+    """Each dealer's ``deal_order``, made once per table size (read, never changed)."""
+    orders = _DEAL_ORDERS.get(players)
+    if orders is None:
+        orders = _DEAL_ORDERS[players] = [deal_order(dealer, players) for dealer in range(players)]
+    return orders
+
+
+_DEAL_ORDERS: dict[int, list[list[int]]] = {}
+
+
 class BlackstoneState(ChipSession):
     # -- the course of one game -------------------------------------------
     def start_session(self) -> None:
         super().start_session()
         # ``derive_seed(seed, "hand", n)``'s text up to the hand number, built once.
         self._seed_prefix = f"arena-rng:{RNG_VERSION}:{int(self.seed)}:hand:"
-        # Each dealer's deal order (``deal_order``), built once per match.
-        players = self.players
-        self._deal_orders = [
-            [(dealer + step) % players for step in range(1, players + 1)]
-            for dealer in range(players)
-        ]
+        self._deal_orders = deal_orders(self.players)
 
     def game_rng(self) -> Rng:
         # ``ChipSession.game_rng``'s stream, hashing the same text without rebuilding it.
@@ -124,7 +131,7 @@ class BlackstoneState(ChipSession):
         self.status = [IN] * players
         self.blacks = blacks = [0] * players
         self.last_take = 0
-        self._legal_cache = {}
+        self._legal = None
         dealt, first = deal_for_first(shoe, self._deal_orders[self.session.dealer])
         extra = whites = 0
         for seat, hand in enumerate(dealt):
@@ -186,7 +193,7 @@ class BlackstoneState(ChipSession):
         summary = {"winners": winners, "pot": before, "end": end}
         if loser is not None:
             summary["loser"] = loser
-        deltas = [now - then for now, then in zip(chips, self.game_start_chips)]
+        deltas = list(map(sub, chips, self.game_start_chips))
         session = self.session
         session.finish_hand(deltas, **summary)
         events.append(
@@ -224,19 +231,21 @@ class BlackstoneState(ChipSession):
         return self._acting
 
     def _legal_actions(self, seat: int) -> list:
-        legal = self._legal_cache.get(seat)
+        # The same for every seat, and only the seat to act asks: one list per move. It
+        # depends on public facts only, so ``perturb_hidden``'s copy may keep it.
+        legal = self._legal
         if legal is None:
             least = max(1, self.last_take)
             most = len(self.shoe)
             legal = [*range(least, most + 1), FOLD] if least <= most else [FOLD]
-            self._legal_cache[seat] = legal
+            self._legal = legal
         return legal
 
     def _default_action(self, seat: int) -> object:
         return FOLD
 
     def _apply(self, actions: dict) -> None:
-        self._legal_cache = {}
+        self._legal = None
         seat = self.turn
         action = actions[seat]
         if action == FOLD:

@@ -254,6 +254,17 @@ class KittyState(State):
         leaders = {self.side_of[seat] for seat, t in enumerate(totals) if t == top}
         return len(leaders) > 1
 
+    # -- the protocol's reads, without its hook calls (every seat asks on every pass
+    # and bid); the same answers as State's own.
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def legal_actions(self, seat: int) -> list:
+        if seat not in self._acting:
+            return []
+        legal = self._legal[seat]
+        return self._legal_actions(seat) if legal is None else legal
+
     # -- protocol hooks -----------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
         return self._acting

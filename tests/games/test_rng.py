@@ -101,3 +101,62 @@ def test_shuffle_steps_until_match_below_whatever_the_path(monkeypatch):
                     i -= 1
                 assert (last, a) == (i, b)
                 assert fast.next_u64() == slow.next_u64()
+
+
+def test_below_worked_out_ahead_keeps_the_stream():
+    """``below`` takes its outputs from runs worked out ahead: mixed with every other
+    draw, in any order, it still gives what one output at a time gives, and the state
+    is where drawing one at a time leaves it."""
+
+    def reference_below(rng: Rng, n: int) -> int:
+        limit = (1 << 64) - (1 << 64) % n
+        while True:
+            z = rng.next_u64()
+            if z < limit:
+                return z % n
+
+    for seed in range(40):
+        script = Rng(seed + 1000)
+        fast, slow = Rng(seed), Rng(seed)
+        for _ in range(300):
+            step = script.below(5)
+            if step <= 1:
+                n = (1, 2, 7, 55, 255, 256, 1000, 1 << 62)[script.below(8)]
+                assert fast.below(n) == reference_below(slow, n)
+            elif step == 2:
+                assert fast.next_u64() == slow.next_u64()
+            elif step == 3:
+                size = (2, 9, 40)[script.below(3)]
+                a, b = list(range(size)), list(range(size))
+                fast.shuffle(a)
+                for i in range(size - 1, 0, -1):
+                    j = reference_below(slow, i + 1)
+                    b[i], b[j] = b[j], b[i]
+                assert a == b
+            else:
+                # A packed run, or single steps (fewer than a run's worth).
+                stop = (18, 25)[script.below(2)]
+                a = [i % 10 for i in range(30)]
+                b = list(a)
+                last = fast.shuffle_steps_until(a, 29, stop, 3, 1)
+                i = 29
+                while True:
+                    j = reference_below(slow, i + 1)
+                    b[i], b[j] = b[j], b[i]
+                    if b[i] == 3 or i == stop:
+                        break
+                    i -= 1
+                assert (last, a) == (i, b)
+            assert fast.getstate() == slow.getstate()
+
+
+def test_copies_draw_the_same_stream_on_their_own():
+    import copy
+
+    for make_copy in (copy.copy, copy.deepcopy):
+        rng = Rng(5)
+        rng.below(10)
+        rng.below(10)  # outputs are now worked out ahead
+        dup = make_copy(rng)
+        assert [dup.below(1000) for _ in range(50)] == [rng.below(1000) for _ in range(50)]
+        assert dup.getstate() == rng.getstate()
