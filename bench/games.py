@@ -20,9 +20,12 @@ says why and goes on, without ratios.
 
 The goal is a ratio, not an absolute figure, so that it holds on any machine:
 every game at every player count at least ``GOAL_RATIO`` times OpenSpiel's
-actions/s measured in the same run. OpenSpiel is measured before the games
-(each row's ratio is to that figure) and again after them, so the closing
-line shows how far the yardstick drifted while the rows ran.
+actions/s measured in the same run. Each row is played in slices between
+slices of OpenSpiel (``interleaved``), and its ratio is the median of each
+slice's ratio to the yardstick beside it: on a shared machine whose speed
+drifts within a run, a figure measured once before the games could be a third
+off by the time a row runs. OpenSpiel alone before and after the games shows
+how far the machine drifted.
 See bench/README.md for what the figures mean.
 """
 
@@ -45,36 +48,40 @@ from games.rng import Rng  # noqa: E402
 # Every engine's random-playout actions/s, at every table size, over OpenSpiel's
 # python_liars_poker's in the same run.
 GOAL_RATIO = 2.0
+# Slices of each row, each between two slices of OpenSpiel's (see ``interleaved``).
+SLICES = 4
 OPENSPIEL_VENV = ROOT / "bench" / ".venv-openspiel"
 OPENSPIEL_GAME = "python_liars_poker"
 
-# Runs inside the OpenSpiel virtualenv; prints one JSON line.
+# Runs inside the OpenSpiel virtualenv for the whole bench: for each budget (CPU seconds)
+# read from stdin, plays random matches that long and prints one JSON line.
 OPENSPIEL_DRIVER = r"""
 import json, random, sys, time
 import pyspiel
 from open_spiel.python import games  # noqa: F401  (registers the python_* games)
 
-budget = float(sys.argv[1])
-game = pyspiel.load_game(sys.argv[2])
+game = pyspiel.load_game(sys.argv[1])
 rng = random.Random(1)
-actions = chances = matches = 0
-start = time.process_time()
-while time.process_time() - start < budget:
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-            chances += 1
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.randrange(len(legal))])
-            actions += 1
-    matches += 1
-elapsed = time.process_time() - start
-print(json.dumps({"actions": actions, "chances": chances, "matches": matches,
-                  "seconds": elapsed, "players": game.num_players(),
-                  "version": getattr(pyspiel, "__version__", "?")}))
+for line in sys.stdin:
+    budget = float(line)
+    actions = chances = matches = 0
+    start = time.process_time()
+    while time.process_time() - start < budget:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                chances += 1
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+                actions += 1
+        matches += 1
+    elapsed = time.process_time() - start
+    print(json.dumps({"actions": actions, "chances": chances, "matches": matches,
+                      "seconds": elapsed, "players": game.num_players(),
+                      "version": getattr(pyspiel, "__version__", "?")}), flush=True)
 """
 
 
@@ -194,28 +201,80 @@ def openspiel_python() -> Path | str:
     return python
 
 
-def openspiel(python: Path, budget: float) -> dict | str:
-    """OpenSpiel's figures, or the reason there are none."""
-    run = subprocess.run(
-        [str(python), "-c", OPENSPIEL_DRIVER, str(budget), OPENSPIEL_GAME],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": ""},
+class OpenSpiel:
+    """OpenSpiel's driver in a child process kept for the whole run, asked for a slice of
+    random play at a time (pyspiel is imported once)."""
+
+    def __init__(self, python: Path):
+        self.child = subprocess.Popen(
+            [str(python), "-c", OPENSPIEL_DRIVER, OPENSPIEL_GAME],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": ""},
+        )
+
+    def measure(self, budget: float) -> dict | str:
+        """OpenSpiel's figures for ``budget`` CPU seconds, or the reason there are none."""
+        try:
+            self.child.stdin.write(f"{budget}\n")
+            self.child.stdin.flush()
+            line = self.child.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = ""
+        if not line:
+            return f"the OpenSpiel run failed: {self.child.stderr.read().strip()[-300:]}"
+        figures = json.loads(line)
+        seconds = figures["seconds"]
+        figures["actions_per_s"] = figures["actions"] / seconds
+        figures["matches_per_s"] = figures["matches"] / seconds
+        figures["actions_per_match"] = figures["actions"] / figures["matches"]
+        return figures
+
+    def close(self) -> None:
+        self.child.stdin.close()
+        self.child.wait(timeout=30)
+
+
+def interleaved(game, players: int, budget: float, yardstick: OpenSpiel) -> tuple[dict, float]:
+    """The game's figures over ``budget`` CPU seconds and its ratio to OpenSpiel, measured
+    in SLICES alternating with slices of OpenSpiel's: each slice of the game is compared
+    with the yardstick's slices either side of it, and the row's ratio is the median of
+    those. A machine whose speed drifts within the run (shared hosts do, by a third or
+    more within a minute) moves both sides of each comparison together."""
+    part = budget / SLICES
+    yard = [yardstick.measure(part / 2)]
+    played = []
+    for _ in range(SLICES):
+        played.append(measure(game, players, {}, part))
+        yard.append(yardstick.measure(part / 2))
+    if any(isinstance(figures, str) for figures in yard):
+        raise RuntimeError(next(figures for figures in yard if isinstance(figures, str)))
+    ratios = sorted(
+        figures["actions_per_s"] / ((yard[i]["actions_per_s"] + yard[i + 1]["actions_per_s"]) / 2)
+        for i, figures in enumerate(played)
     )
-    if run.returncode != 0:
-        return f"the OpenSpiel run failed: {run.stderr.strip()[-300:]}"
-    figures = json.loads(run.stdout.strip().splitlines()[-1])
-    seconds = figures["seconds"]
-    figures["actions_per_s"] = figures["actions"] / seconds
-    figures["matches_per_s"] = figures["matches"] / seconds
-    figures["actions_per_match"] = figures["actions"] / figures["matches"]
-    return figures
+    return _total(played), ratios[len(ratios) // 2]
 
 
-def row(name: str, players, figures: dict, yardstick: float | None, note: str = "") -> str:
-    """One line; with a yardstick, the ratio to it and whether it meets the goal."""
-    if yardstick:
-        ratio = figures["actions_per_s"] / yardstick
+def _total(slices: list[dict]) -> dict:
+    actions = sum(f["actions"] for f in slices)
+    matches = sum(f["matches"] for f in slices)
+    seconds = sum(f["seconds"] for f in slices)
+    return {
+        "actions": actions,
+        "matches": matches,
+        "seconds": seconds,
+        "actions_per_s": actions / seconds,
+        "matches_per_s": matches / seconds,
+        "actions_per_match": actions / matches,
+    }
+
+
+def row(name: str, players, figures: dict, ratio: float | None, note: str = "") -> str:
+    """One line; with a ratio to the yardstick, whether it meets the goal."""
+    if ratio is not None:
         mark = "ok" if ratio >= GOAL_RATIO else "BELOW"
         versus = f"{ratio:>6.2f}x  >={GOAL_RATIO:.1f}x {mark:5}"
     else:
@@ -257,22 +316,24 @@ def main() -> int:
             soak(game, args.soak)
         return 0
 
-    yardstick = None
-    python: Path | str = "skipped (--no-openspiel)"
+    yardstick: OpenSpiel | None = None
     if not args.no_openspiel:
         python = openspiel_python()
-        opening = openspiel(python, args.seconds) if isinstance(python, Path) else python
-        if isinstance(opening, str):
-            print(f"openspiel {OPENSPIEL_GAME}: {opening}; no ratios")
-        else:
-            yardstick = opening["actions_per_s"]
+        reason = python if isinstance(python, str) else None
+        if reason is None:
+            yardstick = OpenSpiel(python)
+            opening = yardstick.measure(args.seconds)
+            if isinstance(opening, str):
+                reason, yardstick = opening, None
+        if reason is not None:
+            print(f"openspiel {OPENSPIEL_GAME}: {reason}; no ratios")
 
     print(
         f"{'game':34} {'p':>3} {'actions/s':>11} {'matches/s':>10} {'act/match':>9} "
         f"{'ratio':>7} {'goal':>6} {'':5}"
     )
     if yardstick:
-        print(yardstick_row(opening) + "  (before the games: the rows' yardstick)")
+        print(yardstick_row(opening) + "  (alone, before the games)")
     slow = []
     for game in games:
         if args.one_count:
@@ -280,16 +341,19 @@ def main() -> int:
         else:
             counts = game.player_counts()
         for players in counts:
-            figures = measure(game, players, {}, args.seconds)
-            if yardstick and figures["actions_per_s"] < GOAL_RATIO * yardstick:
-                ratio = figures["actions_per_s"] / yardstick
-                slow.append(f"{game.slug} p{players} ({ratio:.2f}x)")
-            print(row(game.slug, players, figures, yardstick), flush=True)
+            if yardstick:
+                figures, ratio = interleaved(game, players, args.seconds, yardstick)
+                if ratio < GOAL_RATIO:
+                    slow.append(f"{game.slug} p{players} ({ratio:.2f}x)")
+            else:
+                figures, ratio = measure(game, players, {}, args.seconds), None
+            print(row(game.slug, players, figures, ratio), flush=True)
     if yardstick:
-        closing = openspiel(python, args.seconds)
+        closing = yardstick.measure(args.seconds)
+        yardstick.close()
         if isinstance(closing, dict):
-            drift = closing["actions_per_s"] / yardstick - 1
-            print(yardstick_row(closing) + f"  (after the games: {drift:+.0%})")
+            drift = closing["actions_per_s"] / opening["actions_per_s"] - 1
+            print(yardstick_row(closing) + f"  (alone, after the games: {drift:+.0%})")
         if slow:
             print(f"\nbelow {GOAL_RATIO:.1f}x OpenSpiel ({len(slow)}): {', '.join(slow)}")
         else:
