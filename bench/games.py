@@ -243,12 +243,12 @@ def interleaved(game, players: int, budget: float, yardstick: OpenSpiel) -> tupl
     with the yardstick's slices either side of it, and the row's ratio is the median of
     those. A machine whose speed drifts within the run (shared hosts do, by a third or
     more within a minute) moves both sides of each comparison together."""
-    part = budget / SLICES
-    yard = [yardstick.measure(part / 2)]
+    part = budget / SLICES  # OpenSpiel's slices as long as the game's
+    yard = [yardstick.measure(part)]
     played = []
     for _ in range(SLICES):
         played.append(measure(game, players, {}, part))
-        yard.append(yardstick.measure(part / 2))
+        yard.append(yardstick.measure(part))
     if any(isinstance(figures, str) for figures in yard):
         raise RuntimeError(next(figures for figures in yard if isinstance(figures, str)))
     ratios = sorted(
