@@ -175,9 +175,15 @@ class MatchSeat(models.Model):
     @property
     def player_kind(self) -> str:
         """``bot``, ``human`` or ``builtin``."""
-        if self.version_id is not None:
-            return "bot"
-        return "human" if self.user_id is not None else "builtin"
+        return player_kind(version_id=self.version_id, user_id=self.user_id)
+
+
+def player_kind(*, version_id: int | None, user_id: int | None) -> str:
+    """Who plays a seat, from its columns: ``bot`` (a version), ``human`` (a user) or
+    ``builtin`` (a policy); for reads of plain columns and the model alike."""
+    if version_id is not None:
+        return "bot"
+    return "human" if user_id is not None else "builtin"
 
 
 class HostFailure(models.Model):

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from games import registry
 from tournaments.models import HumanGame, Match, MatchSeat
+from tournaments.models.matches import player_kind
 
 LIVE = (Match.Status.SCHEDULED, Match.Status.QUEUED, Match.Status.RUNNING)
 ENDED = (Match.Status.FAILED, Match.Status.CANCELLED)
@@ -66,18 +67,17 @@ def seat_names(match: Match) -> list[dict]:
         MatchSeat.objects.filter(match_id=match.pk)
         .order_by("seat")
         .values_list(
-            "seat", "policy", "user__username", "version_id", "version__number",
+            "seat", "policy", "user_id", "user__username", "version_id", "version__number",
             "version__bot_id", "version__bot__name",
         )
     )  # fmt: skip
     names = []
-    for seat, policy, username, version_id, number, bot_id, bot_name in rows:
-        if version_id is not None:
-            kind, name = "bot", f"{bot_name} v{number}"
-        elif username is not None:
-            kind, name, bot_id = "human", username, None
+    for seat, policy, user_id, username, version_id, number, bot_id, bot_name in rows:
+        kind = player_kind(version_id=version_id, user_id=user_id)
+        if kind == "bot":
+            name = f"{bot_name} v{number}"
         else:
-            kind, name, bot_id = "builtin", f"{policy} (built-in)", None
+            name, bot_id = (username if kind == "human" else f"{policy} (built-in)"), None
         names.append({"seat": seat, "name": name, "kind": kind, "bot_id": bot_id})
     return names
 
