@@ -285,8 +285,9 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         for (Py_ssize_t i = 0; i < n; i++) {
             long long slot = slots[i];
             if (slot < 0 || slot >= w.size) continue;
+            double x = w.out[slot];
             /* added to the vector's 0.0 as the Python encoder does (-0.0 becomes 0.0) */
-            w.out[slot] = 0.0 + squash(w.out[slot]);
+            w.out[slot] = x == 0.0 ? 0.0 : 0.0 + squash(x);
         }
         done = settle_outside(&w);
     }
@@ -314,15 +315,48 @@ static int plain_list(PyObject *value) {
     return 1;
 }
 
-/* indices(scalars, lists, legal) -> the catalogue integers of `legal`, ascending, or None
-   when an action is neither a str, an int nor a plain list, or is outside both tables
-   (the caller's Python path then decides, and raises for an action outside the
-   catalogue). `scalars` maps str and int actions to integers, `lists` the plain lists'
-   tuples. */
+/* The key of a plain dict action (string keys, str or int values, at most 8 items):
+   the tuple (key, value, key, value, ...) in key order, as compiled.py builds it for the
+   catalogue; NULL with no error when the dict is not plain. */
+static PyObject *dict_key(PyObject *action) {
+    Py_ssize_t n = PyDict_GET_SIZE(action), pos = 0, count = 0;
+    PyObject *keys[8], *values[8], *key, *value;
+    if (n > 8) return NULL;
+    while (PyDict_Next(action, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) return NULL;
+        if (!PyUnicode_CheckExact(value) && !PyLong_CheckExact(value)) return NULL;
+        Py_ssize_t i = count++;
+        while (i > 0) { /* insertion sort by key: dicts of actions are small */
+            int after = PyUnicode_Compare(keys[i - 1], key);
+            if (after == -1 && PyErr_Occurred()) return NULL;
+            if (after <= 0) break;
+            keys[i] = keys[i - 1];
+            values[i] = values[i - 1];
+            i--;
+        }
+        keys[i] = key;
+        values[i] = value;
+    }
+    PyObject *out = PyTuple_New(2 * count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_INCREF(keys[i]);
+        Py_INCREF(values[i]);
+        PyTuple_SET_ITEM(out, 2 * i, keys[i]);
+        PyTuple_SET_ITEM(out, 2 * i + 1, values[i]);
+    }
+    return out;
+}
+
+/* indices(scalars, lists, dicts, legal) -> the catalogue integers of `legal`, ascending,
+   or None when an action is not a str, an int, a plain list or a plain dict, or is in no
+   table (the caller's Python path then decides, and raises for an action outside the
+   catalogue). `scalars` maps str and int actions to integers, `lists` plain lists (as
+   tuples), `dicts` plain dicts (as dict_key's tuples). */
 static PyObject *indices(PyObject *self, PyObject *args) {
-    PyObject *scalars, *lists, *legal;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyDict_Type, &scalars, &PyDict_Type, &lists,
-                          &PyList_Type, &legal))
+    PyObject *scalars, *lists, *dicts, *legal;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyDict_Type, &scalars, &PyDict_Type, &lists,
+                          &PyDict_Type, &dicts, &PyList_Type, &legal))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(legal);
     Py_ssize_t *found = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
@@ -336,6 +370,15 @@ static PyObject *indices(PyObject *self, PyObject *args) {
             if (key == NULL) goto fail;
             index = PyDict_GetItemWithError(lists, key);
             Py_DECREF(key);
+        } else if (PyDict_CheckExact(action)) {
+            PyObject *key = dict_key(action);
+            if (key == NULL) {
+                if (PyErr_Occurred()) goto fail;
+                index = NULL;
+            } else {
+                index = PyDict_GetItemWithError(dicts, key);
+                Py_DECREF(key);
+            }
         } else {
             index = NULL;
         }
@@ -398,11 +441,45 @@ static PyObject *as_floats(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static int set_entries(char *mask, Py_ssize_t size, PyObject *list, char value) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+        if (at == -1 && PyErr_Occurred()) return -1;
+        if (at < 0 || at >= size) {
+            PyErr_SetString(PyExc_IndexError, "mask index out of range");
+            return -1;
+        }
+        mask[at] = value;
+    }
+    return 0;
+}
+
+/* move_mask(mask, before, after): clear the `before` entries of an int8 mask, then set
+   the `after` ones. */
+static PyObject *move_mask(PyObject *self, PyObject *args) {
+    PyObject *mask_obj, *before, *after;
+    if (!PyArg_ParseTuple(args, "OO!O!", &mask_obj, &PyList_Type, &before, &PyList_Type, &after))
+        return NULL;
+    Py_buffer mask;
+    if (PyObject_GetBuffer(mask_obj, &mask, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    int failed = mask.format == NULL || strcmp(mask.format, "b") != 0;
+    if (failed) PyErr_SetString(PyExc_TypeError, "mask must be an int8 buffer");
+    failed = failed || set_entries(mask.buf, mask.len, before, 0) < 0 ||
+             set_entries(mask.buf, mask.len, after, 1) < 0;
+    PyBuffer_Release(&mask);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS,
      "encode(root, numbers, features, extend, observation, out) -> bool"},
     {"indices", indices, METH_VARARGS,
-     "indices(scalars, lists, legal) -> the legal actions' integers, ascending, or None"},
+     "indices(scalars, lists, dicts, legal) -> the legal integers, ascending, or None"},
+    {"move_mask", move_mask, METH_VARARGS,
+     "move_mask(mask, before, after): clear the before entries of an int8 mask, set the after"},
     {"as_floats", as_floats, METH_VARARGS,
      "as_floats(values, out): values made to hold out's entries rounded to float32"},
     {NULL, NULL, 0, NULL},

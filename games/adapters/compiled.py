@@ -110,6 +110,7 @@ def available() -> bool:
 # A node's fields: the first seven are _encode.c's, the rest Python's own.
 CHILDREN, ITEMS, BAG, NUMBER, INTS, STRINGS, NONE, PATH, PATTERN = range(9)
 UNKNOWN = -1  # a slot not worked out yet
+_PLAIN = (str, int)  # exactly these classes: bool and float would compare equal to ints
 MAX_OUTSIDE = 100_000  # features outside the layout remembered before starting afresh
 
 
@@ -204,28 +205,36 @@ class Layout:
 
 class CompiledActions:
     """``indices(legal)``: ``ActionCodec.indices`` (the legal actions' integers, ascending),
-    looked up in C where every action is a string, an integer or a list of those (each
-    such list as a tuple: with no bool or float inside, tuples compare exactly as the JSON
-    values do); other actions go the codec's own way."""
+    looked up in C where every action is a string, an integer, or a list or a small dict
+    of those (as tuples: with no bool or float inside, tuples compare exactly as the JSON
+    values do; a dict's tuple is its items in key order); other actions go the codec's
+    own way."""
 
     def __init__(self, actions: ActionCodec):
         self.actions = actions
         self._c = module()
         self._scalars: dict = {}
         self._lists: dict = {}
+        self._dicts: dict = {}
         for i, action in enumerate(actions.actions):
             kind = action.__class__
             if kind is str or kind is int:
                 self._scalars[action] = i
-            elif kind is list and all(item.__class__ in (str, int) for item in action):
+            elif kind is list and all(item.__class__ in _PLAIN for item in action):
                 self._lists[tuple(action)] = i
+            elif (
+                kind is dict
+                and len(action) <= 8
+                and all(k.__class__ is str and v.__class__ in _PLAIN for k, v in action.items())
+            ):
+                self._dicts[tuple(x for item in sorted(action.items()) for x in item)] = i
 
     def __reduce__(self):
         return (CompiledActions, (self.actions,))  # the tables are rebuilt, not pickled
 
     def indices(self, legal: list) -> list[int]:
         if self._c is not None:
-            found = self._c.indices(self._scalars, self._lists, legal)
+            found = self._c.indices(self._scalars, self._lists, self._dicts, legal)
             if found is not None:
                 return found
         return self.actions.indices(legal)

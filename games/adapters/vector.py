@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from games import registry
+from games.adapters import compiled
 from games.adapters.codec import rank_rewards
 from games.adapters.compiled import CompiledEncoder
 from games.adapters.spec import Spec, spec
@@ -49,6 +50,10 @@ FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
 
 def move_mask(mask: np.ndarray, before: list[int], after: list[int]) -> None:
     """Clear the ``before`` integers of an int8 mask, then set the ``after`` ones."""
+    c = compiled.module()
+    if c is not None:
+        c.move_mask(mask, before, after)
+        return
     if len(before) < FANCY:
         for i in before:
             mask[i] = 0

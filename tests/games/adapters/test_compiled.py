@@ -168,11 +168,19 @@ def test_the_layout_tree_names_every_slot_once():
 
 
 def test_action_lookup_keeps_json_types_apart():
-    codec = ActionCodec(["stay", 1, [1, "x"], [True], ["1"], [1.0], {"bid": 2}, True, [[1]]])
+    catalogue = ["stay", 1, [1, "x"], [True], ["1"], [1.0], {"bid": 2}, True, [[1]]]
+    catalogue += [["bid", 2], {"to": 1, "card": "AS"}, {"bid": True}]
+    codec = ActionCodec(catalogue)
     lookup = CompiledActions(codec)
-    legal = [[True], {"bid": 2}, [1, "x"], "stay", True, 1, ["1"], [1.0], [[1]]]
-    assert lookup.indices(legal) == codec.indices(legal) == list(range(9))
+    legal = [[True], {"bid": 2}, [1, "x"], "stay", True, 1, ["1"], [1.0], [[1]], ["bid", 2]]
+    legal += [{"card": "AS", "to": 1}, {"bid": True}]
+    assert lookup.indices(legal) == codec.indices(legal) == list(range(12))
     assert lookup.indices([[1, "x"], 1]) == [1, 2]
+    assert lookup.indices([{"card": "AS", "to": 1}, ["bid", 2], {"bid": 2}]) == [6, 9, 10]
+    with pytest.raises(KeyError):
+        lookup.indices([{"bid": 3}])
+    with pytest.raises(KeyError):
+        lookup.indices([{"to": 1}])
     with pytest.raises(KeyError):
         lookup.indices([[1]])  # [1] is not in the catalogue; [True] is
     with pytest.raises(KeyError):
@@ -205,3 +213,15 @@ def test_copies_and_pickles_start_afresh_and_agree():
     lookup = pickle.loads(pickle.dumps(CompiledActions(s.actions)))
     legal = s.actions.actions[::-1]
     assert lookup.indices(legal) == s.actions.indices(legal) == [0, 1]
+
+
+def test_move_mask_in_c_clears_then_sets():
+    mask = np.zeros(8, np.int8)
+    move_mask = compiled.module().move_mask
+    move_mask(mask, [], [1, 3, 5])
+    move_mask(mask, [1, 3, 5], [3, 7])
+    assert mask.tolist() == [0, 0, 0, 1, 0, 0, 0, 1]
+    with pytest.raises(IndexError):
+        move_mask(mask, [], [8])
+    with pytest.raises(TypeError):
+        move_mask(np.zeros(8), [], [1])
