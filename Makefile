@@ -79,6 +79,8 @@ $(VENV)/.extras-installed: requirements-extras.txt requirements.txt client/pypro
 	  $(call INSTALL,-r requirements.txt ./client -r requirements-extras.txt) && \
 	  touch $(VENV)/.installed; \
 	fi
+	@# The adapters' encoder in C (games/adapters/compiled.py builds it on first use too).
+	$(BIN)/python -m games.adapters.compiled
 	@touch $@
 
 migrate: venv

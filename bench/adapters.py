@@ -2,8 +2,10 @@
 
     .venv/bin/python bench/adapters.py [slug ...] [--seconds 1.0]
 
-For each game (fewest players, default options), four loops of random play, each for
-about ``--seconds`` of CPU time, counting single-seat decisions:
+For each game (fewest players, default options), five loops of random play, each for
+about ``--seconds`` of CPU time, counting single-seat decisions. Every loop draws its
+random legal choice the same way (``games.rng.Rng.below`` over a legal list), so the
+policy costs the same in each:
 
 - ``engine``: to_act, legal_actions, apply (the engine alone, as bench/games.py);
 - ``engine+obs``: the same plus ``observation(seat)`` for each decision (what a host
@@ -29,7 +31,6 @@ is printed with its goal. Needs the extras (requirements-extras.txt).
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -68,7 +69,7 @@ def engine_loop(slug: str, players: int, seconds: float, observe: bool) -> float
 
 def pettingzoo_loop(slug: str, players: int, seconds: float) -> float:
     e = make_env(slug, players)
-    rng = random.Random(1)
+    rng = Rng(1)
     decisions, seed = 0, 0
     start = time.process_time()
     while time.process_time() - start < seconds:
@@ -79,14 +80,15 @@ def pettingzoo_loop(slug: str, players: int, seconds: float) -> float:
             if terminated or truncated:
                 e.step(None)
                 continue
-            e.step(rng.choice(info["legal_actions"]))
+            legal = info["legal_actions"]
+            e.step(legal[rng.below(len(legal))])
             decisions += 1
     return decisions / (time.process_time() - start)
 
 
 def openspiel_loop(slug: str, players: int, seconds: float) -> float:
     game = load(slug, players)
-    rng = random.Random(1)
+    rng = Rng(1)
     decisions, seed = 0, 0
     start = time.process_time()
     while time.process_time() - start < seconds:
@@ -96,7 +98,8 @@ def openspiel_loop(slug: str, players: int, seconds: float) -> float:
         while not state.is_terminal():
             player = state.current_player()
             state.observation_tensor(player)
-            state.apply_action(rng.choice(state.legal_actions(player)))
+            legal = state.legal_actions(player)
+            state.apply_action(legal[rng.below(len(legal))])
             decisions += 1
     return decisions / (time.process_time() - start)
 

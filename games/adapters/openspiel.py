@@ -35,7 +35,7 @@ import pyspiel
 
 from games import registry
 from games.adapters.codec import rank_rewards
-from games.adapters.incremental import IncrementalEncoder
+from games.adapters.compiled import CompiledEncoder, as_floats
 from games.adapters.spec import Spec, spec
 
 DEFAULT_DEAL_SEEDS = 10_000  # engine seeds 0-9999; raise it with deal_seeds=
@@ -84,14 +84,12 @@ class ArenaGame(pyspiel.Game):
             raise ValueError("deal_seeds must be at least 1")
         options = {name: params[name] for name in game.options if name in params}
         self.spec: Spec = spec(slug, players, options)
-        # Shared by the game's observers and states: it re-encodes what changed since the
-        # last tensor of the same view, whichever state that came from.
-        self.incremental = IncrementalEncoder(self.spec.encoder)
-        self.tensor_observer: ArenaObserver | None = None  # made on first use
-        # Per seat, the last tensor handed out (its bits) and the same as a list: the next
-        # list is that one with only the changed entries replaced (tolist() of the whole
-        # tensor costs more than a decision of the engine on the bigger layouts).
-        self.tensor_lists: dict[int, tuple[np.ndarray, list[float]]] = {}
+        # Shared by the game's observers and states.
+        self.encoder = CompiledEncoder(self.spec.encoder)
+        # Per seat, the last tensor handed out as a list: the next one is that list with
+        # only the changed entries replaced (tolist() of the whole tensor costs more than a
+        # decision of the engine on the bigger layouts).
+        self.tensor_lists: dict[int, list[float]] = {}
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
             max_chance_outcomes=self.deal_seeds,
@@ -130,7 +128,7 @@ class ArenaState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         if self.engine is None or not self.queue or player != self.queue[0]:
             return []
-        return self.spec.actions.indices(self.engine.legal_actions(player))
+        return self.spec.indices(self.engine.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / self.deal_seeds
@@ -155,23 +153,13 @@ class ArenaState(pyspiel.State):
         if player is None:
             return super().observation_tensor()
         game = self.get_game()
-        observer = game.tensor_observer
-        if observer is None:
-            observer = game.tensor_observer = ArenaObserver(game)
-        observer.set_from(self, player)
-        tensor = observer.tensor
-        last = game.tensor_lists.get(player)
-        if last is None:
-            values = tensor.tolist()
-            game.tensor_lists[player] = (observer.bits.copy(), values)
-            return values[:]
-        previous, values = last
-        # Bits, not floats: a change of sign of a zero shows too.
-        changed = (observer.bits != previous).nonzero()[0]
-        if len(changed):
-            previous[changed] = observer.bits[changed]
-            for i, value in zip(changed.tolist(), tensor[changed].tolist(), strict=True):
-                values[i] = value
+        values = game.tensor_lists.get(player)
+        if values is None:
+            values = game.tensor_lists[player] = [0.0] * self.spec.encoder.size
+        if self.engine is None:
+            values[:] = [0.0] * len(values)
+        else:
+            as_floats(values, game.encoder.encode(self.engine.observation(player), player))
         return values[:]
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
@@ -211,7 +199,7 @@ class ArenaObserver:
             iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         )
         self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        self.incremental = game.incremental
+        self.encoder = game.encoder
         self.tensor = np.zeros(self.spec.encoder.size, np.float32)
         self.bits = self.tensor.view(np.uint32)  # the same memory, compared bit for bit
         self.dict = {"observation": self.tensor}
@@ -227,7 +215,7 @@ class ArenaObserver:
             self.tensor.fill(0)
         else:
             key = None if self.public_only else player
-            self.tensor[:] = self.incremental.encode(view, key)
+            self.tensor[:] = self.encoder.encode(view, key)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         view = self._view(state, player)

@@ -37,7 +37,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from games import registry
 from games.adapters.codec import rank_rewards
-from games.adapters.incremental import IncrementalEncoder
+from games.adapters.compiled import CompiledEncoder
 from games.adapters.spec import Spec, spec
 from games.adapters.vector import move_mask
 from games.rng import derive_seed
@@ -85,10 +85,9 @@ class ArenaEnv(AECEnv):
         }
         self._next_seeds = None
         self.state = None
-        self._encoder = IncrementalEncoder(spec.encoder)
+        self._encoder = CompiledEncoder(spec.encoder)
         self._turn = 0  # counts engine states: a turn's legal actions are worked out once
-        self._mask_key: tuple | None = None
-        self._mask_value: tuple | None = None
+        self._legal_now: tuple | None = None  # (turn, seat, (legal, integers, mask))
         self._masks = [(np.zeros(n, np.int8), []) for _ in range(spec.players)]
 
     # -- spaces ----------------------------------------------------------------------
@@ -124,8 +123,8 @@ class ArenaEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._pending: dict[int, object] = {}
-        self._seen_key: tuple | None = None
-        self._seen: dict | None = None
+        self._seen: tuple | None = None  # (turn, seat, the seat's observation)
+        self._rewarded = False  # some reward is not 0 (the match just ended)
         self._queue = list(self.state.to_act())
         self._select()
 
@@ -133,9 +132,9 @@ class ArenaEnv(AECEnv):
         """Point agent_selection at the next seat to choose and give it its infos."""
         if self._queue:
             seat = self._queue[0]
-            self.agent_selection = self.possible_agents[seat]
+            self.agent_selection = agent = self.possible_agents[seat]
             legal, indices, _ = self._legal(seat)
-            self.infos[self.agent_selection] = {
+            self.infos[agent] = {
                 "legal": legal,
                 "legal_actions": indices[:],
                 "raw_observation": self._observation(seat),
@@ -145,24 +144,26 @@ class ArenaEnv(AECEnv):
 
     def _observation(self, seat: int) -> dict:
         # The engine state changes only in apply(): one observation per seat and turn.
-        key = (self._turn, seat)
-        if self._seen_key != key:
-            self._seen_key, self._seen = key, self.state.observation(seat)
-        return self._seen
+        seen = self._seen
+        if seen is None or seen[0] != self._turn or seen[1] != seat:
+            seen = self._seen = (self._turn, seat, self.state.observation(seat))
+        return seen[2]
 
     def _legal(self, seat: int) -> tuple[list, list[int], np.ndarray]:
         """The seat's legal actions now, their integers and the mask (once per turn)."""
-        key = (self._turn, seat)
-        if self._mask_key != key:
-            legal = self.state.legal_actions(seat)
-            indices = self.spec.actions.indices(legal)
-            # One mask per seat, kept: clearing the last legal integers and setting the new
-            # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
-            mask, previous = self._masks[seat]
-            move_mask(mask, previous, indices)
-            self._masks[seat] = (mask, indices)
-            self._mask_key, self._mask_value = key, (legal, indices, mask)
-        return self._mask_value
+        known = self._legal_now
+        if known is not None and known[0] == self._turn and known[1] == seat:
+            return known[2]
+        legal = self.state.legal_actions(seat)
+        indices = self.spec.indices(legal)
+        # One mask per seat, kept: clearing the last legal integers and setting the new
+        # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
+        mask, previous = self._masks[seat]
+        move_mask(mask, previous, indices)
+        self._masks[seat] = (mask, indices)
+        value = (legal, indices, mask)
+        self._legal_now = (self._turn, seat, value)
+        return value
 
     def raw_observation(self, agent: str) -> dict:
         """The engine's observation dict for ``agent`` (what the wire protocol sends)."""
@@ -184,6 +185,16 @@ class ArenaEnv(AECEnv):
             mask = np.zeros(len(self.spec.actions), np.int8)
         return {"observation": vector, "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -192,8 +203,9 @@ class ArenaEnv(AECEnv):
         seat = self._seat[agent]
         _, indices, mask = self._legal(seat)
         index = int(action)
-        inside = 0 <= index < len(self.spec.actions)
-        chosen = self.spec.actions.action(index) if inside else None
+        actions = self.spec.actions
+        inside = 0 <= index < len(actions.actions)
+        chosen = actions.action(index) if inside else None
         if not inside or not mask[index]:
             if self.illegal == "raise":
                 raise ValueError(
@@ -203,35 +215,45 @@ class ArenaEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = chosen
         self._queue.pop(0)
-        for name in self.agents:
-            self.rewards[name] = 0.0
+        if self._rewarded:  # rewards are all 0 until the match ends
+            for name in self.agents:
+                self.rewards[name] = 0.0
+            self._rewarded = False
         if not self._queue:
-            self.state.apply(self._pending)
-            self._turn += 1
-            self._pending = {}
-            self.cycles += 1
-            if self.state.is_over():
-                result = self.state.result()
-                if self.reward_kind == "rank":
-                    values = rank_rewards(result)
-                else:
-                    values = [float(s["score"]) for s in result["seats"]]
-                for name in self.agents:
-                    self.rewards[name] = values[self._seat[name]]
-                    self.terminations[name] = True
-                    self.infos[name] = {"result": result}
-            elif self.max_cycles is not None and self.cycles >= self.max_cycles:
-                for name in self.agents:
-                    self.truncations[name] = True
-                    self.infos[name] = {}
-            else:
-                self._queue = list(self.state.to_act())
-        if agent in self.infos and not (self.terminations[agent] or self.truncations[agent]):
-            self.infos[agent] = {}
+            self._advance()
+        infos = self.infos
+        if agent in infos and not (self.terminations[agent] or self.truncations[agent]):
+            infos[agent] = {}
         self._select()
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _advance(self) -> None:
+        """Apply the turn's choices; then the match ends, is cut short, or goes on."""
+        state = self.state
+        state.apply(self._pending)
+        self._turn += 1
+        self._pending = {}
+        self.cycles += 1
+        if state.is_over():
+            result = state.result()
+            if self.reward_kind == "rank":
+                values = rank_rewards(result)
+            else:
+                values = [float(s["score"]) for s in result["seats"]]
+            for name in self.agents:
+                self.rewards[name] = values[self._seat[name]]
+                self.terminations[name] = True
+                self.infos[name] = {"result": result}
+            self._rewarded = True
+        elif self.max_cycles is not None and self.cycles >= self.max_cycles:
+            for name in self.agents:
+                self.truncations[name] = True
+                self.infos[name] = {}
+        else:
+            self._queue = list(state.to_act())
 
     def render(self) -> str | None:
         """The match as text: to act, then the spectator's view (no hidden cards)."""

@@ -26,6 +26,7 @@ from itertools import product
 from games import registry
 from games.adapters.actions import STANDARD_CARDS, catalogue
 from games.adapters.codec import SMALL_INT, ActionCodec, ObservationEncoder
+from games.adapters.compiled import CompiledActions
 from games.policies import random_policy
 from games.protocol import Game, State
 from games.rng import Rng, derive_seed
@@ -61,6 +62,13 @@ class Spec:
         """At most this many single-seat decisions in a match (the engine's own bound on
         ``apply`` calls, times the seats that can act in one)."""
         return self.game.max_actions * self.players
+
+    def indices(self, legal: list) -> list[int]:
+        """The integers of the legal actions, ascending (``ActionCodec.indices``, in C)."""
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:
+            lookup = self.__dict__["_lookup"] = CompiledActions(self.actions)
+        return lookup.indices(legal)
 
     def new_state(self, seed: int) -> State:
         return self.game.new_match(players=self.players, options=self.options, seed=seed)

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from games import registry
+from games.adapters import compiled
 from games.adapters.codec import rank_rewards
-from games.adapters.incremental import IncrementalEncoder
+from games.adapters.compiled import CompiledEncoder
 from games.adapters.spec import Spec, spec
 from games.rng import derive_seed
 
@@ -49,6 +50,10 @@ FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
 
 def move_mask(mask: np.ndarray, before: list[int], after: list[int]) -> None:
     """Clear the ``before`` integers of an int8 mask, then set the ``after`` ones."""
+    c = compiled.module()
+    if c is not None:
+        c.move_mask(mask, before, after)
+        return
     if len(before) < FANCY:
         for i in before:
             mask[i] = 0
@@ -96,7 +101,7 @@ class VectorEnv:
         self.illegal = illegal
         self.observation_size = spec.encoder.size
         self.action_count = len(spec.actions)
-        self._encoder = IncrementalEncoder(spec.encoder)
+        self._encoder = CompiledEncoder(spec.encoder)
         self._seed = int(seed)
         self._matches = [_Match() for _ in range(num_envs)]
         self._observations = np.zeros((num_envs, self.observation_size), np.float32)
@@ -178,7 +183,7 @@ class VectorEnv:
         seat = match.queue[0]
         state = match.state
         self._observations[i] = self._encoder.encode(state.observation(seat), (i, seat))
-        legal = self.spec.actions.indices(state.legal_actions(seat))
+        legal = self.spec.indices(state.legal_actions(seat))
         move_mask(self._masks[i], match.legal, legal)
         match.legal = legal
         self._acting[i] = seat

@@ -1,0 +1,498 @@
+/* The observation encoder's walk (games/adapters/codec.py, ObservationEncoder.encode) in C.
+
+   encode(root, numbers, features, extend, observation, out) writes the vector of
+   `observation` into `out` (a writable float64 buffer of the layout's size, overflow block
+   included) and returns True: exactly the Python encoder's numbers, since the walk visits
+   the same leaves in the same order, adds each value to its slot starting from 0.0,
+   squashes number slots at the end, and sums the features outside the layout per feature,
+   in the order they first appear, before adding them into the overflow block. It returns
+   False (`out` then unspecified) on a value no JSON decoder makes (a tuple, a subclass of
+   dict): the caller runs the Python encoder then.
+
+   The layout is a tree of lists built by games/adapters/compiled.py, one node per path:
+
+     [children, items, bag, number_slot, int_tokens, str_tokens, none_slot, ...]
+
+   children    dict key -> node, for a dict found at this path (or None)
+   items       list of nodes, one per position, for a positional list (or None)
+   bag         node of the list's items when the list is a multiset (or None)
+   number_slot slot of "<path>#"
+   int_tokens  list of SMALL_INT + 1 slots "<path>=i:<v>", or None outside a multiset
+   str_tokens  dict string -> slot of "<path>=s:<string>" (or None)
+   none_slot   slot of "<path>=none"
+
+   A slot is a layout slot (>= 0), unknown yet (-1), or a feature outside the layout
+   (-2 - f, `features[f]` = (overflow slot, 1 for a number or 0 for a token)). On -1 or a
+   missing child the walk calls `extend(node, what, key)`, which grows the tree (the
+   layout's positional lists and overflow slots are Python's to work out) and returns
+   the new child or slot; the next observation finds it in place.
+
+   Python keeps more fields after these (the node's path, its list pattern).
+   `numbers` lists every number slot of the layout, to squash once the walk is done. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SMALL_INT 20
+
+enum { CHILDREN, ITEMS, BAG, NUMBER_SLOT, INT_TOKENS, STR_TOKENS, NONE_SLOT, NODE_FIELDS };
+
+typedef struct {
+    Py_ssize_t feature;
+    double value;
+} Outside;
+
+typedef struct {
+    double *out;
+    Py_ssize_t size;
+    PyObject *features;
+    PyObject *extend;
+    Outside *outside;  /* features outside the layout, in walk order */
+    Py_ssize_t outside_count, outside_room;
+} Walk;
+
+#define FIELD(node, i) PyList_GET_ITEM(node, i)
+
+/* extend(node, what, key): the slot or child Python worked out, kept in the tree. */
+static PyObject *grow(Walk *w, PyObject *node, const char *what, PyObject *key) {
+    return PyObject_CallFunction(w->extend, "OsO", node, what, key);
+}
+
+static int add(Walk *w, Py_ssize_t slot, double value) {
+    if (slot >= 0) {
+        if (slot >= w->size) {
+            PyErr_SetString(PyExc_ValueError, "slot outside the vector");
+            return -1;
+        }
+        w->out[slot] += value;
+        return 1;
+    }
+    if (w->outside_count == w->outside_room) {
+        Py_ssize_t room = w->outside_room ? 2 * w->outside_room : 64;
+        Outside *more = PyMem_Realloc(w->outside, (size_t)room * sizeof(Outside));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        w->outside = more;
+        w->outside_room = room;
+    }
+    w->outside[w->outside_count].feature = -2 - slot;
+    w->outside[w->outside_count].value = value;
+    w->outside_count++;
+    return 1;
+}
+
+/* The slot held at `index` of `holder` (a node or a token list), asking Python for it
+   while it is -1. */
+static int slot_at(Walk *w, PyObject *node, PyObject *holder, Py_ssize_t index, const char *what,
+                   PyObject *key, Py_ssize_t *slot) {
+    *slot = PyLong_AsSsize_t(PyList_GET_ITEM(holder, index));
+    if (*slot == -1 && PyErr_Occurred()) return -1;
+    if (*slot != -1) return 1;
+    PyObject *made = grow(w, node, what, key);
+    if (made == NULL) return -1;
+    *slot = PyLong_AsSsize_t(made);
+    Py_DECREF(made);
+    return (*slot == -1 && PyErr_Occurred()) ? -1 : 1;
+}
+
+static int walk(Walk *w, PyObject *node, PyObject *value);
+
+static int walk_child(Walk *w, PyObject *node, PyObject *child, PyObject *value) {
+    if (!PyList_CheckExact(child) || PyList_GET_SIZE(child) < NODE_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "a layout node must be a list of its fields");
+        return -1;
+    }
+    return walk(w, child, value);
+}
+
+static int walk(Walk *w, PyObject *node, PyObject *value) {
+    Py_ssize_t slot;
+    int done;
+    if (PyDict_CheckExact(value)) {
+        PyObject *key, *item;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(value, &pos, &key, &item)) {
+            PyObject *children = FIELD(node, CHILDREN);
+            PyObject *child = children == Py_None ? NULL : PyDict_GetItemWithError(children, key);
+            if (child == NULL) {
+                if (PyErr_Occurred()) return -1;
+                child = grow(w, node, "key", key);
+                if (child == NULL) return -1;
+                done = walk_child(w, node, child, item);
+                Py_DECREF(child);
+            } else {
+                done = walk_child(w, node, child, item);
+            }
+            if (done != 1) return done;
+        }
+        return 1;
+    }
+    if (PyList_CheckExact(value)) {
+        Py_ssize_t n = PyList_GET_SIZE(value);
+        if (n == 0) return 1;
+        if (FIELD(node, ITEMS) == Py_None && FIELD(node, BAG) == Py_None) {
+            PyObject *made = grow(w, node, "list", Py_None);
+            if (made == NULL) return -1;
+            Py_DECREF(made);
+        }
+        PyObject *items = FIELD(node, ITEMS);
+        if (items != Py_None) {
+            if (n > PyList_GET_SIZE(items)) {
+                PyObject *length = PyLong_FromSsize_t(n);
+                if (length == NULL) return -1;
+                PyObject *made = grow(w, node, "items", length);
+                Py_DECREF(length);
+                if (made == NULL) return -1;
+                Py_DECREF(made);
+                items = FIELD(node, ITEMS);
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                done = walk_child(w, node, PyList_GET_ITEM(items, i), PyList_GET_ITEM(value, i));
+                if (done != 1) return done;
+            }
+            return 1;
+        }
+        PyObject *bag = FIELD(node, BAG);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            done = walk_child(w, node, bag, PyList_GET_ITEM(value, i));
+            if (done != 1) return done;
+        }
+        return 1;
+    }
+    if (PyBool_Check(value)) {
+        if (slot_at(w, node, node, NUMBER_SLOT, "number", Py_None, &slot) < 0) return -1;
+        return add(w, slot, value == Py_True ? 1.0 : 0.0);
+    }
+    if (PyLong_CheckExact(value)) {
+        int overflow = 0;
+        long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+        double number;
+        if (overflow || small > (1LL << 53) || small < -(1LL << 53)) {
+            number = PyLong_AsDouble(value); /* rounds as 0.0 + int does */
+            if (number == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0; /* too big for a float: the Python encoder says what happens */
+            }
+        } else {
+            number = (double)small;
+        }
+        if (slot_at(w, node, node, NUMBER_SLOT, "number", Py_None, &slot) < 0) return -1;
+        if ((done = add(w, slot, number)) != 1) return done;
+        PyObject *tokens = FIELD(node, INT_TOKENS);
+        if (tokens == Py_None || overflow || small < 0 || small > SMALL_INT) return 1;
+        if (slot_at(w, node, tokens, (Py_ssize_t)small, "int", value, &slot) < 0) return -1;
+        return add(w, slot, 1.0);
+    }
+    if (PyFloat_CheckExact(value)) {
+        if (slot_at(w, node, node, NUMBER_SLOT, "number", Py_None, &slot) < 0) return -1;
+        return add(w, slot, PyFloat_AS_DOUBLE(value));
+    }
+    if (value == Py_None) {
+        if (slot_at(w, node, node, NONE_SLOT, "none", Py_None, &slot) < 0) return -1;
+        return add(w, slot, 1.0);
+    }
+    if (PyUnicode_CheckExact(value)) {
+        PyObject *tokens = FIELD(node, STR_TOKENS);
+        PyObject *found = tokens == Py_None ? NULL : PyDict_GetItemWithError(tokens, value);
+        if (found == NULL) {
+            if (PyErr_Occurred()) return -1;
+            found = grow(w, node, "str", value);
+            if (found == NULL) return -1;
+            slot = PyLong_AsSsize_t(found);
+            Py_DECREF(found);
+        } else {
+            slot = PyLong_AsSsize_t(found);
+        }
+        if (slot == -1 && PyErr_Occurred()) return -1;
+        return add(w, slot, 1.0);
+    }
+    return 0; /* any other type: the Python encoder's text token */
+}
+
+static double squash(double x) {
+    return copysign(log1p(fabs(x)), x);
+}
+
+/* The features outside the layout: summed per feature in the order each first appeared,
+   squashed when numbers, then added into their overflow slots in that order. */
+static int settle_outside(Walk *w) {
+    Py_ssize_t n = w->outside_count, distinct = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t j = 0;
+        while (j < distinct && w->outside[j].feature != w->outside[i].feature) j++;
+        if (j == distinct) {
+            w->outside[distinct].feature = w->outside[i].feature;
+            w->outside[distinct].value = 0.0 + w->outside[i].value;
+            distinct++;
+        } else {
+            w->outside[j].value += w->outside[i].value;
+        }
+    }
+    for (Py_ssize_t j = 0; j < distinct; j++) {
+        PyObject *feature = PyList_GetItem(w->features, w->outside[j].feature);
+        if (feature == NULL) return -1;
+        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GetItem(feature, 0));
+        long number = PyLong_AsLong(PyTuple_GetItem(feature, 1));
+        if (PyErr_Occurred()) return -1;
+        if (slot < 0 || slot >= w->size) {
+            PyErr_SetString(PyExc_ValueError, "overflow slot outside the vector");
+            return -1;
+        }
+        double value = w->outside[j].value;
+        w->out[slot] += number ? squash(value) : value;
+    }
+    return 1;
+}
+
+static PyObject *encode(PyObject *self, PyObject *args) {
+    PyObject *root, *numbers_obj, *features, *extend, *observation, *out_obj;
+    if (!PyArg_ParseTuple(args, "OOO!OOO", &root, &numbers_obj, &PyList_Type, &features, &extend,
+                          &observation, &out_obj))
+        return NULL;
+    if (!PyList_CheckExact(root) || PyList_GET_SIZE(root) < NODE_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "root must be a layout node");
+        return NULL;
+    }
+    Py_buffer out, numbers;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (out.format == NULL || strcmp(out.format, "d") != 0) {
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_TypeError, "out must be a float64 buffer");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(numbers_obj, &numbers, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if (numbers.format == NULL || strcmp(numbers.format, "q") != 0) {
+        PyBuffer_Release(&out);
+        PyBuffer_Release(&numbers);
+        PyErr_SetString(PyExc_TypeError, "numbers must be an int64 buffer");
+        return NULL;
+    }
+    Walk w = {(double *)out.buf, out.len / (Py_ssize_t)sizeof(double), features, extend, NULL, 0, 0};
+    memset(w.out, 0, (size_t)out.len);
+    int done = walk(&w, root, observation);
+    if (done == 1) {
+        const long long *slots = (const long long *)numbers.buf;
+        Py_ssize_t n = numbers.len / (Py_ssize_t)sizeof(long long);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long long slot = slots[i];
+            if (slot < 0 || slot >= w.size) continue;
+            double x = w.out[slot];
+            /* added to the vector's 0.0 as the Python encoder does (-0.0 becomes 0.0) */
+            w.out[slot] = x == 0.0 ? 0.0 : 0.0 + squash(x);
+        }
+        done = settle_outside(&w);
+    }
+    PyMem_Free(w.outside);
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&numbers);
+    if (done < 0) return NULL;
+    return PyBool_FromLong(done == 1);
+}
+
+static int compare_index(const void *a, const void *b) {
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1 when `value` is a list of exact str and int items only: as a tuple it then equals
+   exactly the catalogue's lists of the same JSON values (no bool or float to confuse). */
+static int plain_list(PyObject *value) {
+    if (!PyList_CheckExact(value)) return 0;
+    Py_ssize_t n = PyList_GET_SIZE(value);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(value, i);
+        if (!PyUnicode_CheckExact(item) && !PyLong_CheckExact(item)) return 0;
+    }
+    return 1;
+}
+
+/* The key of a plain dict action (string keys, str or int values, at most 8 items):
+   the tuple (key, value, key, value, ...) in key order, as compiled.py builds it for the
+   catalogue; NULL with no error when the dict is not plain. */
+static PyObject *dict_key(PyObject *action) {
+    Py_ssize_t n = PyDict_GET_SIZE(action), pos = 0, count = 0;
+    PyObject *keys[8], *values[8], *key, *value;
+    if (n > 8) return NULL;
+    while (PyDict_Next(action, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) return NULL;
+        if (!PyUnicode_CheckExact(value) && !PyLong_CheckExact(value)) return NULL;
+        Py_ssize_t i = count++;
+        while (i > 0) { /* insertion sort by key: dicts of actions are small */
+            int after = PyUnicode_Compare(keys[i - 1], key);
+            if (after == -1 && PyErr_Occurred()) return NULL;
+            if (after <= 0) break;
+            keys[i] = keys[i - 1];
+            values[i] = values[i - 1];
+            i--;
+        }
+        keys[i] = key;
+        values[i] = value;
+    }
+    PyObject *out = PyTuple_New(2 * count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_INCREF(keys[i]);
+        Py_INCREF(values[i]);
+        PyTuple_SET_ITEM(out, 2 * i, keys[i]);
+        PyTuple_SET_ITEM(out, 2 * i + 1, values[i]);
+    }
+    return out;
+}
+
+/* indices(scalars, lists, dicts, legal) -> the catalogue integers of `legal`, ascending,
+   or None when an action is not a str, an int, a plain list or a plain dict, or is in no
+   table (the caller's Python path then decides, and raises for an action outside the
+   catalogue). `scalars` maps str and int actions to integers, `lists` plain lists (as
+   tuples), `dicts` plain dicts (as dict_key's tuples). */
+static PyObject *indices(PyObject *self, PyObject *args) {
+    PyObject *scalars, *lists, *dicts, *legal;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyDict_Type, &scalars, &PyDict_Type, &lists,
+                          &PyDict_Type, &dicts, &PyList_Type, &legal))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(legal);
+    Py_ssize_t *found = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
+    if (found == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *action = PyList_GET_ITEM(legal, i), *index;
+        if (PyUnicode_CheckExact(action) || PyLong_CheckExact(action)) {
+            index = PyDict_GetItemWithError(scalars, action);
+        } else if (plain_list(action)) {
+            PyObject *key = PyList_AsTuple(action);
+            if (key == NULL) goto fail;
+            index = PyDict_GetItemWithError(lists, key);
+            Py_DECREF(key);
+        } else if (PyDict_CheckExact(action)) {
+            PyObject *key = dict_key(action);
+            if (key == NULL) {
+                if (PyErr_Occurred()) goto fail;
+                index = NULL;
+            } else {
+                index = PyDict_GetItemWithError(dicts, key);
+                Py_DECREF(key);
+            }
+        } else {
+            index = NULL;
+        }
+        if (index == NULL) {
+            PyMem_Free(found);
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NONE;
+        }
+        found[i] = PyLong_AsSsize_t(index);
+        if (found[i] == -1 && PyErr_Occurred()) goto fail;
+    }
+    qsort(found, (size_t)n, sizeof(Py_ssize_t), compare_index);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *number = PyLong_FromSsize_t(found[i]);
+        if (number == NULL) {
+            Py_DECREF(out);
+            goto fail;
+        }
+        PyList_SET_ITEM(out, i, number);
+    }
+    PyMem_Free(found);
+    return out;
+fail:
+    PyMem_Free(found);
+    return NULL;
+}
+
+/* as_floats(values, out): `values` (a list of len(out) Python floats) made to hold out's
+   entries rounded to float32 (what numpy's astype(float32).tolist() gives), replacing only
+   the entries whose bits differ (a zero's sign included). */
+static PyObject *as_floats(PyObject *self, PyObject *args) {
+    PyObject *values, *out_obj;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &values, &out_obj)) return NULL;
+    Py_buffer out;
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    Py_ssize_t n = out.len / (Py_ssize_t)sizeof(double);
+    if (out.format == NULL || strcmp(out.format, "d") != 0 || PyList_GET_SIZE(values) != n) {
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "values and out must be as long, out float64");
+        return NULL;
+    }
+    const double *vector = (const double *)out.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double rounded = (double)(float)vector[i];
+        PyObject *old = PyList_GET_ITEM(values, i);
+        if (PyFloat_CheckExact(old)) {
+            double before = PyFloat_AS_DOUBLE(old);
+            if (memcmp(&before, &rounded, sizeof(double)) == 0) continue;
+        }
+        PyObject *number = PyFloat_FromDouble(rounded);
+        if (number == NULL) {
+            PyBuffer_Release(&out);
+            return NULL;
+        }
+        PyList_SetItem(values, i, number); /* steals number, drops old */
+    }
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+static int set_entries(char *mask, Py_ssize_t size, PyObject *list, char value) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+        if (at == -1 && PyErr_Occurred()) return -1;
+        if (at < 0 || at >= size) {
+            PyErr_SetString(PyExc_IndexError, "mask index out of range");
+            return -1;
+        }
+        mask[at] = value;
+    }
+    return 0;
+}
+
+/* move_mask(mask, before, after): clear the `before` entries of an int8 mask, then set
+   the `after` ones. */
+static PyObject *move_mask(PyObject *self, PyObject *args) {
+    PyObject *mask_obj, *before, *after;
+    if (!PyArg_ParseTuple(args, "OO!O!", &mask_obj, &PyList_Type, &before, &PyList_Type, &after))
+        return NULL;
+    Py_buffer mask;
+    if (PyObject_GetBuffer(mask_obj, &mask, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    int failed = mask.format == NULL || strcmp(mask.format, "b") != 0;
+    if (failed) PyErr_SetString(PyExc_TypeError, "mask must be an int8 buffer");
+    failed = failed || set_entries(mask.buf, mask.len, before, 0) < 0 ||
+             set_entries(mask.buf, mask.len, after, 1) < 0;
+    PyBuffer_Release(&mask);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"encode", encode, METH_VARARGS,
+     "encode(root, numbers, features, extend, observation, out) -> bool"},
+    {"indices", indices, METH_VARARGS,
+     "indices(scalars, lists, dicts, legal) -> the legal integers, ascending, or None"},
+    {"move_mask", move_mask, METH_VARARGS,
+     "move_mask(mask, before, after): clear the before entries of an int8 mask, set the after"},
+    {"as_floats", as_floats, METH_VARARGS,
+     "as_floats(values, out): values made to hold out's entries rounded to float32"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_encode", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__encode(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddStringConstant(m, "SOURCE", SOURCE_DIGEST) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,287 @@
+"""The observation encoder's walk compiled to C, for the adapters' hot loop.
+
+``CompiledEncoder(encoder).encode(observation, view)`` gives exactly
+``ObservationEncoder.encode``'s vector (as float64; tests/games/adapters/test_compiled.py
+checks every game), at a fraction of the cost: the layout becomes a tree of tuples that
+``_encode.c`` walks beside the observation, adding each leaf into its slot. An
+observation holding a feature the layout lacks (it would land in the hashed overflow
+block) is handed to the incremental Python encoder instead, so the numbers never differ.
+
+The C module is built next to this file on first use (``build()``, also run by ``make
+extras``) with the machine's C compiler and Python's headers, and rebuilt when its source
+changes. Where it cannot be built, ``CompiledEncoder`` is the incremental Python encoder
+alone (``available()`` says which).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import zlib
+from array import array
+from pathlib import Path
+
+import numpy as np
+
+from games.adapters.codec import SMALL_INT, ActionCodec, ObservationEncoder
+from games.adapters.incremental import IncrementalEncoder
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "_encode.c"
+MODULE = "games.adapters._encode"
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\*)\]")
+
+_module = None
+_tried = False
+
+
+def _digest() -> str:
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+
+
+def _target() -> Path:
+    # The source's digest in the file name: a process that loaded an older build keeps
+    # it, and a rebuild never needs to reload a module under a name already loaded.
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return HERE / f"_encode-{_digest()}{suffix}"
+
+
+def build() -> Path:
+    """Compile ``_encode.c`` next to this file (atomically: parallel builds are harmless),
+    and remove the builds of older sources."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise RuntimeError("no C compiler (cc or gcc) on PATH")
+    target = _target()
+    with tempfile.TemporaryDirectory(dir=HERE) as tmp:
+        built = Path(tmp) / target.name
+        command = [
+            compiler,
+            "-O2",
+            "-shared",
+            "-fPIC",
+            f'-DSOURCE_DIGEST="{_digest()}"',
+            f"-I{sysconfig.get_paths()['include']}",
+            str(SOURCE),
+            "-o",
+            str(built),
+            "-lm",
+        ]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"compiling {SOURCE.name} failed:\n{done.stderr}")
+        os.replace(built, target)
+    for old in HERE.glob("_encode-*"):
+        if old != target:
+            old.unlink(missing_ok=True)
+    return target
+
+
+def module():
+    """The C module, built when this source has no build yet; None where it cannot be."""
+    global _module, _tried
+    if _tried:
+        return _module
+    _tried = True
+    try:
+        if not _target().exists():
+            build()
+        spec = importlib.util.spec_from_file_location(MODULE, _target())
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+        _module = loaded if loaded.SOURCE == _digest() else None
+    except (OSError, RuntimeError, ImportError) as error:
+        print(f"games.adapters.compiled: using the Python encoder ({error})", file=sys.stderr)
+        _module = None
+    return _module
+
+
+def available() -> bool:
+    return module() is not None
+
+
+# A node's fields: the first seven are _encode.c's, the rest Python's own.
+CHILDREN, ITEMS, BAG, NUMBER, INTS, STRINGS, NONE, PATH, PATTERN = range(9)
+UNKNOWN = -1  # a slot not worked out yet
+_PLAIN = (str, int)  # exactly these classes: bool and float would compare equal to ints
+MAX_OUTSIDE = 100_000  # features outside the layout remembered before starting afresh
+
+
+def _node(path: str, pattern: str) -> list:
+    ints = [UNKNOWN] * (SMALL_INT + 1) if "[*]" in path else None  # a multiset's integers
+    return [None, None, None, UNKNOWN, ints, None, UNKNOWN, path, pattern]
+
+
+class Layout:
+    """The layout as the tree ``_encode.c`` walks (see its header), grown by ``extend``
+    as observations show paths and tokens the layout lacks: their features go to the
+    hashed overflow block, each summed on its own, as ``ObservationEncoder.encode`` does."""
+
+    def __init__(self, encoder: ObservationEncoder):
+        self.encoder = encoder
+        self.numbers = array("q")
+        self.features: list[tuple[int, int]] = []  # (overflow slot, 1 for a number)
+        self._feature: dict[str, int] = {}
+        self.root = _node("", "")
+        for slot, key in enumerate(encoder.slots):
+            path, token = (key[:-1], None) if key.endswith("#") else key.split("=", 1)
+            node = self.root
+            for name, index in _STEP.findall(path):
+                if name:
+                    node = self.extend(node, "key", name)
+                elif index == "*":
+                    self.extend(node, "list", None)
+                    node = node[BAG]
+                else:
+                    self.extend(node, "list", None)
+                    self.extend(node, "items", int(index) + 1)
+                    node = node[ITEMS][int(index)]
+            if token is None:
+                node[NUMBER] = slot
+                self.numbers.append(slot)
+            elif token == "none":
+                node[NONE] = slot
+            elif token.startswith("i:"):
+                node[INTS][int(token[2:])] = slot
+            else:
+                node[STRINGS] = node[STRINGS] or {}
+                node[STRINGS][token[2:]] = slot
+
+    def _slot(self, key: str, number: bool) -> int:
+        """The layout's slot of feature ``key``, else its code as a feature outside it."""
+        slot = self.encoder._slot.get(key)
+        if slot is not None:
+            return slot
+        code = self._feature.get(key)
+        if code is None:
+            overflow = len(self.encoder.slots) + zlib.crc32(key.encode()) % self.encoder.overflow
+            code = self._feature[key] = len(self.features)
+            self.features.append((overflow, int(number)))
+        return -2 - code
+
+    def extend(self, node: list, what: str, key):
+        """Work out the child or slot ``_encode.c`` found missing, and keep it in the tree
+        (the path and token texts are the Python walker's, ``codec.ObservationEncoder``)."""
+        path, pattern = node[PATH], node[PATTERN]
+        if what == "key":
+            node[CHILDREN] = children = node[CHILDREN] or {}
+            child = children.get(key)
+            if child is None:
+                child = children[key] = _node(f"{path}.{key}", f"{pattern}.{key}")
+            return child
+        if what == "list":
+            if pattern in self.encoder.positional:
+                node[ITEMS] = node[ITEMS] or []
+            elif node[BAG] is None:
+                node[BAG] = _node(path + "[*]", pattern + "[]")
+            return None
+        if what == "items":
+            items = node[ITEMS]
+            while len(items) < key:
+                items.append(_node(f"{path}[{len(items)}]", pattern + "[]"))
+            return None
+        if what == "number":
+            node[NUMBER] = self._slot(path + "#", True)
+            return node[NUMBER]
+        if what == "none":
+            node[NONE] = self._slot(path + "=none", False)
+            return node[NONE]
+        if what == "int":
+            node[INTS][key] = self._slot(f"{path}=i:{key}", False)
+            return node[INTS][key]
+        if what == "str":
+            node[STRINGS] = node[STRINGS] or {}
+            node[STRINGS][key] = self._slot(f"{path}=s:{key}", False)
+            return node[STRINGS][key]
+        raise ValueError(f"unknown request {what!r}")
+
+
+class CompiledActions:
+    """``indices(legal)``: ``ActionCodec.indices`` (the legal actions' integers, ascending),
+    looked up in C where every action is a string, an integer, or a list or a small dict
+    of those (as tuples: with no bool or float inside, tuples compare exactly as the JSON
+    values do; a dict's tuple is its items in key order); other actions go the codec's
+    own way."""
+
+    def __init__(self, actions: ActionCodec):
+        self.actions = actions
+        self._c = module()
+        self._scalars: dict = {}
+        self._lists: dict = {}
+        self._dicts: dict = {}
+        for i, action in enumerate(actions.actions):
+            kind = action.__class__
+            if kind is str or kind is int:
+                self._scalars[action] = i
+            elif kind is list and all(item.__class__ in _PLAIN for item in action):
+                self._lists[tuple(action)] = i
+            elif (
+                kind is dict
+                and len(action) <= 8
+                and all(k.__class__ is str and v.__class__ in _PLAIN for k, v in action.items())
+            ):
+                self._dicts[tuple(x for item in sorted(action.items()) for x in item)] = i
+
+    def __reduce__(self):
+        return (CompiledActions, (self.actions,))  # the tables are rebuilt, not pickled
+
+    def indices(self, legal: list) -> list[int]:
+        if self._c is not None:
+            found = self._c.indices(self._scalars, self._lists, self._dicts, legal)
+            if found is not None:
+                return found
+        return self.actions.indices(legal)
+
+
+class CompiledEncoder:
+    """``encode(observation, view)``: the float64 vector of ``observation``, in an array
+    this encoder owns and overwrites at the next call (copy or cast it before then). The
+    view names whose observation it is, for the Python encoder when it is the one used."""
+
+    def __init__(self, encoder: ObservationEncoder):
+        self.encoder = encoder
+        self.size = encoder.size
+        self._fallback = IncrementalEncoder(encoder)
+        self._c = module()
+        self._layout = Layout(encoder)
+        self._out = np.zeros(self.size, np.float64)
+
+    def __reduce__(self):
+        # A copy starts afresh: the tree is rebuilt from the layout (the C module and the
+        # bound ``extend`` cannot be pickled), and it remembers no view.
+        return (CompiledEncoder, (self.encoder,))
+
+    def forget(self) -> None:
+        self._fallback.forget()
+
+    def encode(self, observation, view=None) -> np.ndarray:
+        layout = self._layout
+        if self._c is not None:
+            if len(layout.features) > MAX_OUTSIDE:
+                layout = self._layout = Layout(self.encoder)
+            if self._c.encode(
+                layout.root, layout.numbers, layout.features, layout.extend, observation, self._out
+            ):
+                return self._out
+        return self._fallback.encode(observation, view)
+
+
+def as_floats(values: list[float], vector: np.ndarray) -> None:
+    """``values`` (a list as long as the float64 ``vector``) made equal to
+    ``vector.astype(float32).tolist()``, replacing only the entries that changed."""
+    c = module()
+    if c is not None:
+        c.as_floats(values, vector)
+    else:
+        values[:] = vector.astype(np.float32).tolist()
+
+
+if __name__ == "__main__":
+    print(f"built {build().name}")
