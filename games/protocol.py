@@ -118,7 +118,9 @@ class Game:
 
     def resolve_options(self, options: dict | None) -> dict:
         """Fill in defaults and check every value; unknown names are refused."""
-        options = dict(options or {})
+        if not options:
+            return {name: opt.default for name, opt in self.options.items()}
+        options = dict(options)
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
@@ -196,7 +198,10 @@ class State:
         self.forced_deck = list(deck) if deck is not None else None
         self.moves: list[dict[str, JSON]] = []
         # Move lists are JSON, so their seat keys are strings; made once, not per move.
-        self._seat_names = tuple(str(seat) for seat in range(players))
+        names = _SEAT_NAMES.get(players)
+        if names is None:
+            names = _SEAT_NAMES[players] = tuple(str(seat) for seat in range(players))
+        self._seat_names = names
         # Each event: (public fields, {seat: private fields}).
         self._events: list[tuple[dict, dict[int, dict]]] = []
 
@@ -292,10 +297,13 @@ class State:
             # ``is_legal``'s two commonest cases inline (a call per seat is dear at a big
             # table): a string, and a whole number whose first equal candidate is one too.
             kind = action.__class__
-            if kind is str:
+            if kind is int:
+                try:
+                    ok = legal[legal.index(action)].__class__ is int or is_legal(action, legal)
+                except ValueError:
+                    ok = False
+            elif kind is str:
                 ok = action in legal
-            elif kind is int and action in legal and legal[legal.index(action)].__class__ is int:
-                ok = True
             else:
                 ok = is_legal(action, legal)
             if not ok:
@@ -385,6 +393,8 @@ def is_legal(action: JSON, legal: list) -> bool:
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
 
+# Each table size's seat names (``State._seat_names``), made once.
+_SEAT_NAMES: dict[int, tuple[str, ...]] = {}
 # The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats sorted).
 _acting_checked: tuple = ((), frozenset(), ())
 

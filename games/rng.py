@@ -73,6 +73,17 @@ def derive_seed(seed: int, *path: int | str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
+def seed_text(seed: int, *path: int | str) -> str:
+    """The text ``derive_seed(seed, *path, last)`` hashes, up to ``last``: built once for a
+    family of sub-streams (every hand of a match), each finished by ``derive_seed_after``."""
+    return ":".join(["arena-rng", str(RNG_VERSION), str(int(seed))] + [str(p) for p in path]) + ":"
+
+
+def derive_seed_after(text: str, last: int | str) -> int:
+    """``derive_seed(seed, *path, last)``, given ``seed_text(seed, *path)``."""
+    return int.from_bytes(hashlib.blake2b(f"{text}{last}".encode(), digest_size=8).digest(), "big")
+
+
 class Rng:
     """SplitMix64. Small, fast in pure Python, and identical on every platform."""
 

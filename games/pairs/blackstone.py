@@ -6,7 +6,6 @@ second 10 pays for every white stone dealt. Rules in docs/rules/pairs-blackstone
 
 from __future__ import annotations
 
-from hashlib import blake2b
 from math import comb
 from operator import sub
 
@@ -14,7 +13,7 @@ from games.cards import pairs_deck
 from games.pairs.basic_shoe import BURN, OpenShoe, PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
-from games.rng import RNG_VERSION, Rng
+from games.rng import Rng
 from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_piles
 
 ANTE = 5
@@ -89,14 +88,7 @@ class BlackstoneState(ChipSession):
     # -- the course of one game -------------------------------------------
     def start_session(self) -> None:
         super().start_session()
-        # ``derive_seed(seed, "hand", n)``'s text up to the hand number, built once.
-        self._seed_prefix = f"arena-rng:{RNG_VERSION}:{int(self.seed)}:hand:"
         self._deal_orders = deal_orders(self.players)
-
-    def game_rng(self) -> Rng:
-        # ``ChipSession.game_rng``'s stream, hashing the same text without rebuilding it.
-        digest = blake2b(f"{self._seed_prefix}{self.session.hand}".encode(), digest_size=8)
-        return Rng(int.from_bytes(digest.digest(), "big"))
 
     def _new_deck(self, rng: Rng) -> FreshDeck:
         """``FreshDeck(rng, self.game_forced())`` without the constructors' calls when no
