@@ -151,24 +151,29 @@ class KittyState(State):
 
     def _bid(self, bids: dict[int, int]) -> None:
         n = self.players
-        self.bids = list(bids.values())  # every seat, in seat order
+        self.bids = placed = list(bids.values())  # every seat, in seat order
         ranks = self._ranks
-        for seat, card in bids.items():
-            hand = self.hands[seat]
+        hands = self.hands
+        for seat, card in enumerate(placed):
+            hand = hands[seat]
             hand.remove(card)
             if card not in hand:
-                ranks[seat] = [rank for rank in ranks[seat] if rank != card]
-        if self.passed:
+                # A new list (see ``_ranks``): its one ``card`` taken out.
+                left = ranks[seat][:]
+                left.remove(card)
+                ranks[seat] = left
+        passed = self.passed
+        if passed:
             # A receiver that bids the rank it was given may or may not still hold one.
-            for seat, gift in enumerate(self.passed):
-                if bids[(seat + 1) % n] == gift:
-                    self.passed[seat] = None
-        self.log({"type": "bids", "bids": list(self.bids)})
-        once = [card for card in set(self.bids) if self.bids.count(card) == 1]
+            for seat, gift in enumerate(passed):
+                if placed[seat + 1 if seat + 1 < n else 0] == gift:
+                    passed[seat] = None
+        self.log({"type": "bids", "bids": list(placed)})
+        once = [card for card in set(placed) if placed.count(card) == 1]
         once.sort()
         # Unmatched bids from lowest: the first chooses (or gives, with the 1), the second takes.
-        self.takers = [self.bids.index(card) for card in once[: len(self.targets)]]
-        self.discards.extend(self.bids)
+        self.takers = [placed.index(card) for card in once[: len(self.targets)]]
+        self.discards.extend(placed)
         if not self.takers:
             self._end_round()
             return
