@@ -48,7 +48,7 @@ _TOP = len(_DECK) - 1
 _SETTLED_FROM = len(_DECK) - SETTLE_AHEAD
 
 
-def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
+def deal_for_first(shoe: PairsShoe, order: tuple[int, ...]) -> tuple[list[list[int]], int]:
     """One card each in ``order``, then more to the seats tied for low until one is lowest;
     the cards by seat, and the seat that starts.
 
@@ -73,23 +73,8 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], 
     return cards, tied[0]
 
 
-def deal_orders(players: int) -> list[list[int]]:
-    """Each dealer's ``deal_order``, made once per table size (read, never changed)."""
-    orders = _DEAL_ORDERS.get(players)
-    if orders is None:
-        orders = _DEAL_ORDERS[players] = [deal_order(dealer, players) for dealer in range(players)]
-    return orders
-
-
-_DEAL_ORDERS: dict[int, list[list[int]]] = {}
-
-
 class BlackstoneState(ChipSession):
     # -- the course of one game -------------------------------------------
-    def start_session(self) -> None:
-        super().start_session()
-        self._deal_orders = deal_orders(self.players)
-
     def _new_deck(self, rng: Rng) -> FreshDeck:
         """``FreshDeck(rng, self.game_forced())`` without the constructors' calls when no
         deck is forced (every game but a forced match's first): same attributes."""
@@ -124,7 +109,7 @@ class BlackstoneState(ChipSession):
         self.blacks = blacks = [0] * players
         self.last_take = 0
         self._legal = None
-        dealt, first = deal_for_first(shoe, self._deal_orders[self.session.dealer])
+        dealt, first = deal_for_first(shoe, deal_order(self.session.dealer, players))
         extra = whites = 0
         for seat, hand in enumerate(dealt):
             if BLACK in hand:

@@ -9,6 +9,8 @@ and the perturbation of those hands.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from games.pairs.deal import break_tie_for_low, deal_for_low
 from games.rng import Rng
 from games.secret_hands import ChipSession
@@ -26,7 +28,7 @@ class PairsChipSession(ChipSession):
             return tuple(range(self.players))
         return ()
 
-    def deal_upcards(self, order: list[int]) -> int:
+    def deal_upcards(self, order: Sequence[int]) -> int:
         """Deal face-up cards for low into ``stacks`` (``deal_for_low``); who goes first."""
         stacks, first, dealt = deal_for_low(self.shoe, order)
         for seat, card, discarded in dealt:
