@@ -373,22 +373,24 @@ class State:
 def is_legal(action: JSON, legal: list) -> bool:
     """``action in legal`` with JSON types kept apart (``true`` is not ``1``)."""
     # Fast paths (this runs on every action of every match): a string equals only a
-    # string, and plain ``in`` (C speed) rejects whatever is not even equal.
+    # string; anything else is looked up with one scan (C speed), which finds the first
+    # equal candidate, nearly always of the same types, or finds there is none.
     kind = action.__class__
     if kind is str:
         return action in legal
-    if action not in legal:
+    try:
+        first = legal[legal.index(action)]
+    except ValueError:
         return False
     if kind is int or kind is bool or kind is float or action is None:
-        # The first equal candidate is nearly always of the same type (``index`` is C).
-        if legal[legal.index(action)].__class__ is kind:
+        if first.__class__ is kind:
             return True
         for candidate in legal:
             if candidate.__class__ is kind and candidate == action:
                 return True
         return False
-    # A list or an object: the first equal candidate nearly always has the same types too.
-    if _same_types(legal[legal.index(action)], action):
+    # A list or an object.
+    if _same_types(first, action):
         return True
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 

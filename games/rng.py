@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from operator import mod
 
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
@@ -179,10 +180,11 @@ class Rng:
             outputs = _outputs(state, count)
             # With no output rejected, step k takes output k: exactly the loop below.
             if max(outputs) < _ALWAYS_ACCEPTED:
-                for n, z in zip(range(start + 1, low, -1), outputs):
-                    j = z % n
-                    n -= 1
-                    items[n], items[j] = items[j], items[n]
+                # Step i swaps position i with output % (i + 1), the remainders taken in C.
+                for i, j in zip(
+                    range(start, low - 1, -1), map(mod, outputs, range(start + 1, low, -1))
+                ):
+                    items[i], items[j] = items[j], items[i]
                 self._state = (state + count * _GAMMA) & _MASK
                 return
         state = self._state
