@@ -53,10 +53,15 @@ class PairsChipSession(ChipSession):
 
     def fold_price(self) -> int:
         """The lowest face-up card of the seats still in (0 when none shows): what folding costs."""
-        return min(
-            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
-            default=0,
-        )
+        alive = self.alive
+        price = 0
+        for seat, stack in enumerate(self.stacks):
+            if stack and alive[seat]:
+                low = min(stack)
+                # Cards are 1 to 10: 0 means no price yet.
+                if low < price or not price:
+                    price = low
+        return price
 
     def hand_table_view(self, seat: int | None, **facts) -> dict:
         """``table_view`` with ``facts``, then the table every seat sees, then ``seat``'s hand."""
