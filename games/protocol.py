@@ -274,42 +274,52 @@ class State:
                 self.moves.append({self._seat_names[seat]: action})
                 return
         # The acting tuple usually stays the same object for a whole phase, so its set
-        # and seat order are kept for it rather than rebuilt on every action.
+        # and its seats in order with their names are kept for it rather than rebuilt on
+        # every action.
         global _acting_checked
         checked = _acting_checked
         if checked[0] is not acting:
-            checked = (acting, frozenset(acting), tuple(sorted(acting)))
+            names = self._seat_names
+            seats = tuple((seat, names[seat]) for seat in sorted(acting))
+            checked = (acting, frozenset(acting), seats)
             if acting.__class__ is tuple:
                 _acting_checked = checked
-        if actions.keys() != checked[1]:
-            raise IllegalAction(
-                f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
-            )
+        if len(actions) != len(acting):
+            raise _not_together(acting, actions)
         # One pass (this runs on every action of every match): every move is checked
-        # before any is applied, in seat order, and recorded under its JSON key.
+        # before any is applied, in seat order, and recorded under its JSON key. The
+        # right number of moves for the wrong seats shows as a seat missing (KeyError);
+        # that error comes before any move's, as if the seats were compared first.
         legal_actions = self._legal_actions
-        names = self._seat_names
         ordered = {}
         record = {}
-        for seat in checked[2]:
-            action = actions[seat]
-            legal = legal_actions(seat)
-            # ``is_legal``'s two commonest cases inline (a call per seat is dear at a big
-            # table): a string, and a whole number whose first equal candidate is one too.
-            kind = action.__class__
-            if kind is int:
-                try:
-                    ok = legal[legal.index(action)].__class__ is int or is_legal(action, legal)
-                except ValueError:
-                    ok = False
-            elif kind is str:
-                ok = action in legal
-            else:
-                ok = is_legal(action, legal)
-            if not ok:
-                raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
-            ordered[seat] = action
-            record[names[seat]] = action
+        try:
+            for seat, name in checked[2]:
+                action = actions[seat]
+                legal = legal_actions(seat)
+                # ``is_legal``'s two commonest cases inline (a call per seat is dear at a
+                # big table): a whole number whose first equal candidate is one too, and
+                # a string.
+                kind = action.__class__
+                if kind is int:
+                    try:
+                        ok = legal[legal.index(action)].__class__ is int or is_legal(action, legal)
+                    except ValueError:
+                        ok = False
+                elif kind is str:
+                    ok = action in legal
+                else:
+                    ok = is_legal(action, legal)
+                if not ok:
+                    if actions.keys() != checked[1]:
+                        raise _not_together(acting, actions)
+                    raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
+                ordered[seat] = action
+                record[name] = action
+        except KeyError:
+            if actions.keys() != checked[1]:
+                raise _not_together(acting, actions) from None
+            raise
         self._apply(ordered)
         self.moves.append(record)
 
@@ -370,6 +380,12 @@ class State:
         return dup
 
 
+def _not_together(acting: tuple[int, ...], actions: dict) -> IllegalAction:
+    return IllegalAction(
+        f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
+    )
+
+
 def is_legal(action: JSON, legal: list) -> bool:
     """``action in legal`` with JSON types kept apart (``true`` is not ``1``)."""
     # Fast paths (this runs on every action of every match): a string equals only a
@@ -397,7 +413,8 @@ def is_legal(action: JSON, legal: list) -> bool:
 
 # Each table size's seat names (``State._seat_names``), made once.
 _SEAT_NAMES: dict[int, tuple[str, ...]] = {}
-# The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats sorted).
+# The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats in
+# order, each with its name in the move record).
 _acting_checked: tuple = ((), frozenset(), ())
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
