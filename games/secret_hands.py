@@ -223,7 +223,9 @@ class ChipSession(State):
         """Discard every card of ``seat``'s piles (in ``card_piles`` order), emptying them."""
         discard = self.shoe.discard
         for pile in self.card_piles():
-            discard(*pile[seat])
+            cards = pile[seat]
+            if cards:  # often empty: a folded seat's, or a stack never dealt to
+                discard(*cards)
             pile[seat] = []
 
     def knock_out(self, seat: int, amount: int, why: str) -> None:
