@@ -7,7 +7,7 @@ Soft, partners, gambling and long-form variants. Rules in docs/rules/pairs-kitty
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs.counting import most_of_each_rank
+from games.pairs.counting import distinct_ranks, most_of_each_rank
 from games.pairs.kitty_policy import heuristic
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
@@ -42,11 +42,6 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
         return []
     half = players // 2
     return [[seat, seat + half] for seat in range(half)]
-
-
-def _distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
-    """Each sorted hand's ranks, once each and in order."""
-    return [list(dict.fromkeys(hand)) for hand in hands]
 
 
 class KittyState(State):
@@ -107,7 +102,7 @@ class KittyState(State):
         # Each seat's ranks in hand, once each and in order (its legal passes and bids),
         # kept up to date as cards come and go. An entry is replaced, never changed in
         # place: a caller may still hold the list it was given.
-        self._ranks = _distinct_ranks(self.hands)
+        self._ranks = distinct_ranks(self.hands)
         self.log(
             {
                 "type": "deal",
@@ -147,7 +142,7 @@ class KittyState(State):
         # Anyone may have passed on a target they took: nobody knows where it is now.
         self.taken = []
         self.phase = BID
-        self._ranks = self._legal = _distinct_ranks(self.hands)
+        self._ranks = self._legal = distinct_ranks(self.hands)
 
     def _bid(self, bids: dict[int, int]) -> None:
         n = self.players
@@ -374,7 +369,7 @@ class KittyState(State):
         redistribute(rng, [*loose, dup.kitty, dup.removed])
         for other, free in zip(pinned, loose):
             dup.hands[other] = sorted(free + pinned[other])
-        dup._ranks = _distinct_ranks(dup.hands)
+        dup._ranks = distinct_ranks(dup.hands)
         dup._legal = dup._ranks if dup.phase in (PASS, BID) else [None] * dup.players
         return dup
 
