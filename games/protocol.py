@@ -118,7 +118,9 @@ class Game:
 
     def resolve_options(self, options: dict | None) -> dict:
         """Fill in defaults and check every value; unknown names are refused."""
-        options = dict(options or {})
+        if not options:
+            return {name: opt.default for name, opt in self.options.items()}
+        options = dict(options)
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
@@ -196,7 +198,10 @@ class State:
         self.forced_deck = list(deck) if deck is not None else None
         self.moves: list[dict[str, JSON]] = []
         # Move lists are JSON, so their seat keys are strings; made once, not per move.
-        self._seat_names = tuple(str(seat) for seat in range(players))
+        names = _SEAT_NAMES.get(players)
+        if names is None:
+            names = _SEAT_NAMES[players] = tuple(str(seat) for seat in range(players))
+        self._seat_names = names
         # Each event: (public fields, {seat: private fields}).
         self._events: list[tuple[dict, dict[int, dict]]] = []
 
@@ -269,39 +274,52 @@ class State:
                 self.moves.append({self._seat_names[seat]: action})
                 return
         # The acting tuple usually stays the same object for a whole phase, so its set
-        # and seat order are kept for it rather than rebuilt on every action.
+        # and its seats in order with their names are kept for it rather than rebuilt on
+        # every action.
         global _acting_checked
         checked = _acting_checked
         if checked[0] is not acting:
-            checked = (acting, frozenset(acting), tuple(sorted(acting)))
+            names = self._seat_names
+            seats = tuple((seat, names[seat]) for seat in sorted(acting))
+            checked = (acting, frozenset(acting), seats)
             if acting.__class__ is tuple:
                 _acting_checked = checked
-        if actions.keys() != checked[1]:
-            raise IllegalAction(
-                f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
-            )
+        if len(actions) != len(acting):
+            raise _not_together(acting, actions)
         # One pass (this runs on every action of every match): every move is checked
-        # before any is applied, in seat order, and recorded under its JSON key.
+        # before any is applied, in seat order, and recorded under its JSON key. The
+        # right number of moves for the wrong seats shows as a seat missing (KeyError);
+        # that error comes before any move's, as if the seats were compared first.
         legal_actions = self._legal_actions
-        names = self._seat_names
         ordered = {}
         record = {}
-        for seat in checked[2]:
-            action = actions[seat]
-            legal = legal_actions(seat)
-            # ``is_legal``'s two commonest cases inline (a call per seat is dear at a big
-            # table): a string, and a whole number whose first equal candidate is one too.
-            kind = action.__class__
-            if kind is str:
-                ok = action in legal
-            elif kind is int and action in legal and legal[legal.index(action)].__class__ is int:
-                ok = True
-            else:
-                ok = is_legal(action, legal)
-            if not ok:
-                raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
-            ordered[seat] = action
-            record[names[seat]] = action
+        try:
+            for seat, name in checked[2]:
+                action = actions[seat]
+                legal = legal_actions(seat)
+                # ``is_legal``'s two commonest cases inline (a call per seat is dear at a
+                # big table): a whole number whose first equal candidate is one too, and
+                # a string.
+                kind = action.__class__
+                if kind is int:
+                    try:
+                        ok = legal[legal.index(action)].__class__ is int or is_legal(action, legal)
+                    except ValueError:
+                        ok = False
+                elif kind is str:
+                    ok = action in legal
+                else:
+                    ok = is_legal(action, legal)
+                if not ok:
+                    if actions.keys() != checked[1]:
+                        raise _not_together(acting, actions)
+                    raise IllegalAction(f"seat {seat}: {_short(action)} is not a legal action now")
+                ordered[seat] = action
+                record[name] = action
+        except KeyError:
+            if actions.keys() != checked[1]:
+                raise _not_together(acting, actions) from None
+            raise
         self._apply(ordered)
         self.moves.append(record)
 
@@ -362,30 +380,41 @@ class State:
         return dup
 
 
+def _not_together(acting: tuple[int, ...], actions: dict) -> IllegalAction:
+    return IllegalAction(
+        f"seats {sorted(acting)} must act together, got {sorted(actions, key=str)}"
+    )
+
+
 def is_legal(action: JSON, legal: list) -> bool:
     """``action in legal`` with JSON types kept apart (``true`` is not ``1``)."""
     # Fast paths (this runs on every action of every match): a string equals only a
-    # string, and plain ``in`` (C speed) rejects whatever is not even equal.
+    # string; anything else is looked up with one scan (C speed), which finds the first
+    # equal candidate, nearly always of the same types, or finds there is none.
     kind = action.__class__
     if kind is str:
         return action in legal
-    if action not in legal:
+    try:
+        first = legal[legal.index(action)]
+    except ValueError:
         return False
     if kind is int or kind is bool or kind is float or action is None:
-        # The first equal candidate is nearly always of the same type (``index`` is C).
-        if legal[legal.index(action)].__class__ is kind:
+        if first.__class__ is kind:
             return True
         for candidate in legal:
             if candidate.__class__ is kind and candidate == action:
                 return True
         return False
-    # A list or an object: the first equal candidate nearly always has the same types too.
-    if _same_types(legal[legal.index(action)], action):
+    # A list or an object.
+    if _same_types(first, action):
         return True
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
 
-# The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats sorted).
+# Each table size's seat names (``State._seat_names``), made once.
+_SEAT_NAMES: dict[int, tuple[str, ...]] = {}
+# The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats in
+# order, each with its name in the move record).
 _acting_checked: tuple = ((), frozenset(), ())
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from operator import mod
 
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
@@ -71,6 +72,17 @@ def derive_seed(seed: int, *path: int | str) -> int:
     """
     text = ":".join(["arena-rng", str(RNG_VERSION), str(int(seed))] + [str(p) for p in path])
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def seed_text(seed: int, *path: int | str) -> str:
+    """The text ``derive_seed(seed, *path, last)`` hashes, up to ``last``: built once for a
+    family of sub-streams (every hand of a match), each finished by ``derive_seed_after``."""
+    return ":".join(["arena-rng", str(RNG_VERSION), str(int(seed))] + [str(p) for p in path]) + ":"
+
+
+def derive_seed_after(text: str, last: int | str) -> int:
+    """``derive_seed(seed, *path, last)``, given ``seed_text(seed, *path)``."""
+    return int.from_bytes(hashlib.blake2b(f"{text}{last}".encode(), digest_size=8).digest(), "big")
 
 
 class Rng:
@@ -168,10 +180,11 @@ class Rng:
             outputs = _outputs(state, count)
             # With no output rejected, step k takes output k: exactly the loop below.
             if max(outputs) < _ALWAYS_ACCEPTED:
-                for n, z in zip(range(start + 1, low, -1), outputs):
-                    j = z % n
-                    n -= 1
-                    items[n], items[j] = items[j], items[n]
+                # Step i swaps position i with output % (i + 1), the remainders taken in C.
+                for i, j in zip(
+                    range(start, low - 1, -1), map(mod, outputs, range(start + 1, low, -1))
+                ):
+                    items[i], items[j] = items[j], items[i]
                 self._state = (state + count * _GAMMA) & _MASK
                 return
         state = self._state

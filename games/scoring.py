@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.rng import derive_seed
+from games.rng import derive_seed_after, seed_text
 
 
 def score_direction(seats: list[tuple[int | None, float | None]]) -> str | None:
@@ -49,7 +49,7 @@ class Session:
     can be replayed, or dealt again for duplicate play, on its own.
     """
 
-    __slots__ = ("players", "seed", "hand", "dealer", "totals", "hands")
+    __slots__ = ("players", "seed", "hand", "dealer", "totals", "hands", "_hand_seed_text")
 
     def __init__(self, players: int, seed: int, totals: int | list[int] = 0, dealer: int = 0):
         self.players = players
@@ -58,9 +58,15 @@ class Session:
         self.dealer = dealer
         self.totals = list(totals) if isinstance(totals, list) else [totals] * players
         self.hands: list[dict] = []
+        # ``derive_seed(seed, "hand")``'s text, made on the first ``hand_seed``.
+        self._hand_seed_text: str | None = None
 
     def hand_seed(self, hand: int | None = None) -> int:
-        return derive_seed(self.seed, "hand", self.hand if hand is None else hand)
+        """``derive_seed(seed, "hand", hand)``, the current hand by default."""
+        text = self._hand_seed_text
+        if text is None:
+            text = self._hand_seed_text = seed_text(self.seed, "hand")
+        return derive_seed_after(text, self.hand if hand is None else hand)
 
     def finish_hand(self, deltas: list[int], **summary) -> None:
         """Add one hand's per-seat deltas to the totals and move the deal left."""

@@ -9,7 +9,7 @@ pot that keeps odd coins, antes, deals and knock-outs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from games.cards import Shoe
 from games.protocol import InvalidOptions, Option, State
@@ -77,9 +77,17 @@ def next_seat(seat: int, alive: list[bool]) -> int:
     return seat
 
 
-def deal_order(dealer: int, players: int) -> list[int]:
-    """Seats in dealing order: the dealer's left first, the dealer last."""
-    return [(dealer + step) % players for step in range(1, players + 1)]
+def deal_order(dealer: int, players: int) -> tuple[int, ...]:
+    """Seats in dealing order: the dealer's left first, the dealer last (made once per
+    dealer and table size: every game of every session asks)."""
+    order = _DEAL_ORDERS.get((dealer, players))
+    if order is None:
+        order = tuple((dealer + step) % players for step in range(1, players + 1))
+        _DEAL_ORDERS[dealer, players] = order
+    return order
+
+
+_DEAL_ORDERS: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
 class ChipSession(State):
@@ -188,7 +196,7 @@ class ChipSession(State):
             self.pay_pot(seat, amount)
         self.log({"type": "ante", "amount": amount, "pot": self.pot.chips})
 
-    def deal_hands(self, hands: list[list[int]], order: list[int], count: int, **tags) -> None:
+    def deal_hands(self, hands: list[list[int]], order: Sequence[int], count: int, **tags) -> None:
         """Deal ``count`` secret cards round ``order``; each seat sees its own hand, sorted.
 
         ``tags`` go into each public deal event, after its type.
@@ -215,7 +223,9 @@ class ChipSession(State):
         """Discard every card of ``seat``'s piles (in ``card_piles`` order), emptying them."""
         discard = self.shoe.discard
         for pile in self.card_piles():
-            discard(*pile[seat])
+            cards = pile[seat]
+            if cards:  # often empty: a folded seat's, or a stack never dealt to
+                discard(*cards)
             pile[seat] = []
 
     def knock_out(self, seat: int, amount: int, why: str) -> None:

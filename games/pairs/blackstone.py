@@ -6,7 +6,6 @@ second 10 pays for every white stone dealt. Rules in docs/rules/pairs-blackstone
 
 from __future__ import annotations
 
-from hashlib import blake2b
 from math import comb
 from operator import sub
 
@@ -14,7 +13,7 @@ from games.cards import pairs_deck
 from games.pairs.basic_shoe import BURN, OpenShoe, PairsShoe
 from games.policies import random_policy
 from games.protocol import Game
-from games.rng import RNG_VERSION, Rng
+from games.rng import Rng
 from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_piles
 
 ANTE = 5
@@ -49,7 +48,7 @@ _TOP = len(_DECK) - 1
 _SETTLED_FROM = len(_DECK) - SETTLE_AHEAD
 
 
-def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], int]:
+def deal_for_first(shoe: PairsShoe, order: tuple[int, ...]) -> tuple[list[list[int]], int]:
     """One card each in ``order``, then more to the seats tied for low until one is lowest;
     the cards by seat, and the seat that starts.
 
@@ -74,30 +73,8 @@ def deal_for_first(shoe: PairsShoe, order: list[int]) -> tuple[list[list[int]], 
     return cards, tied[0]
 
 
-def deal_orders(players: int) -> list[list[int]]:
-    """Each dealer's ``deal_order``, made once per table size (read, never changed)."""
-    orders = _DEAL_ORDERS.get(players)
-    if orders is None:
-        orders = _DEAL_ORDERS[players] = [deal_order(dealer, players) for dealer in range(players)]
-    return orders
-
-
-_DEAL_ORDERS: dict[int, list[list[int]]] = {}
-
-
 class BlackstoneState(ChipSession):
     # -- the course of one game -------------------------------------------
-    def start_session(self) -> None:
-        super().start_session()
-        # ``derive_seed(seed, "hand", n)``'s text up to the hand number, built once.
-        self._seed_prefix = f"arena-rng:{RNG_VERSION}:{int(self.seed)}:hand:"
-        self._deal_orders = deal_orders(self.players)
-
-    def game_rng(self) -> Rng:
-        # ``ChipSession.game_rng``'s stream, hashing the same text without rebuilding it.
-        digest = blake2b(f"{self._seed_prefix}{self.session.hand}".encode(), digest_size=8)
-        return Rng(int.from_bytes(digest.digest(), "big"))
-
     def _new_deck(self, rng: Rng) -> FreshDeck:
         """``FreshDeck(rng, self.game_forced())`` without the constructors' calls when no
         deck is forced (every game but a forced match's first): same attributes."""
@@ -132,7 +109,7 @@ class BlackstoneState(ChipSession):
         self.blacks = blacks = [0] * players
         self.last_take = 0
         self._legal = None
-        dealt, first = deal_for_first(shoe, self._deal_orders[self.session.dealer])
+        dealt, first = deal_for_first(shoe, deal_order(self.session.dealer, players))
         extra = whites = 0
         for seat, hand in enumerate(dealt):
             if BLACK in hand:

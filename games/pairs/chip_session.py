@@ -9,6 +9,8 @@ and the perturbation of those hands.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from games.pairs.deal import break_tie_for_low, deal_for_low
 from games.rng import Rng
 from games.secret_hands import ChipSession
@@ -26,7 +28,7 @@ class PairsChipSession(ChipSession):
             return tuple(range(self.players))
         return ()
 
-    def deal_upcards(self, order: list[int]) -> int:
+    def deal_upcards(self, order: Sequence[int]) -> int:
         """Deal face-up cards for low into ``stacks`` (``deal_for_low``); who goes first."""
         stacks, first, dealt = deal_for_low(self.shoe, order)
         for seat, card, discarded in dealt:
@@ -51,10 +53,15 @@ class PairsChipSession(ChipSession):
 
     def fold_price(self) -> int:
         """The lowest face-up card of the seats still in (0 when none shows): what folding costs."""
-        return min(
-            (min(stack) for seat, stack in enumerate(self.stacks) if self.alive[seat] and stack),
-            default=0,
-        )
+        alive = self.alive
+        price = 0
+        for seat, stack in enumerate(self.stacks):
+            if stack and alive[seat]:
+                low = min(stack)
+                # Cards are 1 to 10: 0 means no price yet.
+                if low < price or not price:
+                    price = low
+        return price
 
     def hand_table_view(self, seat: int | None, **facts) -> dict:
         """``table_view`` with ``facts``, then the table every seat sees, then ``seat``'s hand."""

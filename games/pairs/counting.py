@@ -21,6 +21,12 @@ def rank_counts(cards: list[int]) -> list[int]:
     return counts
 
 
+def distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
+    """Each hand's ranks, once each and in order (Kitty's and Venture's legal passes, bids
+    and draft picks): a new list per hand, made in C (this runs on every pass round)."""
+    return list(map(sorted, map(set, hands)))
+
+
 def most_of_each_rank(counts: list[list[int]]) -> list[int]:
     """Points of each side from its count of each rank (index = rank), as Kitty and Sweep
     score: the side(s) holding the most cards of a rank score that rank, ties each in full;

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from games.cards import Shoe
 
@@ -65,7 +65,7 @@ def break_tie_for_low(
 
 def deal_for_low(
     shoe: Shoe,
-    order: list[int],
+    order: Sequence[int],
     low_key: Callable[[int], int] = natural_low,
 ) -> tuple[dict[int, list[int]], int, list[tuple[int, int, bool]]]:
     """Deal one face-up card to each seat in ``order`` and find who starts.

@@ -7,7 +7,7 @@ Soft, partners, gambling and long-form variants. Rules in docs/rules/pairs-kitty
 from __future__ import annotations
 
 from games.cards import Shoe, pairs_deck
-from games.pairs.counting import most_of_each_rank
+from games.pairs.counting import distinct_ranks, most_of_each_rank
 from games.pairs.kitty_policy import heuristic
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
@@ -42,11 +42,6 @@ def team_rule(players: int, options: dict) -> list[list[int]]:
         return []
     half = players // 2
     return [[seat, seat + half] for seat in range(half)]
-
-
-def _distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
-    """Each sorted hand's ranks, once each and in order."""
-    return [list(dict.fromkeys(hand)) for hand in hands]
 
 
 class KittyState(State):
@@ -107,7 +102,7 @@ class KittyState(State):
         # Each seat's ranks in hand, once each and in order (its legal passes and bids),
         # kept up to date as cards come and go. An entry is replaced, never changed in
         # place: a caller may still hold the list it was given.
-        self._ranks = _distinct_ranks(self.hands)
+        self._ranks = distinct_ranks(self.hands)
         self.log(
             {
                 "type": "deal",
@@ -147,28 +142,33 @@ class KittyState(State):
         # Anyone may have passed on a target they took: nobody knows where it is now.
         self.taken = []
         self.phase = BID
-        self._ranks = self._legal = _distinct_ranks(self.hands)
+        self._ranks = self._legal = distinct_ranks(self.hands)
 
     def _bid(self, bids: dict[int, int]) -> None:
         n = self.players
-        self.bids = list(bids.values())  # every seat, in seat order
+        self.bids = placed = list(bids.values())  # every seat, in seat order
         ranks = self._ranks
-        for seat, card in bids.items():
-            hand = self.hands[seat]
+        hands = self.hands
+        for seat, card in enumerate(placed):
+            hand = hands[seat]
             hand.remove(card)
             if card not in hand:
-                ranks[seat] = [rank for rank in ranks[seat] if rank != card]
-        if self.passed:
+                # A new list (see ``_ranks``): its one ``card`` taken out.
+                left = ranks[seat][:]
+                left.remove(card)
+                ranks[seat] = left
+        passed = self.passed
+        if passed:
             # A receiver that bids the rank it was given may or may not still hold one.
-            for seat, gift in enumerate(self.passed):
-                if bids[(seat + 1) % n] == gift:
-                    self.passed[seat] = None
-        self.log({"type": "bids", "bids": list(self.bids)})
-        once = [card for card in set(self.bids) if self.bids.count(card) == 1]
+            for seat, gift in enumerate(passed):
+                if placed[seat + 1 if seat + 1 < n else 0] == gift:
+                    passed[seat] = None
+        self.log({"type": "bids", "bids": list(placed)})
+        once = [card for card in set(placed) if placed.count(card) == 1]
         once.sort()
         # Unmatched bids from lowest: the first chooses (or gives, with the 1), the second takes.
-        self.takers = [self.bids.index(card) for card in once[: len(self.targets)]]
-        self.discards.extend(self.bids)
+        self.takers = [placed.index(card) for card in once[: len(self.targets)]]
+        self.discards.extend(placed)
         if not self.takers:
             self._end_round()
             return
@@ -369,7 +369,7 @@ class KittyState(State):
         redistribute(rng, [*loose, dup.kitty, dup.removed])
         for other, free in zip(pinned, loose):
             dup.hands[other] = sorted(free + pinned[other])
-        dup._ranks = _distinct_ranks(dup.hands)
+        dup._ranks = distinct_ranks(dup.hands)
         dup._legal = dup._ranks if dup.phase in (PASS, BID) else [None] * dup.players
         return dup
 

@@ -105,13 +105,23 @@ class RegentState(PairsChipSession):
         hands = self.hands
         stacks = self.stacks
         targets = [t for t in range(self.players) if t != seat and alive[t]]
-        legal: list = [[DRAW], *[[ATTACK, t] for t in targets]] if can_draw(self.shoe) else []
+        # Plain loops: a handful of moves each, where comprehensions cost more than they save.
+        legal: list = []
+        add = legal.append
+        if can_draw(self.shoe):
+            add([DRAW])
+            for t in targets:
+                add([ATTACK, t])
         cards = sorted(set(hands[seat]))
         for t in targets:
             stack = stacks[t]
-            legal += [[GIFT, t, card] for card in cards if card not in stack]
-        legal += [[SEE, t] for t in targets if hands[t]]
-        legal.append([FOLD])
+            for card in cards:
+                if card not in stack:
+                    add([GIFT, t, card])
+        for t in targets:
+            if hands[t]:
+                add([SEE, t])
+        add([FOLD])
         self._legal_cache[seat] = legal
         return legal
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from games.cards import Shoe, pairs_deck
+from games.pairs.counting import distinct_ranks
 from games.pairs.venture_policy import heuristic
 from games.policies import random_policy
 from games.protocol import Game, InvalidOptions, Option, State
@@ -102,11 +103,6 @@ def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
     return points
 
 
-def _distinct_ranks(hands: list[list[int]]) -> list[list[int]]:
-    """Each sorted hand's ranks, once each and in order: the legal bids (or draft picks)."""
-    return [list(dict.fromkeys(hand)) for hand in hands]
-
-
 class VentureState(State):
     @classmethod
     def check_players_with_options(cls, players: int, options: dict) -> None:
@@ -187,11 +183,11 @@ class VentureState(State):
                 self._reveal_slug()
                 return
             if self.picks < KEEP:
-                self._legal = _distinct_ranks(self.packets)
+                self._legal = distinct_ranks(self.packets)
                 return
 
     def _reveal_slug(self) -> None:
-        self._ranks = _distinct_ranks(self.hands)
+        self._ranks = distinct_ranks(self.hands)
         self.pool = sorted(self.slug)
         self.slug = []
         self.log({"type": "slug", "cards": list(self.pool)})
@@ -356,9 +352,9 @@ class VentureState(State):
         for box in hidden:
             box.sort()
         if dup.phase == "draft":
-            dup._legal = _distinct_ranks(dup.packets)
+            dup._legal = distinct_ranks(dup.packets)
         else:
-            dup._ranks = _distinct_ranks(dup.hands)
+            dup._ranks = distinct_ranks(dup.hands)
             if dup.phase == "bid":
                 dup._legal = dup._ranks
         return dup

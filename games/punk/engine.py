@@ -322,12 +322,13 @@ class PunkState(State):
         else:
             self._keep(actions)
         # Every acting seat's legal list is asked for (the protocol checks each move):
-        # work them all out at once.
+        # work them all out at once. The acting seats are the first hands (the Dummy's
+        # is last), so zip pairs each with its own.
         hands = self.hands
         if self.phase == TRICK:
-            self._legal = {seat: sorted(set(hands[seat])) for seat in self.acting}
+            self._legal = dict(zip(self.acting, map(sorted, map(set, hands))))
         elif self.phase == KEEP:
-            self._legal = {seat: sub_multisets(hands[seat]) for seat in self.acting}
+            self._legal = dict(zip(self.acting, map(sub_multisets, hands)))
         else:
             self._legal = {}
 

@@ -63,24 +63,28 @@ def round_plan(table: int) -> list[dict]:
 
 
 def sub_multisets(hand: list[int]) -> list[list[int]]:
-    """Every way to keep part of ``hand``, smallest first (the canonical keep actions)."""
+    """Every way to keep part of ``hand``, smallest first (the canonical keep actions):
+    a new list each time, the inner lists shared (read, never changed)."""
     key = tuple(sorted(hand))
     found = _SUBSETS.get(key)
     if found is None:
         counts = sorted(Counter(key).items())
-        found = sorted(
-            (
-                tuple(card for (card, _), n in zip(counts, picks) for _ in range(n))
-                for picks in product(*(range(n + 1) for _, n in counts))
-            ),
-            key=lambda kept: (len(kept), kept),
-        )
+        found = [
+            list(kept)
+            for kept in sorted(
+                (
+                    tuple(card for (card, _), n in zip(counts, picks) for _ in range(n))
+                    for picks in product(*(range(n + 1) for _, n in counts))
+                ),
+                key=lambda kept: (len(kept), kept),
+            )
+        ]
         _SUBSETS[key] = found
-    return [list(kept) for kept in found]
+    return found[:]
 
 
 # Keep decisions repeat the same few small hands over and over: remember their subsets.
-_SUBSETS: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+_SUBSETS: dict[tuple[int, ...], list[list[int]]] = {}
 
 
 def lowest_unique(plays: list[int]) -> int | None:

@@ -3,7 +3,7 @@
 import pytest
 
 from games import registry
-from games.protocol import is_legal
+from games.protocol import IllegalAction, is_legal
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,28 @@ from games.protocol import is_legal
 )
 def test_is_legal_keeps_json_types_apart(action, legal, expected):
     assert is_legal(action, legal) is expected
+
+
+@pytest.mark.parametrize(
+    "moves, message",
+    [
+        ({0: "first", 1: "first"}, "must act together"),  # a seat missing
+        ({0: "first", 1: "first", 2: "first", 3: "first"}, "must act together"),  # one more
+        ({0: 99, 1: "first", 3: "first"}, "must act together"),  # a wrong seat, a bad move
+        ({0: "first", 1: 99, 2: "first"}, "seat 1: 99 is not a legal action now"),
+        ({0: "first", 1: True, 2: "first"}, "seat 1: true is not a legal action now"),
+    ],
+)
+def test_a_simultaneous_decision_is_refused_whole_and_changes_nothing(moves, message):
+    state = registry.get("pairs-venture").new_match(players=3, seed=5)
+    assert state.to_act() == (0, 1, 2)
+    legal = [state.legal_actions(seat) for seat in range(3)]
+    moves = {seat: legal[seat % 3][0] if move == "first" else move for seat, move in moves.items()}
+    before = state.observation(None)
+    with pytest.raises(IllegalAction, match=message):
+        state.apply(moves)
+    assert state.observation(None) == before
+    assert state.moves == []
 
 
 def test_player_counts_follow_each_games_own_rule():

@@ -1,6 +1,6 @@
 """The PRNG's stream is part of every recorded match: it must never drift."""
 
-from games.rng import Rng, derive_seed
+from games.rng import Rng, derive_seed, derive_seed_after, seed_text
 
 
 def reference_shuffle(rng: Rng, items: list) -> None:
@@ -33,6 +33,11 @@ def test_splitmix64_reference_values():
 def test_derived_seeds_differ_by_path_and_are_stable():
     assert derive_seed(7, "hand", 0) != derive_seed(7, "hand", 1)
     assert derive_seed(7, "hand", 0) == derive_seed(7, "hand", 0)
+
+
+def test_seed_text_finished_is_derive_seed():
+    for seed, path, last in ((7, ("hand",), 0), (2**63 + 5, ("hand",), 41), (3, (), "shoe")):
+        assert derive_seed_after(seed_text(seed, *path), last) == derive_seed(seed, *path, last)
 
 
 def test_packed_outputs_are_the_stream():
