@@ -66,23 +66,23 @@ WORKER_DIRS = ("tests/integration/",)
 EMBEDDED_DIRS = ("tests/integration/",)
 
 
-# Files whose tests are the suite's longest (tens of seconds of one process each, measured
-# with --durations), moved to the front of the collection in `make test`'s parallel pass.
-# pytest-xdist's worksteal gives each process a half of the collection in order and lets an
-# idle one take the tail of another's queue: with the long tests in front, the tail is made
-# of short ones and neither process is left running a long test alone at the end. Whole
-# files move together, so no module's fixtures are set up twice.
+# Files with the suite's longest tests (seconds to tens of seconds each, by --durations), put
+# first in `make test`'s parallel pass, the longest first. pytest-xdist's worksteal hands
+# each process a half of the collection in order and lets an idle one take the end of
+# another's queue: with the long tests in front the run ends on short ones, and neither
+# process is left running a long test alone. Whole files move, so no module's fixtures are
+# set up twice.
 LONG_FIRST = (
     "tests/tournaments/test_human_games_every_game.py",
-    "tests/browser/",
     "tests/arena/test_competition_api_fuzz.py",
     "tests/arena/test_throttle_bursts.py",
-    "tests/arena/test_schema_fuzz.py",
-    "tests/games/test_conformance.py",
     "tests/tournaments/test_migration_pools.py",
+    "tests/arena/test_schema_fuzz.py",
     "tests/arena/test_demo.py",
     "tests/arena/test_competition_release.py",
     "tests/arena/test_match_visibility.py",
+    "tests/games/test_conformance.py",
+    "tests/browser/",
     "tests/games/adapters/test_openspiel.py",
 )
 
