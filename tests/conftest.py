@@ -67,12 +67,15 @@ EMBEDDED_DIRS = ("tests/integration/",)
 
 
 # Files with the suite's longest tests (seconds to tens of seconds each, by --durations), put
-# first in `make test`'s parallel pass, the longest first. pytest-xdist's worksteal hands
-# each process a half of the collection in order and lets an idle one take the end of
-# another's queue: with the long tests in front the run ends on short ones, and neither
-# process is left running a long test alone. Whole files move, so no module's fixtures are
-# set up twice.
+# first in `make test`'s parallel pass. pytest-xdist's worksteal hands each process a half of
+# the collection in order and lets an idle one take the end of another's queue: with the
+# long tests in front the run ends on short ones, and neither process is left running a long
+# test alone. The games' first: they need no database, so the process running them works
+# while the other migrates the template database (tests/support/template_db.py). Whole
+# files move, so no module's fixtures are set up twice.
 LONG_FIRST = (
+    "tests/games/test_conformance.py",
+    "tests/games/adapters/test_openspiel.py",
     "tests/tournaments/test_human_games_every_game.py",
     "tests/arena/test_competition_api_fuzz.py",
     "tests/arena/test_throttle_bursts.py",
@@ -81,9 +84,7 @@ LONG_FIRST = (
     "tests/arena/test_demo.py",
     "tests/arena/test_competition_release.py",
     "tests/arena/test_match_visibility.py",
-    "tests/games/test_conformance.py",
     "tests/browser/",
-    "tests/games/adapters/test_openspiel.py",
 )
 
 
