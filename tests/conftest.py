@@ -66,7 +66,43 @@ WORKER_DIRS = ("tests/integration/",)
 EMBEDDED_DIRS = ("tests/integration/",)
 
 
+# Files with the suite's longest tests (seconds to tens of seconds each, by --durations), put
+# first in `make test`'s parallel pass. pytest-xdist's worksteal hands each process a half of
+# the collection in order and lets an idle one take the end of another's queue: with the
+# long tests in front the run ends on short ones, and neither process is left running a long
+# test alone. The games' first: they need no database, so the process running them works
+# while the other migrates the template database (tests/support/template_db.py). Whole
+# files move, so no module's fixtures are set up twice.
+LONG_FIRST = (
+    "tests/games/test_conformance.py",
+    "tests/games/adapters/test_openspiel.py",
+    "tests/tournaments/test_human_games_every_game.py",
+    "tests/arena/test_competition_api_fuzz.py",
+    "tests/arena/test_throttle_bursts.py",
+    "tests/tournaments/test_migration_pools.py",
+    "tests/arena/test_schema_fuzz.py",
+    "tests/arena/test_demo.py",
+    "tests/arena/test_competition_release.py",
+    "tests/arena/test_match_visibility.py",
+    "tests/browser/",
+)
+
+
+def long_first(items: list) -> None:
+    """Reorder ``items`` in place: LONG_FIRST's files first, in that order, then the rest."""
+
+    def rank(item) -> int:
+        for position, prefix in enumerate(LONG_FIRST):
+            if item.nodeid.startswith(prefix):
+                return position
+        return len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: within a file, and among the rest, the order is kept
+
+
 def pytest_collection_modifyitems(config, items):
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every process collects alike, in this order
+        long_first(items)
     for item in items:
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)

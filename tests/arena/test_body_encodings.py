@@ -63,9 +63,12 @@ def writable_booleans(schema: dict) -> dict[tuple[str, str], list[str]]:
     return found
 
 
-@pytest.fixture
-def schema(db):
-    answer = APIClient().get("/api/schema/?format=json")
+@pytest.fixture(scope="module")
+def schema(django_db_setup, django_db_blocker):
+    """The API's schema, asked for once: building it takes most of a second and no test here
+    changes it. Anonymous, it reads and writes nothing in the database."""
+    with django_db_blocker.unblock():
+        answer = APIClient().get("/api/schema/?format=json")
     assert answer.status_code == 200
     return json.loads(answer.content)
 
