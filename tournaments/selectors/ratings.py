@@ -51,13 +51,22 @@ def resolve_pool(*, game: str, pool: str | None) -> str:
 
 
 def pool_fit_info(*, pool: str) -> dict | None:
-    fit = PoolFit.objects.filter(pool=pool).first()
-    ledger = RatingLedger.objects.filter(pool=pool).first()
-    if fit is None and ledger is None:
+    """The pool's latest fit and how many rated matches it has; None for neither. A fitted
+    pool is read in one query (the ledger's position beside its fit row)."""
+    ledger = RatingLedger.objects.filter(pool=pool).values("last_seq")
+    fit = (
+        PoolFit.objects.filter(pool=pool)
+        .only("seq", "fitted_at", "players", "seconds")
+        .annotate(rated_matches=Subquery(ledger[:1]))
+        .first()
+    )
+    if fit is not None:
+        rated = fit.rated_matches
+    elif (rated := ledger.values_list("last_seq", flat=True).first()) is None:
         return None
     return {
         "pool": pool,
-        "rated_matches": ledger.last_seq if ledger else 0,
+        "rated_matches": rated or 0,
         "fitted_matches": fit.seq if fit else 0,
         "fitted_at": fit.fitted_at if fit else None,
         "versions": fit.players if fit else 0,
