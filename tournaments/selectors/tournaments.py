@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
-from bots.models import OptionsValidation
+from bots.models import Bot, BotVersion, OptionsValidation
 from bots.selectors import current_version
 from tournaments import release
 from tournaments.format_inputs import (
@@ -54,21 +54,30 @@ def entrants(*, tournament: Tournament) -> list[dict]:
     whether a challenger; one query, kept on the instance for the rest of the request."""
     cached = getattr(tournament, "_entrants", None)
     if cached is None:
-        rows = tournament.entries.values_list(*ENTRANT_FIELDS)
+        rows = _entrant_rows(tournament.entries.all())
         cached = tournament._entrants = [_entrant(*row) for row in rows]
     return cached
 
 
-# What an entrant row shows: no withdrawal reason, which is for the bot's owner alone
-# (``withdrawal_reasons``).
-ENTRANT_FIELDS = (
-    "bot_id",
-    "bot__name",
-    "version__number",
-    "seed_number",
-    "challenger",
-    "withdrawn",
-)
+def _entrant_rows(entries: QuerySet[Entry], *first: str) -> QuerySet:
+    """``entries`` as rows of ``_entrant``'s arguments (after the ``first`` columns): what
+    an entrant row shows, no withdrawal reason, which is for the bot's owner alone
+    (``withdrawal_reasons``). The bot's name and the pinned version's number are looked up
+    per entry: joined, the planner hashed every bot and every version of the site to
+    place a few hundred entries (3 ms at 10,000 bots, against 0.8)."""
+    name = Bot.objects.filter(pk=OuterRef("bot_id")).order_by().values("name")[:1]
+    number = BotVersion.objects.filter(pk=OuterRef("version_id")).order_by().values("number")
+    return entries.annotate(
+        entrant_name=Subquery(name), entrant_version=Subquery(number[:1])
+    ).values_list(
+        *first,
+        "bot_id",
+        "entrant_name",
+        "entrant_version",
+        "seed_number",
+        "challenger",
+        "withdrawn",
+    )
 
 
 def _entrant(bot_id, name, number, seed_number, challenger, withdrawn) -> dict:
@@ -109,8 +118,8 @@ def entrants_being_validated(*, tournament: Tournament, key: str) -> int:
 def load_entrants(*, tournaments: list[Tournament]) -> None:
     """``entrants`` of every one of ``tournaments`` in one query (a list page's rows),
     kept on each instance as ``entrants`` keeps them."""
-    rows = Entry.objects.filter(tournament__in=[t.pk for t in tournaments]).values_list(
-        "tournament_id", *ENTRANT_FIELDS
+    rows = _entrant_rows(
+        Entry.objects.filter(tournament__in=[t.pk for t in tournaments]), "tournament_id"
     )
     by_tournament: dict[int, list[dict]] = {t.pk: [] for t in tournaments}
     for tournament_id, *row in rows.order_by("id"):
