@@ -25,7 +25,13 @@ from tournaments.models import (
     MatchSeat,
     Tournament,
 )
-from tournaments.read_models import match_counts, overview_data, pair_points, rounds_and_bracket
+from tournaments.read_models import (
+    latest_lowest_score_wins,
+    match_counts,
+    overview_data,
+    pair_points,
+    rounds_and_bracket,
+)
 
 
 def tournament_list(*, game: str | None = None, status: str | None = None) -> QuerySet[Tournament]:
@@ -330,29 +336,14 @@ def planned_games(*, tournament: Tournament) -> Plan | None:
         return None
 
 
-# Finished matches read to tell whether the tournament's game is won on the lowest score.
-SCORE_SAMPLE = 20
-
-
 def lowest_score_wins(*, tournament: Tournament) -> bool:
     """Whether the tournament's latest finished matches all show the lowest score winning
-    (:func:`games.scoring.score_direction`), at least one of them plainly."""
-    from games.scoring import score_direction
-
-    latest = (
-        tournament.matches.filter(status=Match.Status.FINISHED)
-        .order_by("-id")
-        .values("id")[:SCORE_SAMPLE]
-    )
-    seats: dict[int, list] = defaultdict(list)
-    # Seats in seat order without Meta's ordering by the match (a join of its rows), the
-    # latest matches read in the same query.
-    rows = MatchSeat.objects.filter(match_id__in=latest).order_by("match_id", "seat")
-    rows = rows.values_list("match_id", "rank", "score")
-    for match_id, rank, score in rows:
-        seats[match_id].append((rank, score))
-    directions = {score_direction(found) for found in seats.values()} - {None}
-    return directions == {"lowest"}
+    (:func:`games.scoring.score_direction`), at least one of them plainly: stored with the
+    standings snapshot of the current results (``overview`` of this request read it),
+    else read from the matches."""
+    snapshot = getattr(tournament, "_standings_snapshot", None) or {}
+    stored = snapshot.get("lowest_score_wins")
+    return latest_lowest_score_wins(tournament.pk) if stored is None else stored
 
 
 def decider_points(*, tournament: Tournament) -> dict[str, dict[int, float]]:
