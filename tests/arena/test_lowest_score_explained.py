@@ -3,6 +3,8 @@ where the highest wins they say nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -15,7 +17,9 @@ from tests.support.builders import (
     started_event,
     user,
 )
-from tournaments.models import Match
+from tournaments import selectors
+from tournaments.models import Match, StandingsSnapshot, Tournament
+from tournaments.read_models import latest_lowest_score_wins
 from tournaments.services.playing import claim_match, record_result
 
 pytestmark = pytest.mark.django_db
@@ -53,6 +57,27 @@ def test_lowest_wins_is_said_on_the_match_and_the_standings():
     assert 'id="lowest-wins"' in page and "the lowest score wins each game" in page
     html = Client().get(f"/matches/{_match_scored([1, 2], [3, 12]).pk}/").content.decode()
     assert "The lowest score wins in this game" in html
+
+
+@pytest.mark.parametrize("lowest", [True, False])
+def test_the_snapshot_keeps_whether_the_lowest_wins_as_the_matches_tell_it(
+    lowest, django_assert_num_queries
+):
+    cup = started_event(organiser=user(name="teacher"), entrants=3, fields={})
+    if lowest:
+        record_lowest_winning(cup)
+    else:
+        play_queued(tournament_id=cup.pk)  # outcome(): score 10 - rank, the highest wins
+    Client().get(f"/tournaments/{cup.pk}/")  # the snapshot of the current results
+    cup.refresh_from_db()
+    snapshot = StandingsSnapshot.objects.get(tournament=cup, version=cup.results_version)
+    stored = json.loads(snapshot.data)["lowest_score_wins"]
+    assert stored is lowest and stored == latest_lowest_score_wins(cup.pk)
+    # The page's read takes it from the snapshot, not from the matches again.
+    read = Tournament.objects.select_related("snapshot").get(pk=cup.pk)
+    selectors.overview(tournament=read)
+    with django_assert_num_queries(0):
+        assert selectors.lowest_score_wins(tournament=read) is lowest
 
 
 def test_highest_wins_says_nothing():

@@ -258,3 +258,33 @@ def test_pool_key_of_every_rated_match_parses_back():
     )
     parsed = pools.parse(match.pool)
     assert parsed.options == {"gambling": "tacoma", "stake": 3}
+
+
+def test_pool_fit_info_reads_the_ledger_with_or_without_a_fit(django_assert_num_queries):
+    assert selectors.pool_fit_info(pool="pairs:2") is None
+    _, a = bot_with_version(name="a")
+    _, b = bot_with_version(name="b")
+    finished_match(versions=[a, b], ranks=[1, 2], seed=1)
+    finished_match(versions=[b, a], ranks=[1, 2], seed=2)
+    # Rated, never fitted: the ledger's count alone.
+    assert selectors.pool_fit_info(pool="pairs:2") == {
+        "pool": "pairs:2",
+        "rated_matches": 2,
+        "fitted_matches": 0,
+        "fitted_at": None,
+        "versions": 0,
+        "seconds": None,
+    }
+    fit = services.fit_pool(pool="pairs:2")
+    finished_match(versions=[a, b], ranks=[2, 1], seed=3)
+    with django_assert_num_queries(1):  # a fitted pool: its fit and ledger together
+        info = selectors.pool_fit_info(pool="pairs:2")
+    assert info == {
+        "pool": "pairs:2",
+        "rated_matches": 3,
+        "fitted_matches": fit.seq,
+        "fitted_at": fit.fitted_at,
+        "versions": fit.players,
+        "seconds": round(fit.seconds, 3),
+    }
+    assert fit.seq == 2

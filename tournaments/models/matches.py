@@ -144,6 +144,11 @@ class MatchSeat(models.Model):
 
     class Meta:
         ordering = ["match", "seat"]
+        indexes = [
+            # A version's matches read from the index alone: the matches two bots both
+            # played (head to head) join two short runs of it without visiting a seat row.
+            models.Index(fields=["version", "match"], name="seat_version_match"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="unique_match_seat"),
             models.CheckConstraint(

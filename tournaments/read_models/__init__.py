@@ -23,6 +23,7 @@ tables existed) gets them from its matches at the first result or read;
 """
 
 from tournaments.read_models.snapshot import (  # noqa: F401
+    latest_lowest_score_wins,
     match_counts,
     overview_data,
     pair_points,

@@ -6,18 +6,21 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from django.db import transaction
 from django.db.models import Count
 
+from games.scoring import score_direction
 from tournaments.format_inputs import results_of, seeded_entries, tournament_event
 from tournaments.formats.overview import TOTALS_FORMATS, describe, describe_totals
 from tournaments.models import (
     Entry,
     EntryTally,
     Match,
+    MatchSeat,
     PairTally,
     StandingsSnapshot,
     Tournament,
@@ -88,7 +91,32 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
         "standings": standings,
         **rounds_and_bracket(view, bot),
         **progress,
+        # The page's note on a game won on the lowest score: decided matches alone change it.
+        "lowest_score_wins": latest_lowest_score_wins(tournament.pk),
     }
+
+
+# Finished matches read to tell whether the tournament's game is won on the lowest score.
+SCORE_SAMPLE = 20
+
+
+def latest_lowest_score_wins(tournament_id: int) -> bool:
+    """Whether the tournament's latest finished matches all show the lowest score winning
+    (:func:`games.scoring.score_direction`), at least one of them plainly."""
+    latest = (
+        Match.objects.filter(tournament_id=tournament_id, status=Match.Status.FINISHED)
+        .order_by("-id")
+        .values("id")[:SCORE_SAMPLE]
+    )
+    seats: dict[int, list] = defaultdict(list)
+    # Seats in seat order without Meta's ordering by the match (a join of its rows), the
+    # latest matches read in the same query.
+    rows = MatchSeat.objects.filter(match_id__in=latest).order_by("match_id", "seat")
+    rows = rows.values_list("match_id", "rank", "score")
+    for match_id, rank, score in rows:
+        seats[match_id].append((rank, score))
+    directions = {score_direction(found) for found in seats.values()} - {None}
+    return directions == {"lowest"}
 
 
 def rounds_and_bracket(view, bot: list[int]) -> dict:
