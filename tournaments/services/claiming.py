@@ -46,6 +46,7 @@ def claim_and_load(*, match_id: int, worker: str) -> tuple[Match, list[MatchSeat
             match_id, settings.ARENA_MAX_MATCH_ATTEMPTS,
             Match.Status.QUEUED, Match.Status.RUNNING, stale,
         ],
+        prepare=True,  # its join of four tables planned once per session, not every match
     )  # fmt: skip
     rows = batch.send()[claim].rows
     if not rows:
