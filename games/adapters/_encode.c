@@ -100,6 +100,19 @@ static int slot_at(Walk *w, PyObject *node, PyObject *holder, Py_ssize_t index, 
     return (*slot == -1 && PyErr_Occurred()) ? -1 : 1;
 }
 
+/* The entry `key` of the node's dict `field` (children or string tokens), asking Python
+   for it when the dict lacks it; a new reference, NULL on an error. */
+static PyObject *find(Walk *w, PyObject *node, int field, const char *what, PyObject *key) {
+    PyObject *table = FIELD(node, field);
+    PyObject *found = table == Py_None ? NULL : PyDict_GetItemWithError(table, key);
+    if (found != NULL) {
+        Py_INCREF(found);
+        return found;
+    }
+    if (PyErr_Occurred()) return NULL;
+    return grow(w, node, what, key);
+}
+
 static int walk(Walk *w, PyObject *node, PyObject *value);
 
 static int walk_child(Walk *w, PyObject *node, PyObject *child, PyObject *value) {
@@ -117,17 +130,10 @@ static int walk(Walk *w, PyObject *node, PyObject *value) {
         PyObject *key, *item;
         Py_ssize_t pos = 0;
         while (PyDict_Next(value, &pos, &key, &item)) {
-            PyObject *children = FIELD(node, CHILDREN);
-            PyObject *child = children == Py_None ? NULL : PyDict_GetItemWithError(children, key);
-            if (child == NULL) {
-                if (PyErr_Occurred()) return -1;
-                child = grow(w, node, "key", key);
-                if (child == NULL) return -1;
-                done = walk_child(w, node, child, item);
-                Py_DECREF(child);
-            } else {
-                done = walk_child(w, node, child, item);
-            }
+            PyObject *child = find(w, node, CHILDREN, "key", key);
+            if (child == NULL) return -1;
+            done = walk_child(w, node, child, item);
+            Py_DECREF(child);
             if (done != 1) return done;
         }
         return 1;
@@ -197,17 +203,10 @@ static int walk(Walk *w, PyObject *node, PyObject *value) {
         return add(w, slot, 1.0);
     }
     if (PyUnicode_CheckExact(value)) {
-        PyObject *tokens = FIELD(node, STR_TOKENS);
-        PyObject *found = tokens == Py_None ? NULL : PyDict_GetItemWithError(tokens, value);
-        if (found == NULL) {
-            if (PyErr_Occurred()) return -1;
-            found = grow(w, node, "str", value);
-            if (found == NULL) return -1;
-            slot = PyLong_AsSsize_t(found);
-            Py_DECREF(found);
-        } else {
-            slot = PyLong_AsSsize_t(found);
-        }
+        PyObject *found = find(w, node, STR_TOKENS, "str", value);
+        if (found == NULL) return -1;
+        slot = PyLong_AsSsize_t(found);
+        Py_DECREF(found);
         if (slot == -1 && PyErr_Occurred()) return -1;
         return add(w, slot, 1.0);
     }
