@@ -15,6 +15,7 @@ from pathlib import Path
 import dj_database_url
 from kombu import Exchange, Queue
 
+from arena.install_key import install_key
 from bots.sandbox import languages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -30,13 +31,7 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     # A per-install key kept under var/, so a fresh laptop works and nothing secret is committed.
-    key_file = VAR_DIR / "secret_key"
-    if not key_file.exists():
-        import secrets
-
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    SECRET_KEY = key_file.read_text().strip()
+    SECRET_KEY = install_key(VAR_DIR / "secret_key")
 
 ALLOWED_HOSTS = [
     h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h
