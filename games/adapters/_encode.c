@@ -9,6 +9,12 @@
    False (`out` then unspecified) on a value no JSON decoder makes (a tuple, a subclass of
    dict): the caller runs the Python encoder then.
 
+   With a `memo` (memo(size), one per view: a seat, the spectator), a list at the
+   observation's top level that the layout treats as a multiset (a match's history) is
+   walked only past the items the view's last observation already had: see Entry. With a
+   `single` (a float32 buffer as long as `out`), the vector is also written there rounded
+   to float32, as numpy's astype(float32) rounds.
+
    The layout is a tree of lists built by games/adapters/compiled.py, one node per path:
 
      [children, items, bag, number_slot, int_tokens, str_tokens, none_slot, ...]
@@ -45,6 +51,32 @@ typedef struct {
     double value;
 } Outside;
 
+/* A view's memory of the lists it has walked at the observation's top level (a match's
+   history): per key, the items walked and, per slot they touched, the sum they added.
+   Kept only while every value added was a whole number (bounded so every partial sum is
+   exact) and none went outside the layout: then the order of the additions cannot change
+   a bit, and a list that only grew at its end needs only its new items walked. */
+typedef struct {
+    PyObject *key;   /* the top-level key (a str) */
+    PyObject *node;  /* the key's layout node, whose bag the items went through */
+    PyObject *items; /* private copies of the items walked (snapshot) */
+    Py_ssize_t *touched;
+    Py_ssize_t touched_count, touched_room;
+    double magnitude; /* sum of |value| added: partial sums stay exact below 2**53 */
+    int exact;        /* every value added whole, none outside the layout */
+} Entry;
+
+typedef struct {
+    Py_ssize_t size;
+    double *sums;         /* per slot, what the entries' items added */
+    unsigned char *marks; /* per slot, 1 once in an entry's touched list */
+    Entry *entries;
+    Py_ssize_t count, room;
+    PyObject *keys; /* the last top-level keys found safe to remember lists under */
+} Memo;
+
+#define MEMO_NAME "games.adapters._encode.memo"
+
 typedef struct {
     double *out;
     Py_ssize_t size;
@@ -52,6 +84,8 @@ typedef struct {
     PyObject *extend;
     Outside *outside;  /* features outside the layout, in walk order */
     Py_ssize_t outside_count, outside_room;
+    Memo *memo;
+    Entry *tracking; /* the entry whose new items are being walked, or NULL */
 } Walk;
 
 #define FIELD(node, i) PyList_GET_ITEM(node, i)
@@ -61,7 +95,35 @@ static PyObject *grow(Walk *w, PyObject *node, const char *what, PyObject *key) 
     return PyObject_CallFunction(w->extend, "OsO", node, what, key);
 }
 
+static int track(Walk *w, Py_ssize_t slot, double value) {
+    Entry *e = w->tracking;
+    if (slot < 0 || slot >= w->size || value != floor(value) || fabs(value) > 4503599627370496.0) {
+        e->exact = 0;
+        return 1;
+    }
+    e->magnitude += fabs(value);
+    if (e->magnitude > 4503599627370496.0) e->exact = 0;
+    Memo *m = w->memo;
+    if (!m->marks[slot]) {
+        if (e->touched_count == e->touched_room) {
+            Py_ssize_t room = e->touched_room ? 2 * e->touched_room : 64;
+            Py_ssize_t *more = PyMem_Realloc(e->touched, (size_t)room * sizeof(Py_ssize_t));
+            if (more == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            e->touched = more;
+            e->touched_room = room;
+        }
+        e->touched[e->touched_count++] = slot;
+        m->marks[slot] = 1;
+    }
+    m->sums[slot] += value;
+    return 1;
+}
+
 static int add(Walk *w, Py_ssize_t slot, double value) {
+    if (w->tracking != NULL && w->tracking->exact && track(w, slot, value) < 0) return -1;
     if (slot >= 0) {
         if (slot >= w->size) {
             PyErr_SetString(PyExc_ValueError, "slot outside the vector");
@@ -213,6 +275,254 @@ static int walk(Walk *w, PyObject *node, PyObject *value) {
     return 0; /* any other type: the Python encoder's text token */
 }
 
+/* 1 when a and b are the same JSON value, type for type (1, 1.0 and True are three
+   values: they encode differently) and key order included; 0 when not; -1 on an error. */
+static int same(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    PyTypeObject *type = Py_TYPE(a);
+    if (type != Py_TYPE(b)) return 0;
+    if (type == &PyUnicode_Type) {
+        int order = PyUnicode_Compare(a, b);
+        if (order == -1 && PyErr_Occurred()) return -1;
+        return order == 0;
+    }
+    if (type == &PyLong_Type) return PyObject_RichCompareBool(a, b, Py_EQ);
+    if (type == &PyFloat_Type) {
+        double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+        return memcmp(&x, &y, sizeof(double)) == 0;
+    }
+    if (type == &PyList_Type) {
+        Py_ssize_t n = PyList_GET_SIZE(a);
+        if (n != PyList_GET_SIZE(b)) return 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int equal = same(PyList_GET_ITEM(a, i), PyList_GET_ITEM(b, i));
+            if (equal != 1) return equal;
+        }
+        return 1;
+    }
+    if (type == &PyDict_Type) {
+        if (PyDict_GET_SIZE(a) != PyDict_GET_SIZE(b)) return 0;
+        Py_ssize_t i = 0, j = 0;
+        PyObject *ka, *va, *kb, *vb;
+        while (PyDict_Next(a, &i, &ka, &va)) {
+            if (!PyDict_Next(b, &j, &kb, &vb)) return 0;
+            int equal = same(ka, kb);
+            if (equal == 1) equal = same(va, vb);
+            if (equal != 1) return equal;
+        }
+        return 1;
+    }
+    return 0; /* no other type is remembered (the walk hands them to Python) */
+}
+
+/* A private copy of a JSON value (dicts and lists copied all the way down, scalars
+   shared): what the memory compares later observations with, whatever the caller does
+   to the value it handed in. NULL on an error. */
+static PyObject *snapshot(PyObject *value) {
+    if (PyList_CheckExact(value)) {
+        Py_ssize_t n = PyList_GET_SIZE(value);
+        PyObject *copy = PyList_New(n);
+        if (copy == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = snapshot(PyList_GET_ITEM(value, i));
+            if (item == NULL) {
+                Py_DECREF(copy);
+                return NULL;
+            }
+            PyList_SET_ITEM(copy, i, item);
+        }
+        return copy;
+    }
+    if (PyDict_CheckExact(value)) {
+        PyObject *copy = PyDict_New(), *key, *item;
+        Py_ssize_t pos = 0;
+        if (copy == NULL) return NULL;
+        while (PyDict_Next(value, &pos, &key, &item)) {
+            PyObject *inner = snapshot(item);
+            if (inner == NULL || PyDict_SetItem(copy, key, inner) < 0) {
+                Py_XDECREF(inner);
+                Py_DECREF(copy);
+                return NULL;
+            }
+            Py_DECREF(inner);
+        }
+        return copy;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+static void entry_clear(Memo *m, Entry *e) {
+    for (Py_ssize_t i = 0; i < e->touched_count; i++) {
+        m->sums[e->touched[i]] = 0.0;
+        m->marks[e->touched[i]] = 0;
+    }
+    e->touched_count = 0;
+    e->magnitude = 0.0;
+    e->exact = 1;
+}
+
+static Entry *entry_for(Memo *m, PyObject *key, PyObject *node) {
+    for (Py_ssize_t i = 0; i < m->count; i++)
+        if (m->entries[i].key == key) return &m->entries[i];
+    for (Py_ssize_t i = 0; i < m->count; i++) {
+        int equal = same(m->entries[i].key, key);
+        if (equal < 0) return NULL;
+        if (equal) return &m->entries[i];
+    }
+    if (m->count == m->room) {
+        Py_ssize_t room = m->room ? 2 * m->room : 4;
+        Entry *more = PyMem_Realloc(m->entries, (size_t)room * sizeof(Entry));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        m->entries = more;
+        m->room = room;
+    }
+    PyObject *items = PyList_New(0);
+    if (items == NULL) return NULL;
+    Entry *e = &m->entries[m->count++];
+    Py_INCREF(key);
+    Py_INCREF(node);
+    *e = (Entry){key, node, items, NULL, 0, 0, 0.0, 1};
+    return e;
+}
+
+/* The bag list at a top-level key, through the view's memory: when the items remembered
+   are the list's first ones, their sums go back into their slots and only the rest are
+   walked; otherwise the whole list is, and remembered. */
+static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *list) {
+    Memo *m = w->memo;
+    Entry *e = entry_for(m, key, node);
+    if (e == NULL) return -1;
+    Py_ssize_t n = PyList_GET_SIZE(list), known = PyList_GET_SIZE(e->items);
+    int reuse = e->exact && e->node == node && known <= n;
+    for (Py_ssize_t i = 0; reuse && i < known; i++) {
+        reuse = same(PyList_GET_ITEM(e->items, i), PyList_GET_ITEM(list, i));
+        if (reuse < 0) return -1;
+    }
+    if (reuse) {
+        for (Py_ssize_t i = 0; i < e->touched_count; i++) w->out[e->touched[i]] += m->sums[e->touched[i]];
+    } else {
+        entry_clear(m, e);
+        if (PyList_SetSlice(e->items, 0, known, NULL) < 0) return -1;
+        if (e->node != node) {
+            Py_INCREF(node);
+            Py_SETREF(e->node, node);
+        }
+        known = 0;
+    }
+    PyObject *bag = FIELD(node, BAG);
+    int done = 1;
+    w->tracking = e;
+    for (Py_ssize_t i = known; i < n && done == 1; i++) {
+        done = walk_child(w, node, bag, PyList_GET_ITEM(list, i));
+        if (done == 1 && e->exact) {
+            PyObject *kept = snapshot(PyList_GET_ITEM(list, i));
+            if (kept == NULL || PyList_Append(e->items, kept) < 0) done = -1;
+            Py_XDECREF(kept);
+        }
+    }
+    w->tracking = NULL;
+    if (done != 1) e->exact = 0;
+    return done;
+}
+
+/* 1 when every top-level key is a str that is an identifier: then no two keys' paths
+   share a slot (".a" and ".a.b" could), and a key's remembered sums are its own. The
+   last safe key sequence is kept, so the check is a pointer compare per key. */
+static int safe_keys(Memo *m, PyObject *observation) {
+    Py_ssize_t n = PyDict_GET_SIZE(observation), pos = 0, i = 0;
+    PyObject *key, *value;
+    if (m->keys != NULL && PyTuple_GET_SIZE(m->keys) == n) {
+        int known = 1;
+        while (known && PyDict_Next(observation, &pos, &key, &value))
+            known = PyTuple_GET_ITEM(m->keys, i++) == key;
+        if (known) return 1;
+    }
+    PyObject *keys = PyTuple_New(n);
+    if (keys == NULL) return -1;
+    pos = 0;
+    i = 0;
+    while (PyDict_Next(observation, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || !PyUnicode_IsIdentifier(key)) {
+            Py_DECREF(keys);
+            return 0;
+        }
+        Py_INCREF(key);
+        PyTuple_SET_ITEM(keys, i++, key);
+    }
+    Py_XSETREF(m->keys, keys);
+    return 1;
+}
+
+static int walk_root(Walk *w, PyObject *root, PyObject *observation) {
+    if (w->memo == NULL || !PyDict_CheckExact(observation)) return walk(w, root, observation);
+    int safe = safe_keys(w->memo, observation);
+    if (safe < 0) return -1;
+    if (!safe) return walk(w, root, observation);
+    PyObject *key, *item;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(observation, &pos, &key, &item)) {
+        PyObject *child = find(w, root, CHILDREN, "key", key);
+        if (child == NULL) return -1;
+        int done;
+        if (PyList_CheckExact(item) && PyList_GET_SIZE(item) > 0 && PyList_CheckExact(child) &&
+            PyList_GET_SIZE(child) >= NODE_FIELDS && FIELD(child, ITEMS) == Py_None &&
+            FIELD(child, BAG) != Py_None)
+            done = walk_remembered(w, child, key, item);
+        else
+            done = walk_child(w, root, child, item);
+        Py_DECREF(child);
+        if (done != 1) return done;
+    }
+    return 1;
+}
+
+static void memo_free(PyObject *capsule) {
+    Memo *m = PyCapsule_GetPointer(capsule, MEMO_NAME);
+    if (m == NULL) return;
+    for (Py_ssize_t i = 0; i < m->count; i++) {
+        Py_DECREF(m->entries[i].key);
+        Py_DECREF(m->entries[i].node);
+        Py_DECREF(m->entries[i].items);
+        PyMem_Free(m->entries[i].touched);
+    }
+    PyMem_Free(m->entries);
+    PyMem_Free(m->sums);
+    PyMem_Free(m->marks);
+    Py_XDECREF(m->keys);
+    PyMem_Free(m);
+}
+
+/* memo(size): a view's memory for encode(), for vectors of `size` entries. */
+static PyObject *memo(PyObject *self, PyObject *args) {
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "n", &size)) return NULL;
+    if (size < 0) {
+        PyErr_SetString(PyExc_ValueError, "size must not be negative");
+        return NULL;
+    }
+    Memo *m = PyMem_Calloc(1, sizeof(Memo));
+    if (m == NULL) return PyErr_NoMemory();
+    m->size = size;
+    m->sums = PyMem_Calloc((size_t)(size ? size : 1), sizeof(double));
+    m->marks = PyMem_Calloc((size_t)(size ? size : 1), 1);
+    PyObject *capsule = NULL;
+    if (m->sums == NULL || m->marks == NULL) {
+        PyErr_NoMemory();
+    } else {
+        capsule = PyCapsule_New(m, MEMO_NAME, memo_free);
+    }
+    if (capsule == NULL) {
+        PyMem_Free(m->sums);
+        PyMem_Free(m->marks);
+        PyMem_Free(m);
+    }
+    return capsule;
+}
+
 static double squash(double x) {
     return copysign(log1p(fabs(x)), x);
 }
@@ -248,11 +558,35 @@ static int settle_outside(Walk *w) {
     return 1;
 }
 
+/* The vector rounded to float32 into `single` (numpy's astype(float32)), or -1. */
+static int to_single(PyObject *single_obj, const double *vector, Py_ssize_t size) {
+    Py_buffer single;
+    if (PyObject_GetBuffer(single_obj, &single, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) <
+        0)
+        return -1;
+    int fits = single.format != NULL && strcmp(single.format, "f") == 0 &&
+               single.len == size * (Py_ssize_t)sizeof(float);
+    if (fits) {
+        float *to = single.buf;
+        for (Py_ssize_t i = 0; i < size; i++) to[i] = (float)vector[i];
+    } else {
+        PyErr_SetString(PyExc_ValueError, "single must be a float32 buffer as long as out");
+    }
+    PyBuffer_Release(&single);
+    return fits ? 1 : -1;
+}
+
 static PyObject *encode(PyObject *self, PyObject *args) {
-    PyObject *root, *numbers_obj, *features, *extend, *observation, *out_obj;
-    if (!PyArg_ParseTuple(args, "OOO!OOO", &root, &numbers_obj, &PyList_Type, &features, &extend,
-                          &observation, &out_obj))
+    PyObject *root, *numbers_obj, *features, *extend, *observation, *out_obj, *memo_obj = Py_None;
+    PyObject *single_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO!OOO|OO", &root, &numbers_obj, &PyList_Type, &features,
+                          &extend, &observation, &out_obj, &memo_obj, &single_obj))
         return NULL;
+    Memo *memory = NULL;
+    if (memo_obj != Py_None) {
+        memory = PyCapsule_GetPointer(memo_obj, MEMO_NAME);
+        if (memory == NULL) return NULL;
+    }
     if (!PyList_CheckExact(root) || PyList_GET_SIZE(root) < NODE_FIELDS) {
         PyErr_SetString(PyExc_TypeError, "root must be a layout node");
         return NULL;
@@ -275,9 +609,16 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "numbers must be an int64 buffer");
         return NULL;
     }
-    Walk w = {(double *)out.buf, out.len / (Py_ssize_t)sizeof(double), features, extend, NULL, 0, 0};
+    Walk w = {(double *)out.buf, out.len / (Py_ssize_t)sizeof(double), features, extend, NULL, 0, 0,
+              memory, NULL};
+    if (memory != NULL && memory->size != w.size) {
+        PyBuffer_Release(&out);
+        PyBuffer_Release(&numbers);
+        PyErr_SetString(PyExc_ValueError, "the memo is for vectors of another size");
+        return NULL;
+    }
     memset(w.out, 0, (size_t)out.len);
-    int done = walk(&w, root, observation);
+    int done = walk_root(&w, root, observation);
     if (done == 1) {
         const long long *slots = (const long long *)numbers.buf;
         Py_ssize_t n = numbers.len / (Py_ssize_t)sizeof(long long);
@@ -290,6 +631,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
         }
         done = settle_outside(&w);
     }
+    if (done == 1 && single_obj != Py_None) done = to_single(single_obj, w.out, w.size);
     PyMem_Free(w.outside);
     PyBuffer_Release(&out);
     PyBuffer_Release(&numbers);
@@ -474,7 +816,8 @@ static PyObject *move_mask(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS,
-     "encode(root, numbers, features, extend, observation, out) -> bool"},
+     "encode(root, numbers, features, extend, observation, out[, memo[, single]]) -> bool"},
+    {"memo", memo, METH_VARARGS, "memo(size): a view's memory of its top-level lists, for encode"},
     {"indices", indices, METH_VARARGS,
      "indices(scalars, lists, dicts, legal) -> the legal integers, ascending, or None"},
     {"move_mask", move_mask, METH_VARARGS,

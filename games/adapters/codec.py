@@ -69,6 +69,12 @@ class ActionCodec:
             for i, action in enumerate(self.actions)
             if action.__class__ is list or action.__class__ is dict
         }
+        # 1 where a shallow copy of the action is a fresh copy (a list or dict of scalars).
+        self._flat = bytes(
+            (a.__class__ is list and all(x.__class__ in _SCALARS for x in a))
+            or (a.__class__ is dict and all(x.__class__ in _SCALARS for x in a.values()))
+            for a in self.actions
+        )
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -79,9 +85,11 @@ class ActionCodec:
 
     def action(self, index: int):
         """The JSON action of ``index`` (a fresh copy: engines may keep what they get)."""
-        action = self.actions[int(index)]
-        if action.__class__ is list and all(item.__class__ in _SCALARS for item in action):
-            return action[:]  # a list of scalars: a shallow copy is a fresh copy
+        index = int(index)
+        action = self.actions[index]
+        kind = action.__class__
+        if kind is list or kind is dict:
+            return action.copy() if self._flat[index] else copy.deepcopy(action)
         return copy.deepcopy(action) if isinstance(action, list | dict) else action
 
     def indices(self, legal: list) -> list[int]:

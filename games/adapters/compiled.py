@@ -112,6 +112,7 @@ CHILDREN, ITEMS, BAG, NUMBER, INTS, STRINGS, NONE, PATH, PATTERN = range(9)
 UNKNOWN = -1  # a slot not worked out yet
 _PLAIN = (str, int)  # exactly these classes: bool and float would compare equal to ints
 MAX_OUTSIDE = 100_000  # features outside the layout remembered before starting afresh
+MAX_VIEWS = 4096  # views remembered (a vector of many matches has a view per seat of each)
 
 
 def _node(path: str, pattern: str) -> list:
@@ -252,6 +253,9 @@ class CompiledEncoder:
         self._c = module()
         self._layout = Layout(encoder)
         self._out = np.zeros(self.size, np.float64)
+        # Per view, what its last observations' top-level lists added (_encode.c, Entry):
+        # a history that grew by one event costs one event's walk.
+        self._memos: dict = {}
 
     def __reduce__(self):
         # A copy starts afresh: the tree is rebuilt from the layout (the C module and the
@@ -260,17 +264,37 @@ class CompiledEncoder:
 
     def forget(self) -> None:
         self._fallback.forget()
+        self._memos.clear()
 
-    def encode(self, observation, view=None) -> np.ndarray:
+    def encode(self, observation, view=None, single: np.ndarray | None = None) -> np.ndarray:
+        """The vector (this encoder's float64 array); with ``single``, a float32 array of
+        the vector's length, the vector rounded into it and ``single`` returned."""
         layout = self._layout
-        if self._c is not None:
+        c = self._c
+        if c is not None:
             if len(layout.features) > MAX_OUTSIDE:
                 layout = self._layout = Layout(self.encoder)
-            if self._c.encode(
-                layout.root, layout.numbers, layout.features, layout.extend, observation, self._out
+            memo = self._memos.get(view)
+            if memo is None:
+                if len(self._memos) >= MAX_VIEWS:
+                    self._memos.clear()
+                memo = self._memos[view] = c.memo(self.size)
+            if c.encode(
+                layout.root,
+                layout.numbers,
+                layout.features,
+                layout.extend,
+                observation,
+                self._out,
+                memo,
+                single,
             ):
-                return self._out
-        return self._fallback.encode(observation, view)
+                return self._out if single is None else single
+        vector = self._fallback.encode(observation, view)
+        if single is None:
+            return vector
+        single[:] = vector
+        return single
 
 
 def as_floats(values: list[float], vector: np.ndarray) -> None:

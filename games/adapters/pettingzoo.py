@@ -87,8 +87,15 @@ class ArenaEnv(AECEnv):
         self.state = None
         self._encoder = CompiledEncoder(spec.encoder)
         self._turn = 0  # counts engine states: a turn's legal actions are worked out once
-        self._legal_now: tuple | None = None  # (turn, seat, (legal, integers, mask))
-        self._masks = [(np.zeros(n, np.int8), []) for _ in range(spec.players)]
+        self._legal_now: tuple | None = None  # (turn, seat, (legal, integers, mask, allowed))
+        # Per seat: its mask, a memoryview of it (an entry read as a Python int, cheaper
+        # than numpy's scalar indexing) and the integers last set in it.
+        self._masks = []
+        for _ in range(spec.players):
+            mask = np.zeros(n, np.int8)
+            self._masks.append((mask, memoryview(mask), []))
+        self._catalogue_size = n
+        self._vector_size = size
 
     # -- spaces ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -133,7 +140,7 @@ class ArenaEnv(AECEnv):
         if self._queue:
             seat = self._queue[0]
             self.agent_selection = agent = self.possible_agents[seat]
-            legal, indices, _ = self._legal(seat)
+            legal, indices = self._legal(seat)[:2]
             self.infos[agent] = {
                 "legal": legal,
                 "legal_actions": indices[:],
@@ -149,8 +156,9 @@ class ArenaEnv(AECEnv):
             seen = self._seen = (self._turn, seat, self.state.observation(seat))
         return seen[2]
 
-    def _legal(self, seat: int) -> tuple[list, list[int], np.ndarray]:
-        """The seat's legal actions now, their integers and the mask (once per turn)."""
+    def _legal(self, seat: int) -> tuple[list, list[int], np.ndarray, memoryview]:
+        """The seat's legal actions now, their integers, the mask and a memoryview of it
+        (once per turn)."""
         known = self._legal_now
         if known is not None and known[0] == self._turn and known[1] == seat:
             return known[2]
@@ -158,10 +166,10 @@ class ArenaEnv(AECEnv):
         indices = self.spec.indices(legal)
         # One mask per seat, kept: clearing the last legal integers and setting the new
         # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
-        mask, previous = self._masks[seat]
+        mask, allowed, previous = self._masks[seat]
         move_mask(mask, previous, indices)
-        self._masks[seat] = (mask, indices)
-        value = (legal, indices, mask)
+        self._masks[seat] = (mask, allowed, indices)
+        value = (legal, indices, mask, allowed)
         self._legal_now = (self._turn, seat, value)
         return value
 
@@ -178,7 +186,9 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
-        vector = self._encoder.encode(self._observation(seat), seat).astype(np.float32)
+        vector = self._encoder.encode(
+            self._observation(seat), seat, np.empty(self._vector_size, np.float32)
+        )
         if seat in self._queue:
             mask = self._legal(seat)[2].copy()
         else:
@@ -201,16 +211,17 @@ class ArenaEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
-        _, indices, mask = self._legal(seat)
+        _, indices, _, allowed = self._legal(seat)
         index = int(action)
-        actions = self.spec.actions
-        inside = 0 <= index < len(actions.actions)
-        chosen = actions.action(index) if inside else None
-        if not inside or not mask[index]:
-            if self.illegal == "raise":
-                raise ValueError(
-                    f"{agent}: action {index} ({chosen!r}) is not legal now; legal: {indices}"
-                )
+        inside = 0 <= index < self._catalogue_size
+        if inside and allowed[index]:
+            chosen = self.spec.actions.action(index)
+        elif self.illegal == "raise":
+            chosen = self.spec.actions.action(index) if inside else None
+            raise ValueError(
+                f"{agent}: action {index} ({chosen!r}) is not legal now; legal: {indices}"
+            )
+        else:
             chosen = self.state.default_action(seat)
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = chosen

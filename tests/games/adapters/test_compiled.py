@@ -127,6 +127,102 @@ def test_every_unusual_observation_in_one_encoder_in_turn():
         assert _same_bits(plain.encode(observation), encoder.encode(observation))
 
 
+def _moved(event: dict) -> dict:
+    return {"card": event["card"], "seat": event["seat"]}  # the same items, keys swapped
+
+
+_SHARED = {"seat": 1}
+# Sequences of one view's observations whose top-level lists grow, shrink or change in
+# ways a remembered prefix must notice: values equal in Python but not in JSON (1, 1.0,
+# True), keys in another order, items changed in place after they were encoded, values
+# that are not whole numbers or too big to add in any order, features outside the layout.
+HISTORIES = [
+    [
+        {"events": [{"seat": 1}]},
+        {"events": [{"seat": 1}, {"seat": 0, "card": "AS"}]},
+        {"events": [{"seat": 1}, {"seat": 0, "card": "AS"}, {"card": "AS"}], "pot": 2},
+        {"events": [{"seat": 1}, {"seat": 0, "card": "AS"}, {"card": "AS"}, {}]},
+    ],
+    [
+        {"events": [{"seat": 1}, {"seat": 2}]},
+        {"events": [{"seat": True}, {"seat": 2}, {"seat": 3}]},
+        {"events": [{"seat": 1.0}, {"seat": 2}, {"seat": 3}, {"seat": 4}]},
+        {"events": [{"seat": 1}, {"seat": 2}, {"seat": 3}, {"seat": 4}]},
+    ],
+    [
+        {"pile": [1, 2]},  # the pile's small integers are tokens too; True and 1.0 are not
+        {"pile": [True, 2, 3]},
+        {"pile": [1.0, 2, 3, 4]},
+        {"pile": [1, 2, 3, 4, 5]},
+        {"pile": [1, 2, 3, 4, 5, 6]},
+    ],
+    [
+        {"events": [{"seat": 1, "card": "AS"}]},
+        {"events": [_moved({"seat": 1, "card": "AS"}), {"seat": 2}]},
+    ],
+    [
+        {"events": [_SHARED]},
+        {"events": [_SHARED, {"seat": 2}]},  # _SHARED is changed in place in between
+    ],
+    [
+        {"events": [{"seat": 0.5}]},
+        {"events": [{"seat": 0.5}, {"seat": 0.25}]},
+        {"events": [{"seat": 0.5}, {"seat": 0.25}, {"seat": 1}]},
+        {"events": [{"seat": 2**52}, {"seat": 2**52}]},
+        {"events": [{"seat": 2**52}, {"seat": 2**52}, {"seat": 1}]},
+        {"events": [{"seat": 2**52}, {"seat": 2**52}, {"seat": 1}, {"seat": -(2**53)}]},
+    ],
+    [
+        {"events": [{"new": 3}]},
+        {"events": [{"new": 3}, {"seat": 1, "other": "x"}], "colour": "red"},
+        {"events": [{"new": 3}, {"seat": 1, "other": "x"}, {"seat": 2}]},
+    ],
+    [
+        {"events": [{"seat": 1}, {"seat": 2}, {"seat": 3}], "pile": [1, 2]},
+        {"events": [{"seat": 1}], "pile": [1, 2, 3, 25]},
+        {"events": [{"seat": 5}, {"card": ["AS", 2]}], "pile": []},
+        {"events": [{"seat": 5}, {"card": ["AS", 2]}, {"card": ["AS", 3]}], "pile": [7]},
+    ],
+    [
+        # A key that names the slot of the pile's numbers: a third plus 1, 2 and -3 in
+        # turn rounds otherwise than a third plus 3, then -3 (a slot of both keys).
+        {"pile[*]": 1 / 3, "pile": [1, 2]},
+        {"pile[*]": 1 / 3, "pile": [1, 2, -3]},
+    ],
+    [
+        {"events": [{"seat": 1}], "a.b": 1},  # a key that is no identifier: walked plainly
+        {"events": [{"seat": 1}, {"seat": 2}], "a.b": 2},
+        {"events": [{"seat": 1}, {"seat": 2}, {"seat": 3}]},
+        {"events": [{"seat": 1}, {"seat": 2}, {"seat": 3}], 7: "x"},
+    ],
+]
+
+
+@pytest.mark.parametrize("history", HISTORIES, ids=range(len(HISTORIES)))
+def test_a_view_remembers_its_lists_only_while_they_grow_unchanged(history):
+    plain = _small_encoder()
+    encoder = CompiledEncoder(plain)
+    for observation in history * 2:
+        expected = plain.encode(observation)
+        assert _same_bits(expected, encoder.encode(observation, "seat"))
+        single = np.full(encoder.size, np.nan, np.float32)
+        assert encoder.encode(observation, "seat", single) is single
+        rounded = np.asarray(expected, np.float64).astype(np.float32)
+        assert np.array_equal(rounded.view(np.uint32), single.view(np.uint32))
+        _SHARED["seat"] += 1
+
+
+def test_views_remember_apart():
+    plain = _small_encoder()
+    encoder = CompiledEncoder(plain)
+    mine = [{"seat": 1}, {"seat": 2}]
+    theirs = [{"seat": 1}, {"card": "AS"}]
+    for n in range(1, 3):
+        for view, events in ((0, mine), (1, theirs), (None, mine[:1])):
+            observation = {"events": events[:n]}
+            assert _same_bits(plain.encode(observation), encoder.encode(observation, view))
+
+
 def test_a_value_json_never_holds_goes_the_python_way():
     plain = _small_encoder()
     encoder = CompiledEncoder(plain)
