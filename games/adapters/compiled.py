@@ -26,6 +26,7 @@ import sysconfig
 import tempfile
 import zlib
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -297,14 +298,43 @@ class CompiledEncoder:
         return single
 
 
+FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
+
+
+def _move_mask_numpy(mask: np.ndarray, before: list[int], after: list[int]) -> None:
+    if len(before) < FANCY:
+        for i in before:
+            mask[i] = 0
+    else:
+        mask[before] = 0
+    if len(after) < FANCY:
+        for i in after:
+            mask[i] = 1
+    else:
+        mask[after] = 1
+
+
+def _as_floats_numpy(values: list[float], vector: np.ndarray) -> None:
+    values[:] = vector.astype(np.float32).tolist()
+
+
+def mask_mover() -> Callable[[np.ndarray, list[int], list[int]], None]:
+    """``move_mask(mask, before, after)``: clear the ``before`` integers of an int8 mask,
+    then set the ``after`` ones; in C where it is built (bind it once: it runs per turn)."""
+    c = module()
+    return _move_mask_numpy if c is None else c.move_mask
+
+
+def floats_setter() -> Callable[[list[float], np.ndarray], None]:
+    """``as_floats(values, vector)`` bound once (see ``as_floats``)."""
+    c = module()
+    return _as_floats_numpy if c is None else c.as_floats
+
+
 def as_floats(values: list[float], vector: np.ndarray) -> None:
     """``values`` (a list as long as the float64 ``vector``) made equal to
     ``vector.astype(float32).tolist()``, replacing only the entries that changed."""
-    c = module()
-    if c is not None:
-        c.as_floats(values, vector)
-    else:
-        values[:] = vector.astype(np.float32).tolist()
+    floats_setter()(values, vector)
 
 
 if __name__ == "__main__":

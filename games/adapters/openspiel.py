@@ -35,7 +35,7 @@ import pyspiel
 
 from games import registry
 from games.adapters.codec import rank_rewards
-from games.adapters.compiled import CompiledEncoder, as_floats
+from games.adapters.compiled import CompiledEncoder, floats_setter
 from games.adapters.spec import Spec, spec
 
 DEFAULT_DEAL_SEEDS = 10_000  # engine seeds 0-9999; raise it with deal_seeds=
@@ -68,6 +68,26 @@ def _game_type(slug: str) -> pyspiel.GameType:
     )
 
 
+class Shared:
+    """What a game's states and observers share: the encoder (it remembers each seat's
+    last observation) and, per seat, the last tensor handed out as a list: the next one is
+    that list with only the changed entries replaced (tolist() of the whole tensor costs
+    more than a decision of the engine on the bigger layouts). A cloned state keeps it; a
+    pickled one gets its own."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.encoder = CompiledEncoder(spec.encoder)
+        self.tensor_lists: dict[int, list[float]] = {}
+        self.as_floats = floats_setter()
+
+    def __deepcopy__(self, memo) -> Shared:
+        return self
+
+    def __reduce__(self):
+        return (Shared, (self.spec,))
+
+
 class ArenaGame(pyspiel.Game):
     """One subclass per slug (``_register_all``) carries the slug and its GameType."""
 
@@ -84,12 +104,7 @@ class ArenaGame(pyspiel.Game):
             raise ValueError("deal_seeds must be at least 1")
         options = {name: params[name] for name in game.options if name in params}
         self.spec: Spec = spec(slug, players, options)
-        # Shared by the game's observers and states.
-        self.encoder = CompiledEncoder(self.spec.encoder)
-        # Per seat, the last tensor handed out as a list: the next one is that list with
-        # only the changed entries replaced (tolist() of the whole tensor costs more than a
-        # decision of the engine on the bigger layouts).
-        self.tensor_lists: dict[int, list[float]] = {}
+        self.shared = Shared(self.spec)
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.spec.actions),
             max_chance_outcomes=self.deal_seeds,
@@ -112,6 +127,7 @@ class ArenaState(pyspiel.State):
     def __init__(self, game: ArenaGame):
         super().__init__(game)
         self.spec = game.spec
+        self.shared = game.shared  # read per decision: cheaper than get_game() each time
         self.deal_seeds = game.deal_seeds
         self.engine = None  # the engine's State once the root chance node dealt
         self.pending: dict[int, object] = {}
@@ -128,7 +144,7 @@ class ArenaState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         if self.engine is None or not self.queue or player != self.queue[0]:
             return []
-        return self.spec.indices(self.engine.legal_actions(player))
+        return self.spec.lookup.indices(self.engine.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / self.deal_seeds
@@ -152,14 +168,14 @@ class ArenaState(pyspiel.State):
         on every call to size the tensor (half the cost of a call on the fastest games)."""
         if player is None:
             return super().observation_tensor()
-        game = self.get_game()
-        values = game.tensor_lists.get(player)
+        shared = self.shared
+        values = shared.tensor_lists.get(player)
         if values is None:
-            values = game.tensor_lists[player] = [0.0] * self.spec.encoder.size
+            values = shared.tensor_lists[player] = [0.0] * self.spec.encoder.size
         if self.engine is None:
             values[:] = [0.0] * len(values)
         else:
-            as_floats(values, game.encoder.encode(self.engine.observation(player), player))
+            shared.as_floats(values, shared.encoder.encode(self.engine.observation(player), player))
         return values[:]
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
@@ -199,7 +215,7 @@ class ArenaObserver:
             iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
         )
         self.perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        self.encoder = game.encoder
+        self.encoder = game.shared.encoder
         self.tensor = np.zeros(self.spec.encoder.size, np.float32)
         self.bits = self.tensor.view(np.uint32)  # the same memory, compared bit for bit
         self.dict = {"observation": self.tensor}
@@ -215,7 +231,7 @@ class ArenaObserver:
             self.tensor.fill(0)
         else:
             key = None if self.public_only else player
-            self.tensor[:] = self.encoder.encode(view, key)
+            self.encoder.encode(view, key, self.tensor)
 
     def string_from(self, state: ArenaState, player: int) -> str:
         view = self._view(state, player)

@@ -37,9 +37,8 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from games import registry
 from games.adapters.codec import rank_rewards
-from games.adapters.compiled import CompiledEncoder
+from games.adapters.compiled import CompiledEncoder, mask_mover
 from games.adapters.spec import Spec, spec
-from games.adapters.vector import move_mask
 from games.rng import derive_seed
 
 BOUND = 1e9  # observation values are squashed sums and counts, far inside this
@@ -96,6 +95,10 @@ class ArenaEnv(AECEnv):
             self._masks.append((mask, memoryview(mask), []))
         self._catalogue_size = n
         self._vector_size = size
+        # Bound once: each runs at every decision.
+        self._encode = self._encoder.encode
+        self._indices = spec.lookup.indices
+        self._move_mask = mask_mover()
 
     # -- spaces ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -163,11 +166,11 @@ class ArenaEnv(AECEnv):
         if known is not None and known[0] == self._turn and known[1] == seat:
             return known[2]
         legal = self.state.legal_actions(seat)
-        indices = self.spec.indices(legal)
+        indices = self._indices(legal)
         # One mask per seat, kept: clearing the last legal integers and setting the new
         # ones beats a fresh array per turn when the catalogue is large (Troll Guts).
         mask, allowed, previous = self._masks[seat]
-        move_mask(mask, previous, indices)
+        self._move_mask(mask, previous, indices)
         self._masks[seat] = (mask, allowed, indices)
         value = (legal, indices, mask, allowed)
         self._legal_now = (self._turn, seat, value)
@@ -186,7 +189,7 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
-        vector = self._encoder.encode(
+        vector = self._encode(
             self._observation(seat), seat, np.empty(self._vector_size, np.float32)
         )
         if seat in self._queue:

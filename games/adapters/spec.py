@@ -63,12 +63,17 @@ class Spec:
         ``apply`` calls, times the seats that can act in one)."""
         return self.game.max_actions * self.players
 
-    def indices(self, legal: list) -> list[int]:
-        """The integers of the legal actions, ascending (``ActionCodec.indices``, in C)."""
+    @property
+    def lookup(self) -> CompiledActions:
+        """The catalogue's lookup in C (built once per spec)."""
         lookup = self.__dict__.get("_lookup")
         if lookup is None:
             lookup = self.__dict__["_lookup"] = CompiledActions(self.actions)
-        return lookup.indices(legal)
+        return lookup
+
+    def indices(self, legal: list) -> list[int]:
+        """The integers of the legal actions, ascending (``ActionCodec.indices``, in C)."""
+        return self.lookup.indices(legal)
 
     def new_state(self, seed: int) -> State:
         return self.game.new_match(players=self.players, options=self.options, seed=seed)

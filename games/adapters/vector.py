@@ -45,27 +45,6 @@ class Batch:
     results: dict[int, dict]  # match index -> the ended match's engine result
 
 
-FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
-
-
-def move_mask(mask: np.ndarray, before: list[int], after: list[int]) -> None:
-    """Clear the ``before`` integers of an int8 mask, then set the ``after`` ones."""
-    c = compiled.module()
-    if c is not None:
-        c.move_mask(mask, before, after)
-        return
-    if len(before) < FANCY:
-        for i in before:
-            mask[i] = 0
-    else:
-        mask[before] = 0
-    if len(after) < FANCY:
-        for i in after:
-            mask[i] = 1
-    else:
-        mask[after] = 1
-
-
 class _Match:
     __slots__ = ("state", "queue", "pending", "deals", "seed", "legal")
 
@@ -102,6 +81,8 @@ class VectorEnv:
         self.observation_size = spec.encoder.size
         self.action_count = len(spec.actions)
         self._encoder = CompiledEncoder(spec.encoder)
+        self._indices = spec.lookup.indices
+        self._move_mask = compiled.mask_mover()
         self._seed = int(seed)
         self._matches = [_Match() for _ in range(num_envs)]
         self._observations = np.zeros((num_envs, self.observation_size), np.float32)
@@ -182,9 +163,9 @@ class VectorEnv:
         """Row ``i``: the acting seat's vector and mask."""
         seat = match.queue[0]
         state = match.state
-        self._observations[i] = self._encoder.encode(state.observation(seat), (i, seat))
-        legal = self.spec.indices(state.legal_actions(seat))
-        move_mask(self._masks[i], match.legal, legal)
+        self._encoder.encode(state.observation(seat), (i, seat), self._observations[i])
+        legal = self._indices(state.legal_actions(seat))
+        self._move_mask(self._masks[i], match.legal, legal)
         match.legal = legal
         self._acting[i] = seat
 
