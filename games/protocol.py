@@ -334,14 +334,25 @@ class State:
         return self._observation(seat)
 
     def events(self, seat: int | None, since: int = 0) -> list[dict]:
-        """The log as ``seat`` may see it (``None`` = spectator), from index ``since``."""
-        out = []
-        for public, private in self._events[since:]:
-            event = dict(public)
-            if seat is not None and seat in private:
-                event.update(private[seat])
-            out.append(event)
-        return out
+        """The log as ``seat`` may see it (``None`` = spectator), from index ``since``.
+
+        Each seat's view of an event is made once, then handed out again by later calls
+        (an observation's history shares it with the next one's): read-only, as all an
+        engine hands out is (docs/engines.md). The log itself is never handed out."""
+        log = self._events
+        kept = self.__dict__.get("_event_views")
+        if kept is None or kept[0] is not log:  # a clone that copied the log starts afresh
+            kept = self._event_views = (log, {})
+        views = kept[1].get(seat)
+        if views is None:
+            views = kept[1][seat] = []
+        if len(views) < len(log):
+            for public, private in log[len(views) :]:
+                event = dict(public)
+                if seat is not None and seat in private:
+                    event.update(private[seat])
+                views.append(event)
+        return views[since:]
 
     def result(self) -> dict:
         if self._to_act():
@@ -376,6 +387,8 @@ class State:
         dup = cls.__new__(cls)
         memo[id(self)] = dup
         for key, value in self.__dict__.items():
+            if key == "_event_views":
+                continue  # made again from the copied log when asked
             setattr(dup, key, value if key == "game" else copy.deepcopy(value, memo))
         return dup
 

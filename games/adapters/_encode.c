@@ -59,7 +59,8 @@ typedef struct {
 typedef struct {
     PyObject *key;   /* the top-level key (a str) */
     PyObject *node;  /* the key's layout node, whose bag the items went through */
-    PyObject *items; /* private copies of the items walked (snapshot) */
+    PyObject *items; /* the items walked: one met again as the very same object is taken
+                        as unchanged (what an engine hands out is read-only) */
     Py_ssize_t *touched;
     Py_ssize_t touched_count, touched_room;
     double magnitude; /* sum of |value| added: partial sums stay exact below 2**53 */
@@ -315,43 +316,6 @@ static int same(PyObject *a, PyObject *b) {
     return 0; /* no other type is remembered (the walk hands them to Python) */
 }
 
-/* A private copy of a JSON value (dicts and lists copied all the way down, scalars
-   shared): what the memory compares later observations with, whatever the caller does
-   to the value it handed in. NULL on an error. */
-static PyObject *snapshot(PyObject *value) {
-    if (PyList_CheckExact(value)) {
-        Py_ssize_t n = PyList_GET_SIZE(value);
-        PyObject *copy = PyList_New(n);
-        if (copy == NULL) return NULL;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *item = snapshot(PyList_GET_ITEM(value, i));
-            if (item == NULL) {
-                Py_DECREF(copy);
-                return NULL;
-            }
-            PyList_SET_ITEM(copy, i, item);
-        }
-        return copy;
-    }
-    if (PyDict_CheckExact(value)) {
-        PyObject *copy = PyDict_New(), *key, *item;
-        Py_ssize_t pos = 0;
-        if (copy == NULL) return NULL;
-        while (PyDict_Next(value, &pos, &key, &item)) {
-            PyObject *inner = snapshot(item);
-            if (inner == NULL || PyDict_SetItem(copy, key, inner) < 0) {
-                Py_XDECREF(inner);
-                Py_DECREF(copy);
-                return NULL;
-            }
-            Py_DECREF(inner);
-        }
-        return copy;
-    }
-    Py_INCREF(value);
-    return value;
-}
-
 static void entry_clear(Memo *m, Entry *e) {
     for (Py_ssize_t i = 0; i < e->touched_count; i++) {
         m->sums[e->touched[i]] = 0.0;
@@ -418,11 +382,8 @@ static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *lis
     w->tracking = e;
     for (Py_ssize_t i = known; i < n && done == 1; i++) {
         done = walk_child(w, node, bag, PyList_GET_ITEM(list, i));
-        if (done == 1 && e->exact) {
-            PyObject *kept = snapshot(PyList_GET_ITEM(list, i));
-            if (kept == NULL || PyList_Append(e->items, kept) < 0) done = -1;
-            Py_XDECREF(kept);
-        }
+        if (done == 1 && e->exact && PyList_Append(e->items, PyList_GET_ITEM(list, i)) < 0)
+            done = -1;
     }
     w->tracking = NULL;
     if (done != 1) e->exact = 0;

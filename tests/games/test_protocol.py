@@ -1,5 +1,7 @@
 """The protocol's own checks, which every engine relies on."""
 
+import copy
+
 import pytest
 
 from games import registry
@@ -67,3 +69,48 @@ def test_replay_stays_the_registrys_name_for_rebuilding_a_record():
     record = state.to_json()
     assert record["moves"]
     assert registry.replay(record).to_json() == record == registry.rebuild(record).to_json()
+
+
+def _played(slug: str, players: int, moves: int):
+    state = registry.get(slug).new_match(players=players, seed=3)
+    for _ in range(moves):
+        if state.is_over():
+            break
+        state.apply({seat: state.legal_actions(seat)[0] for seat in state.to_act()})
+    return state
+
+
+def _seen_afresh(state, seat):
+    """The events as a fresh build from the log gives them."""
+    out = []
+    for public, private in state._events:
+        event = dict(public)
+        if seat is not None and seat in private:
+            event.update(private[seat])
+        out.append(event)
+    return out
+
+
+@pytest.mark.parametrize("slug", ["stax", "pairs-venture", "paks"])
+def test_events_are_made_once_per_seat_and_clones_keep_their_own(slug):
+    players = registry.get(slug).min_players
+    state = _played(slug, players, 6)
+    first = state.events(0)
+    again = state.events(0)
+    assert again == first and again is not first
+    assert all(a is b for a, b in zip(first, again, strict=True))  # each view made once
+    assert state.events(0, since=2) == first[2:]
+    for seat in (None, *range(players)):
+        assert state.events(seat) == _seen_afresh(state, seat)
+    assert state.events(None) is not state.events(None)
+    for copy_of in (state.clone(), copy.deepcopy(state)):
+        before = [dict(event) for event in state.events(0)]
+        for _ in range(8):
+            if copy_of.is_over():
+                break
+            copy_of.apply({s: copy_of.legal_actions(s)[-1] for s in copy_of.to_act()})
+            assert copy_of.events(0) == _seen_afresh(copy_of, 0)
+        assert state.events(0) == before == _seen_afresh(state, 0)
+    # The log grows under views already made: the views grow with it.
+    state.apply({seat: state.legal_actions(seat)[0] for seat in state.to_act()})
+    assert state.events(1) == _seen_afresh(state, 1)
