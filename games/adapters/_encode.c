@@ -488,6 +488,19 @@ static double squash(double x) {
     return copysign(log1p(fabs(x)), x);
 }
 
+/* squash() of the small whole numbers most slots hold, worked out once by squash()
+   itself (so the same bits): a log1p per number slot was a sixth of a walk. */
+#define SQUASHED_MAX 1024
+static double squashed[2 * SQUASHED_MAX + 1];
+
+static double squash_known(double x) {
+    if (x >= -SQUASHED_MAX && x <= SQUASHED_MAX) {
+        int whole = (int)x;
+        if ((double)whole == x) return squashed[whole + SQUASHED_MAX];
+    }
+    return squash(x);
+}
+
 /* The features outside the layout: summed per feature in the order each first appeared,
    squashed when numbers, then added into their overflow slots in that order. */
 static int settle_outside(Walk *w) {
@@ -588,7 +601,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
             if (slot < 0 || slot >= w.size) continue;
             double x = w.out[slot];
             /* added to the vector's 0.0 as the Python encoder does (-0.0 becomes 0.0) */
-            w.out[slot] = x == 0.0 ? 0.0 : 0.0 + squash(x);
+            w.out[slot] = x == 0.0 ? 0.0 : 0.0 + squash_known(x);
         }
         done = settle_outside(&w);
     }
@@ -710,13 +723,15 @@ fail:
     return NULL;
 }
 
-/* as_floats(values, out): `values` (a list of len(out) Python floats) made to hold out's
-   entries rounded to float32 (what numpy's astype(float32).tolist() gives), replacing only
-   the entries whose bits differ (a zero's sign included). */
+/* as_floats(values, out[, mirror]): `values` (a list of len(out) Python floats) made to
+   hold out's entries rounded to float32 (what numpy's astype(float32).tolist() gives),
+   replacing only the entries whose bits differ (a zero's sign included). With `mirror`
+   (a float32 buffer as long, holding what `values` holds; kept so), the comparison reads
+   the mirror's contiguous bits instead of each list entry's float object. */
 static PyObject *as_floats(PyObject *self, PyObject *args) {
-    PyObject *values, *out_obj;
-    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &values, &out_obj)) return NULL;
-    Py_buffer out;
+    PyObject *values, *out_obj, *mirror_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O|O", &PyList_Type, &values, &out_obj, &mirror_obj)) return NULL;
+    Py_buffer out, mirror = {0};
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return NULL;
     Py_ssize_t n = out.len / (Py_ssize_t)sizeof(double);
     if (out.format == NULL || strcmp(out.format, "d") != 0 || PyList_GET_SIZE(values) != n) {
@@ -724,22 +739,46 @@ static PyObject *as_floats(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "values and out must be as long, out float64");
         return NULL;
     }
+    float *kept = NULL;
+    if (mirror_obj != Py_None) {
+        if (PyObject_GetBuffer(mirror_obj, &mirror,
+                               PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&out);
+            return NULL;
+        }
+        if (mirror.format == NULL || strcmp(mirror.format, "f") != 0 ||
+            mirror.len != n * (Py_ssize_t)sizeof(float)) {
+            PyBuffer_Release(&out);
+            PyBuffer_Release(&mirror);
+            PyErr_SetString(PyExc_ValueError, "mirror must be a float32 buffer as long as out");
+            return NULL;
+        }
+        kept = mirror.buf;
+    }
     const double *vector = (const double *)out.buf;
+    int failed = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double rounded = (double)(float)vector[i];
+        float single = (float)vector[i];
+        if (kept != NULL) {
+            if (memcmp(&kept[i], &single, sizeof(float)) == 0) continue;
+            kept[i] = single;
+        }
+        double rounded = (double)single;
         PyObject *old = PyList_GET_ITEM(values, i);
-        if (PyFloat_CheckExact(old)) {
+        if (kept == NULL && PyFloat_CheckExact(old)) {
             double before = PyFloat_AS_DOUBLE(old);
             if (memcmp(&before, &rounded, sizeof(double)) == 0) continue;
         }
         PyObject *number = PyFloat_FromDouble(rounded);
         if (number == NULL) {
-            PyBuffer_Release(&out);
-            return NULL;
+            failed = 1;
+            break;
         }
         PyList_SetItem(values, i, number); /* steals number, drops old */
     }
     PyBuffer_Release(&out);
+    if (kept != NULL) PyBuffer_Release(&mirror);
+    if (failed) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -784,13 +823,14 @@ static PyMethodDef methods[] = {
     {"move_mask", move_mask, METH_VARARGS,
      "move_mask(mask, before, after): clear the before entries of an int8 mask, set the after"},
     {"as_floats", as_floats, METH_VARARGS,
-     "as_floats(values, out): values made to hold out's entries rounded to float32"},
+     "as_floats(values, out[, mirror]): values made to hold out's entries rounded to float32"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_encode", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__encode(void) {
+    for (int i = -SQUASHED_MAX; i <= SQUASHED_MAX; i++) squashed[i + SQUASHED_MAX] = squash((double)i);
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "SOURCE", SOURCE_DIGEST) < 0) {

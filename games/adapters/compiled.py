@@ -314,8 +314,11 @@ def _move_mask_numpy(mask: np.ndarray, before: list[int], after: list[int]) -> N
         mask[after] = 1
 
 
-def _as_floats_numpy(values: list[float], vector: np.ndarray) -> None:
-    values[:] = vector.astype(np.float32).tolist()
+def _as_floats_numpy(values: list[float], vector: np.ndarray, mirror=None) -> None:
+    single = vector.astype(np.float32)
+    values[:] = single.tolist()
+    if mirror is not None:
+        mirror[:] = single
 
 
 def mask_mover() -> Callable[[np.ndarray, list[int], list[int]], None]:
@@ -325,16 +328,18 @@ def mask_mover() -> Callable[[np.ndarray, list[int], list[int]], None]:
     return _move_mask_numpy if c is None else c.move_mask
 
 
-def floats_setter() -> Callable[[list[float], np.ndarray], None]:
-    """``as_floats(values, vector)`` bound once (see ``as_floats``)."""
+def floats_setter() -> Callable[..., None]:
+    """``as_floats(values, vector, mirror)`` bound once (see ``as_floats``)."""
     c = module()
     return _as_floats_numpy if c is None else c.as_floats
 
 
-def as_floats(values: list[float], vector: np.ndarray) -> None:
+def as_floats(values: list[float], vector: np.ndarray, mirror: np.ndarray | None = None) -> None:
     """``values`` (a list as long as the float64 ``vector``) made equal to
-    ``vector.astype(float32).tolist()``, replacing only the entries that changed."""
-    floats_setter()(values, vector)
+    ``vector.astype(float32).tolist()``, replacing only the entries that changed. A
+    ``mirror`` (float32, as long, equal to ``values``) is compared instead of the list's
+    floats, and kept equal to it."""
+    floats_setter()(values, vector, mirror)
 
 
 if __name__ == "__main__":

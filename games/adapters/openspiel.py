@@ -70,15 +70,15 @@ def _game_type(slug: str) -> pyspiel.GameType:
 
 class Shared:
     """What a game's states and observers share: the encoder (it remembers each seat's
-    last observation) and, per seat, the last tensor handed out as a list: the next one is
-    that list with only the changed entries replaced (tolist() of the whole tensor costs
-    more than a decision of the engine on the bigger layouts). A cloned state keeps it; a
-    pickled one gets its own."""
+    last observation) and, per seat, the last tensor handed out as a list with a float32
+    mirror of it: the next one is that list with only the changed entries replaced, found
+    by comparing the mirror (tolist() of the whole tensor costs more than a decision of
+    the engine on the bigger layouts). A cloned state keeps it; a pickled one gets its own."""
 
     def __init__(self, spec: Spec):
         self.spec = spec
         self.encoder = CompiledEncoder(spec.encoder)
-        self.tensor_lists: dict[int, list[float]] = {}
+        self.tensor_lists: dict[int, tuple[list[float], np.ndarray]] = {}  # values, mirror
         self.as_floats = floats_setter()
 
     def __deepcopy__(self, memo) -> Shared:
@@ -169,13 +169,17 @@ class ArenaState(pyspiel.State):
         if player is None:
             return super().observation_tensor()
         shared = self.shared
-        values = shared.tensor_lists.get(player)
-        if values is None:
-            values = shared.tensor_lists[player] = [0.0] * self.spec.encoder.size
+        kept = shared.tensor_lists.get(player)
+        if kept is None:
+            size = self.spec.encoder.size
+            kept = shared.tensor_lists[player] = ([0.0] * size, np.zeros(size, np.float32))
+        values, mirror = kept
         if self.engine is None:
             values[:] = [0.0] * len(values)
+            mirror.fill(0)
         else:
-            shared.as_floats(values, shared.encoder.encode(self.engine.observation(player), player))
+            vector = shared.encoder.encode(self.engine.observation(player), player)
+            shared.as_floats(values, vector, mirror)
         return values[:]
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:

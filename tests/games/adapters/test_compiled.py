@@ -298,6 +298,15 @@ def test_as_floats_matches_numpy_and_replaces_only_what_changed():
     assert np.signbit(values[0]) and values[10] is kept
     with pytest.raises(ValueError):
         as_floats([0.0] * 3, vector)
+    # With a mirror of the list's floats: the same list, and the mirror kept equal to it.
+    mirror = np.asarray(values, np.float32)
+    vector[7] = 12.5
+    vector[1] = 0.0
+    as_floats(values, vector, mirror)
+    assert values == vector.astype(np.float32).tolist()
+    assert mirror.tolist() == values and not np.signbit(values[1])
+    with pytest.raises(ValueError):
+        as_floats(values, vector, np.zeros(3, np.float32))
 
 
 def test_copies_and_pickles_start_afresh_and_agree():
