@@ -112,7 +112,7 @@ test: system extras setup system-test services
 	@# own (tests/support/leaks.py).
 	@# worksteal: xdist's default hands each process a quarter of the suite up front, in
 	@# file order, so one process held every browser test and ran them alone at the end.
-	@echo "== in parallel: everything but the worker, embedded and serial tests; beside it, those with workers one at a time"
+	@echo "== in parallel: everything but the worker, embedded and serial tests and the engine files run beside the serial ones; beside it, those with workers one at a time"
 	@log=$$(mktemp); \
 	( DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_WORKER_BROKER_URL) \
 	    $(BIN)/pytest -q -p no:cacheprovider -m "workers and not embedded" tests/integration; \
@@ -124,14 +124,25 @@ test: system extras setup system-test services
 	  embedded_rc=$$?; rm -rf $$tmp; [ $$workers_rc = 0 ] && [ $$embedded_rc = 0 ] ) \
 	  >$$log 2>&1 & lane=$$!; \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal -m "not serial and not workers"; \
+	  $(BIN)/pytest -q -p no:cacheprovider -n $(TEST_PROCESSES) --dist worksteal \
+	    -m "not serial and not workers and not beside_serial"; \
 	rc=$$?; wait $$lane; lane_rc=$$?; \
 	echo "== beside it, the worker tests (real Celery workers, a broker of their own) and the embedded default's: exit $$lane_rc"; \
 	cat $$log; rm -f $$log; \
 	[ $$rc = 0 ] && [ $$lane_rc = 0 ]
-	@echo "== alone: the sandbox's limits, workers killed mid-match"
+	@# Alone but for engine tests, which touch no database, broker or sandbox and take the core
+	@# the serial tests leave idle (tests/conftest.py, BESIDE_SERIAL_PATHS); their output
+	@# follows the serial tests'.
+	@echo "== alone: the sandbox's limits, workers killed mid-match; beside them, engine tests"
+	@log=$$(mktemp); \
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration
+	  $(BIN)/pytest -q -p no:cacheprovider -m beside_serial tests/games >$$log 2>&1 & engines=$$!; \
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	  $(BIN)/pytest -q -p no:cacheprovider -m serial tests/bots tests/integration; \
+	rc=$$?; wait $$engines; engines_rc=$$?; \
+	echo "== beside them, the engine tests: exit $$engines_rc"; \
+	cat $$log; rm -f $$log; \
+	[ $$rc = 0 ] && [ $$engines_rc = 0 ]
 
 lint:
 	$(BIN)/ruff check .

@@ -20,6 +20,16 @@ SERIAL_PATHS = (
     "tests/bots/test_worker_death.py",
     "tests/integration/test_worker_killed.py",
 )
+# Engine tests that need no database, broker, sandbox or worker: `make test` runs them beside
+# the serial tests, on the core those leave idle (about half a core in all: they mostly wait
+# on their sandboxes and workers), instead of in the parallel pass. Nothing of them reaches a
+# sandbox, so the serial tests' machine-wide counts are untouched. Some 50 s of one core:
+# more, and they would outlast the serial tests (some 80 s).
+BESIDE_SERIAL_PATHS = (
+    "tests/games/adapters/test_compiled.py",
+    "tests/games/adapters/test_pettingzoo.py",
+    "tests/games/punk/test_engine.py",
+)
 # Tests that run real Celery workers (they purge the broker's queues): one at a time, on a
 # broker of their own, beside the parallel pass (pytest-xdist, one test database per
 # process), whose tests would otherwise leave messages for their workers. Mostly they wait.
@@ -55,6 +65,10 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "workers: real Celery workers, one test at a time (see WORKER_PATHS)"
     )
+    config.addinivalue_line(
+        "markers",
+        "beside_serial: engines only, run beside the serial tests (see BESIDE_SERIAL_PATHS)",
+    )
     config.addinivalue_line("markers", "integration: needs real PostgreSQL and Redis")
 
 
@@ -64,6 +78,7 @@ def pytest_configure(config):
 SERIAL_DIRS = ("tests/bots/", "tests/integration/")
 WORKER_DIRS = ("tests/integration/",)
 EMBEDDED_DIRS = ("tests/integration/",)
+BESIDE_SERIAL_DIRS = ("tests/games/",)
 
 
 # Files with the suite's longest tests (seconds to tens of seconds each, by --durations), put
@@ -106,9 +121,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
+        elif item.nodeid.startswith(BESIDE_SERIAL_PATHS):
+            item.add_marker(pytest.mark.beside_serial)
         elif item.nodeid.startswith(WORKER_PATHS) and "serial" not in item.keywords:
             item.add_marker(pytest.mark.workers)
-        markers = (("serial", SERIAL_DIRS), ("workers", WORKER_DIRS), ("embedded", EMBEDDED_DIRS))
+        markers = (
+            ("serial", SERIAL_DIRS),
+            ("workers", WORKER_DIRS),
+            ("embedded", EMBEDDED_DIRS),
+            ("beside_serial", BESIDE_SERIAL_DIRS),
+        )
         for marker, folders in markers:
             if marker in item.keywords and not item.nodeid.startswith(folders):
                 raise pytest.UsageError(

@@ -41,27 +41,47 @@ WEBHOOK_ENV = {
 }
 
 
-@pytest.fixture(autouse=True)
-def production_shape():
+def needs_production_shape() -> None:
     if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
         pytest.skip("needs Redis and PostgreSQL (make test sets them)")
 
 
-@pytest.fixture
-def live(transactional_db, tmp_path, settings):
-    """gunicorn and a worker on the test database; the server's URL."""
-    settings.ARENA_WEBHOOK_PRIVATE_ADDRESSES = True
+@pytest.fixture(autouse=True)
+def production_shape():
+    needs_production_shape()
+
+
+@pytest.fixture(scope="module")
+def live_processes(django_db_setup, tmp_path_factory):
+    """gunicorn and a worker on the test database, for both tests: started alike for each,
+    they cost some 9 s a test to start and stop. Neither test stops them or reads their
+    logs; each hears only its own receivers, and the flush between tests keeps the
+    sequences, so nothing either process kept stands for the next test's rows."""
+    needs_production_shape()
+    tmp_path = tmp_path_factory.mktemp("client-worker")
     purge_broker()
     worker = start_worker(tmp_path, **WEBHOOK_ENV)
-    server = start_gunicorn(tmp_path, env=WEBHOOK_ENV)
     try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        alive = worker.poll() is None
-        stop_process_group(server)
+        server = start_gunicorn(tmp_path, env=WEBHOOK_ENV)
+    except BaseException:
         stop_worker(worker)
-        if not alive:
-            pytest.fail("the worker died:\n" + worker.log_path.read_text()[-3000:])
+        raise
+    yield worker, server
+    stop_process_group(server)
+    stop_worker(worker)
+
+
+@pytest.fixture
+def live(live_processes, transactional_db, settings):
+    """The module's gunicorn and worker, both still alive at the end of the test; the
+    server's URL. The broker's queues are emptied first: the test's messages only."""
+    settings.ARENA_WEBHOOK_PRIVATE_ADDRESSES = True
+    purge_broker()
+    worker, server = live_processes
+    yield f"http://127.0.0.1:{server.port}"
+    for process, what in ((worker, "worker"), (server, "server")):
+        if process.poll() is not None:
+            pytest.fail(f"the {what} died:\n" + process.log_path.read_text()[-3000:])
 
 
 def arena(*args: str, env: dict | None = None, timeout: float = 300):
