@@ -156,6 +156,19 @@ def _held_competitions(matches: list[Match]) -> list[Competition]:
     )
 
 
+def may_be_held(match: str = "") -> Exists:
+    """Whether a competition could hold back the outcome of the outer query's match
+    (``match``: the path to it, e.g. ``"match__"`` from a seat): what ``_held_competitions``
+    reads for it, so a list none of whose matches may be held needs no ``held_and_hidden``."""
+    return Exists(
+        Competition.objects.filter(
+            Q(pk=OuterRef(f"{match}competition_id"))
+            | Q(final_id=OuterRef(f"{match}tournament_id")),
+            release__in=HELD,
+        )
+    )
+
+
 def _held_by(matches: list[Match], competitions: list[Competition]) -> dict[int, Competition]:
     """Each of ``matches`` whose outcome one of ``competitions`` holds back, with it."""
     by_id = {c.pk: c for c in competitions}

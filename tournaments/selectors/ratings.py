@@ -77,7 +77,8 @@ def rated_matches_by_pool(*, bot: Bot) -> dict[str, int]:
     """How many rated matches the bot's versions played in each pool (the stored records,
     one query): what ``rating_pools_of_bot`` reads, and the bot pages' counts."""
     counts: dict[str, int] = defaultdict(int)
-    for pool, matches in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
+    rows = Rating.objects.filter(version__bot=bot).order_by().values_list("pool", "matches")
+    for pool, matches in rows:
         counts[pool] += matches
     return dict(counts)
 
