@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from tournaments import release
 from tournaments.models import Match, MatchSeat, Tournament
@@ -265,6 +265,12 @@ def tournament_seed_shown(*, tournament: Tournament, user, live: bool | None = N
     if live is None:
         live = tournament_ids_with_live_matches([tournament.pk]) != set()
     return not live
+
+
+def has_live_matches() -> Exists:
+    """Whether the outer query's tournament has a match still to play: read with a
+    tournament as ``_live_matches``, what ``tournament_seed_shown`` would otherwise ask."""
+    return Exists(Match.objects.filter(tournament_id=OuterRef("pk"), status__in=LIVE))
 
 
 def tournament_ids_with_live_matches(ids: Iterable[int]) -> set[int]:
