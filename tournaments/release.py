@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from tournaments.models import Match, Tournament
@@ -100,9 +100,20 @@ def match_results_hidden(*, match: Match, user) -> bool:
     return competition is not None and not results_visible(competition=competition, user=user)
 
 
+def final_release() -> Subquery:
+    """The release level of the competition whose final the outer query's tournament is
+    (null for none): read with a tournament as ``final_release``, it spares
+    ``tournament_held`` its query when nothing holds the results back."""
+    finals = Competition.objects.filter(final_id=OuterRef("pk")).order_by()
+    return Subquery(finals.values("release")[:1])
+
+
 def tournament_held(*, tournament: Tournament, user) -> tuple[bool, bool]:
     """Whether ``tournament``'s results are held back from anyone (it is a competition's
-    final not yet public), and whether from ``user`` (one query)."""
+    final not yet public), and whether from ``user`` (one query, none when the tournament
+    was read with its ``final_release`` and that holds nothing back)."""
+    if getattr(tournament, "final_release", Release.HIDDEN) in (None, Release.PUBLIC):
+        return False, False
     competition = Competition.objects.filter(final_id=tournament.pk).first()
     if competition is None or competition.release == Release.PUBLIC:
         return False, False
@@ -152,6 +163,19 @@ def _held_competitions(matches: list[Match]) -> list[Competition]:
     return list(
         Competition.objects.filter(
             Q(pk__in=competition_ids) | Q(final_id__in=tournament_ids), release__in=HELD
+        )
+    )
+
+
+def may_be_held(match: str = "") -> Exists:
+    """Whether a competition could hold back the outcome of the outer query's match
+    (``match``: the path to it, e.g. ``"match__"`` from a seat): what ``_held_competitions``
+    reads for it, so a list none of whose matches may be held needs no ``held_and_hidden``."""
+    return Exists(
+        Competition.objects.filter(
+            Q(pk=OuterRef(f"{match}competition_id"))
+            | Q(final_id=OuterRef(f"{match}tournament_id")),
+            release__in=HELD,
         )
     )
 

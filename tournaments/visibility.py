@@ -29,7 +29,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from tournaments import release
 from tournaments.models import Match, MatchSeat, Tournament
@@ -137,7 +137,7 @@ def owned_seats(*, match_id: int, user) -> set[int]:
     return set(rows.values_list("seat", flat=True))
 
 
-def _exposure_sql(columns: Iterable[str]) -> str:
+def _exposure_sql(columns: Iterable[str], where: str = "m.id = %s") -> str:
     matches, tournaments = Match._meta.db_table, Tournament._meta.db_table
     live = ", ".join(["%s"] * len(LIVE))
     extra = "".join(f", m.{column}" for column in columns)
@@ -155,7 +155,7 @@ def _exposure_sql(columns: Iterable[str]) -> str:
     return (
         f"SELECT m.status, t.status, t.record_visibility, EXISTS ({sibling}),"
         f" ({release.HELD_SQL}){extra}"
-        f" FROM {matches} m LEFT JOIN {tournaments} t ON t.id = m.tournament_id WHERE m.id = %s"
+        f" FROM {matches} m LEFT JOIN {tournaments} t ON t.id = m.tournament_id WHERE {where}"
     )
 
 
@@ -193,42 +193,32 @@ def match_view(*, match: Match, user) -> MatchView:
 
 def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
     """What ``user`` may see of each of ``matches`` (their seats prefetched with the bots'
-    owners, as ``selectors.public_seats`` loads them), in two queries for the lot."""
+    owners, as ``selectors.public_seats`` loads them): their events, live deals and holds
+    in one written-out query for the lot (``read_exposure``'s, by the matches' ids), and
+    the competitions that hold some back only when one does."""
     if not matches:
         return {}
-    tournament_ids = {m.tournament_id for m in matches if m.tournament_id is not None}
-    events = {
-        pk: (status, visibility)
-        for pk, status, visibility in Tournament.objects.filter(pk__in=tournament_ids)
-        .order_by()
-        .values_list("pk", "status", "record_visibility")
-    }
-    finished = [m for m in matches if m.status == Match.Status.FINISHED]
-    live_deals: list[tuple] = []
-    if finished:
-        live_deals = list(
-            Match.objects.filter(status__in=LIVE, seed__in={m.seed for m in finished})
-            .order_by()
-            .values_list(
-                "pk",
-                "seed",
-                "tournament_id",
-                "ladder_id",
-                "gate_id",
-                "challenge_id",
-                "competition_id",
-            )
+    marks = ", ".join(["%s"] * len(matches))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _exposure_sql(("id",), where=f"m.id IN ({marks})"),
+            [*LIVE, *release.held_sql_params(), *(m.pk for m in matches)],
         )
-    held, hidden = release.held_and_hidden(matches=matches, user=user)
+        found = {row[-1]: row[1:5] for row in cursor.fetchall()}
+    hidden: set[int] = set()
+    if any(held for *_, held in found.values()):
+        hidden = release.held_and_hidden(matches=matches, user=user)[1]
     views = {}
     for match in matches:
-        status, visibility = events.get(match.tournament_id, (None, Visibility.FINISHED))
+        # A match gone since its row was read counts as one whose deal is still played:
+        # nothing beyond what everyone sees.
+        event_status, visibility, deal_live, held = found.get(match.pk, (None, None, True, True))
         exposure = Exposure(
             status=match.status,
-            visibility=visibility,
-            event_over=status is None or status in ENDED,
-            deal_live=any(_same_deal(match, sibling) for sibling in live_deals),
-            held=match.pk in held,
+            visibility=visibility or Visibility.FINISHED,
+            event_over=event_status is None or event_status in ENDED,
+            deal_live=bool(deal_live),
+            held=bool(held),
         )
         views[match.pk] = view_of(
             exposure,
@@ -237,20 +227,6 @@ def match_views(*, matches: list[Match], user) -> dict[int, MatchView]:
             held_from_user=lambda match=match: match.pk in hidden,
         )
     return views
-
-
-def _same_deal(match: Match, sibling: tuple) -> bool:
-    """Whether ``sibling`` (pk, seed and event ids of a live game) shares ``match``'s deal."""
-    pk, seed, tournament_id, ladder_id, gate_id, challenge_id, competition_id = sibling
-    if pk == match.pk or seed != match.seed:
-        return False
-    return (
-        (match.tournament_id is not None and tournament_id == match.tournament_id)
-        or (match.ladder_id is not None and ladder_id == match.ladder_id)
-        or (match.gate_id is not None and gate_id == match.gate_id)
-        or (match.challenge_id is not None and challenge_id == match.challenge_id)
-        or (match.competition_id is not None and competition_id == match.competition_id)
-    )
 
 
 def _owned_in(match: Match, user) -> set[int]:
@@ -289,6 +265,12 @@ def tournament_seed_shown(*, tournament: Tournament, user, live: bool | None = N
     if live is None:
         live = tournament_ids_with_live_matches([tournament.pk]) != set()
     return not live
+
+
+def has_live_matches() -> Exists:
+    """Whether the outer query's tournament has a match still to play: read with a
+    tournament as ``_live_matches``, what ``tournament_seed_shown`` would otherwise ask."""
+    return Exists(Match.objects.filter(tournament_id=OuterRef("pk"), status__in=LIVE))
 
 
 def tournament_ids_with_live_matches(ids: Iterable[int]) -> set[int]:

@@ -187,6 +187,7 @@ def recent_match_rows(
     # would be most of the page's build.
     found = (
         MatchSeat.objects.filter(match_id__in=ids)
+        .annotate(may_be_held=release.may_be_held("match__"))
         .order_by("-match_id", "seat")
         .values_list(
             "match_id",
@@ -198,9 +199,11 @@ def recent_match_rows(
             "version__number",
             "version__bot_id",
             "version__bot__name",
+            "may_be_held",
         )
     )
     by_match: dict[int, tuple[SimpleNamespace, list[SimpleNamespace]]] = {}
+    any_held = False
     for (
         match_id,
         status,
@@ -212,9 +215,12 @@ def recent_match_rows(
         cid,
         rank,
         fault,
-        *version,
+        number,
+        bot,
+        name,
+        may_be_held,
     ) in found:
-        number, bot, name = version
+        any_held |= may_be_held
         if match_id not in by_match:
             tournament = None if tid is None else SimpleNamespace(pk=tid, name=tname)
             match = SimpleNamespace(
@@ -231,7 +237,12 @@ def recent_match_rows(
             by_match[match_id] = (match, [])
         version = SimpleNamespace(number=number, bot_id=bot, bot=SimpleNamespace(pk=bot, name=name))
         by_match[match_id][1].append(SimpleNamespace(rank=rank, fault=fault, version=version))
-    held = release.hidden_match_ids(matches=[m for m, _ in by_match.values()], user=user)
+    # Which are hidden from ``user`` is read only when a competition could hold one back.
+    held = (
+        release.hidden_match_ids(matches=[m for m, _ in by_match.values()], user=user)
+        if any_held
+        else set()
+    )
     rows = []
     for match, seats in by_match.values():
         if match.pk in held:  # no rank, fault or result of its seats (tournaments.release)

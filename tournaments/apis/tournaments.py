@@ -324,8 +324,9 @@ class TournamentDetailApi(generics.RetrieveAPIView):
     """A tournament; its organiser may change it (PATCH) until it starts."""
 
     serializer_class = TournamentDetailSerializer
-    # The standings snapshot comes in the tournament's row (tournaments.read_models).
-    queryset = Tournament.objects.select_related("organiser", "snapshot")
+    # The standings snapshot comes in the tournament's row (tournaments.read_models), with
+    # what the seed's and the results' visibility need.
+    queryset = selectors.tournament_read()
 
     def retrieve(self, request, *args, **kwargs):
         # A finished tournament's answer is stored under its results mark (``results_version``).

@@ -72,6 +72,7 @@ from tournaments.selectors.tournaments import (  # noqa: F401
     standings,
     time_left,
     tournament_list,
+    tournament_read,
     withdrawal_reasons,
 )
 from tournaments.visibility import (  # noqa: F401

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from bots.models import Bot, BotVersion
@@ -77,7 +78,8 @@ def rated_matches_by_pool(*, bot: Bot) -> dict[str, int]:
     """How many rated matches the bot's versions played in each pool (the stored records,
     one query): what ``rating_pools_of_bot`` reads, and the bot pages' counts."""
     counts: dict[str, int] = defaultdict(int)
-    for pool, matches in Rating.objects.filter(version__bot=bot).values_list("pool", "matches"):
+    rows = Rating.objects.filter(version__bot=bot).order_by().values_list("pool", "matches")
+    for pool, matches in rows:
         counts[pool] += matches
     return dict(counts)
 
@@ -117,16 +119,7 @@ def rating_history(
         numbers = dict(versions.values_list("pk", "number"))
     # Plain rows, not model instances: building 500 of each version's was most of the
     # time this read took (a busy bot's page, its first reader after every result).
-    # Each version's latest changes, all read in one query (UNION ALL of the ranges).
-    ranges = [
-        RatingChange.objects.filter(version_id=version_id, pool=pool)
-        .order_by("-seq")
-        .values_list("seq", "version_id", "match_id", "before", "after", "created_at")[:limit]
-        for version_id in numbers
-    ]
-    changes: list[tuple] = []
-    if ranges:
-        changes = list(ranges[0].union(*ranges[1:], all=True) if len(ranges) > 1 else ranges[0])
+    changes = _latest_changes(list(numbers), pool=pool, limit=limit)
     changes.sort(key=lambda change: change[0])
     return [
         {
@@ -141,6 +134,43 @@ def rating_history(
         }
         for seq, version_id, match_id, before, after, created_at in changes[-limit:]
     ]
+
+
+HISTORY_COLUMNS = ("seq", "version_id", "match_id", "before", "after", "created_at")
+
+
+def _latest_changes(version_ids: list[int], *, pool: str, limit: int) -> list[tuple]:
+    """Each version's latest ``limit`` changes in ``pool`` (``HISTORY_COLUMNS``), all in one
+    query: a UNION ALL of one range of ``rating_change_history`` per version, written out
+    (the ORM's building of the union cost more than running it)."""
+    if not version_ids:
+        return []
+    meta = RatingChange._meta
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(meta.get_field(name).column) for name in HISTORY_COLUMNS)
+    # Each range in a subquery of its own: a compound's members may not order or limit
+    # themselves in every database.
+    one = (
+        f"SELECT * FROM (SELECT {columns} FROM {quote(meta.db_table)}"
+        " WHERE version_id = %s AND pool = %s ORDER BY seq DESC LIMIT %s) r"
+    )
+    sql = " UNION ALL ".join(f"{one}{i}" for i in range(len(version_ids)))
+    params = [value for pk in version_ids for value in (pk, pool, limit)]
+    created = meta.get_field("created_at")
+    column = created.get_col(meta.db_table)
+    # What the ORM would make of the time (none on PostgreSQL; SQLite's text parsed).
+    converters = connection.ops.get_db_converters(column) + created.get_db_converters(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not converters:
+        return rows
+    out = []
+    for *rest, at in rows:
+        for convert in converters:
+            at = convert(at, column, connection)
+        out.append((*rest, at))
+    return out
 
 
 def rating_series(history: list[dict]) -> list[dict]:

@@ -8,7 +8,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 from bots.models import Bot, BotVersion, OptionsValidation
 from bots.selectors import current_version
-from tournaments import release
+from tournaments import release, visibility
 from tournaments.format_inputs import (
     event_of,
     results_of,
@@ -41,6 +41,16 @@ def tournament_list(*, game: str | None = None, status: str | None = None) -> Qu
     if status:
         qs = qs.filter(status=status)
     return qs
+
+
+def tournament_read() -> QuerySet[Tournament]:
+    """Tournaments as their page and API read one: with the organiser, the standings
+    snapshot, whether a match is still to play (``_live_matches``) and the release of the
+    competition each is the final of (``final_release``), in the tournament's own query
+    (the seed's and the results' visibility read nothing more when nothing holds them)."""
+    return Tournament.objects.select_related("organiser", "snapshot").annotate(
+        _live_matches=visibility.has_live_matches(), final_release=release.final_release()
+    )
 
 
 def progress(*, tournament: Tournament) -> dict:

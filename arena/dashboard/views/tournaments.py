@@ -39,13 +39,15 @@ def _tournament_mark(request, pk) -> tuple | None:
 
 
 def _tournament_page(request, pk, template: str, **extra):
-    tournament = get_object_or_404(
-        Tournament.objects.select_related("organiser", "snapshot"), pk=pk
-    )  # the standings snapshot comes in the same row
+    # The standings snapshot and what the seed's and results' visibility need come in
+    # the same row.
+    tournament = get_object_or_404(selectors.tournament_read(), pk=pk)
     context = tournament_page.tournament_context(tournament, params=request.GET, user=request.user)
     may_cancel = request.user.id == tournament.organiser_id and tournament_page.is_live(tournament)
     may_edit = may_cancel and tournament.status == Tournament.Status.SCHEDULED
-    seed_shown = selectors.tournament_seed_shown(tournament=tournament, user=request.user)
+    seed_shown = selectors.tournament_seed_shown(
+        tournament=tournament, user=request.user, live=tournament._live_matches
+    )
     context.update(may_cancel=may_cancel, may_edit=may_edit, seed_shown=seed_shown)
     return render(request, template, {**context, **extra})
 
