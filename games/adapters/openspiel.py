@@ -80,6 +80,8 @@ class Shared:
         self.encoder = CompiledEncoder(spec.encoder)
         self.tensor_lists: dict[int, tuple[list[float], np.ndarray]] = {}  # values, mirror
         self.as_floats = floats_setter()
+        # Built here, not at the first decision: 90,966 actions (Troll Guts) take a while.
+        self.indices = spec.lookup.indices
 
     def __deepcopy__(self, memo) -> Shared:
         return self
@@ -144,7 +146,7 @@ class ArenaState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         if self.engine is None or not self.queue or player != self.queue[0]:
             return []
-        return self.spec.lookup.indices(self.engine.legal_actions(player))
+        return self.shared.indices(self.engine.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         p = 1.0 / self.deal_seeds
