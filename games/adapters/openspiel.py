@@ -143,6 +143,16 @@ class ArenaState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         return self.queue[0]
 
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's ``legal_actions``, answered here where a seat is to act: through the
+        C++ method, each call crossed back into Python three or four times (is_terminal,
+        current_player, _legal_actions) and copied the list twice. The chance node, the
+        terminal state and invalid players go to pyspiel."""
+        queue = self.queue
+        if self.engine is not None and queue and (player is None or player >= 0):
+            return self._legal_actions(queue[0] if player is None else player)
+        return super().legal_actions() if player is None else super().legal_actions(player)
+
     def _legal_actions(self, player: int) -> list[int]:
         if self.engine is None or not self.queue or player != self.queue[0]:
             return []

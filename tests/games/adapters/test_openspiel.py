@@ -72,3 +72,30 @@ def test_mcts_self_play(slug):
     returns = state.returns()
     assert sum(returns) == 0 and all(-1 <= r <= 1 for r in returns)
     assert decisions == MCTS_DECISIONS
+
+
+def _answer(method, state, player):
+    try:
+        return method(state) if player is None else method(state, player)
+    except pyspiel.SpielError as error:  # a pseudo-player outside the chance node
+        return str(error)
+
+
+@pytest.mark.parametrize("slug", ["pairs", "pairs-venture", "stax", "punk"])
+def test_legal_actions_answer_as_pyspiel_does(slug):
+    # ArenaState.legal_actions answers in Python where a seat is to act; pyspiel's own
+    # method (through C++ and back) must give the same lists, or errors, everywhere.
+    game = load(slug)
+    players = game.num_players()
+    rng = np.random.default_rng(7)
+    for deal in range(3):
+        state = game.new_initial_state()
+        while True:
+            for player in (None, pyspiel.PlayerId.CHANCE, *range(players)):
+                ours = _answer(type(state).legal_actions, state, player)
+                theirs = _answer(pyspiel.State.legal_actions, state, player)
+                assert ours == theirs, (player, state.current_player())
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(int(rng.choice(legal)) if deal else legal[0])
