@@ -251,7 +251,8 @@ class ArenaEnv(AECEnv):
         self._turn += 1
         self._pending = {}
         self.cycles += 1
-        if state.is_over():
+        acting = state.to_act()  # once: is_over() would work it out a second time
+        if not acting:
             result = state.result()
             if self.reward_kind == "rank":
                 values = rank_rewards(result)
@@ -267,7 +268,7 @@ class ArenaEnv(AECEnv):
                 self.truncations[name] = True
                 self.infos[name] = {}
         else:
-            self._queue = list(state.to_act())
+            self._queue = list(acting)
 
     def render(self) -> str | None:
         """The match as text: to act, then the spectator's view (no hidden cards)."""

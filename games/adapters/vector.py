@@ -134,7 +134,8 @@ class VectorEnv:
                 state = match.state
                 state.apply(match.pending)
                 match.pending = {}
-                if state.is_over():
+                acting = state.to_act()  # once: is_over() would work it out again
+                if not acting:
                     result = state.result()
                     if self.reward_kind == "rank":
                         rewards[i] = rank_rewards(result)
@@ -143,7 +144,7 @@ class VectorEnv:
                     results[i] = result
                     self._deal(i, match)
                 else:
-                    match.queue = list(state.to_act())
+                    match.queue = list(acting)
             self._show(i, match)
         return self._batch(rewards, results)
 
