@@ -374,7 +374,7 @@ class PairsState(State):
             "pot": self.pot.chips,
             "losses": list(self.losses),
             "session_points": list(self.session_points),
-            "round_events": [dict(public) for public, _ in self._events[self._round_start :]],
+            "round_events": self.events(None, self._round_start),
         }
 
     def _result(self) -> dict:

@@ -207,7 +207,7 @@ class PortState(State):
             "seen_discards": sorted(self.shoe.seen),
             "unseen": self.shoe.unseen_counts(in_play),
             "past_rounds": [dict(summary) for summary in self.history],
-            "round_events": [dict(public) for public, _ in self._events[self._round_start :]],
+            "round_events": self.events(None, self._round_start),
         }
 
     def _result(self) -> dict:
