@@ -82,7 +82,7 @@ class BlackstoneState(ChipSession):
         if forced:
             return FreshDeck(rng, forced)
         shoe = _new_fresh_deck(FreshDeck)
-        shoe.rng = rng
+        shoe.rng = shoe._stepper = rng
         shoe.burn = BURN
         shoe.lazy = True
         shoe.discards = []
