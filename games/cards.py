@@ -165,6 +165,13 @@ class Shoe:
             self._stepper.shuffle_steps(self._pile, self._unshuffled - 1, 0)
             self._unshuffled = 0
 
+    def drop_pending(self) -> None:
+        """Draw from the Rng what the pending shuffle steps would, without doing them: for
+        a shoe about to be thrown away whose Rng goes on (its pile is left unshuffled)."""
+        if self._unshuffled > 0:
+            self._stepper.skip_shuffle_steps(self._unshuffled - 1, 0)
+            self._unshuffled = 0
+
     def _burn(self) -> None:
         for _ in range(min(self.burn, len(self._pile))):
             self.discards.append(self._pop())
