@@ -353,7 +353,7 @@ class State:
     # -- helpers for engines -----------------------------------------------
     def log(self, public: dict, private: dict[int, dict] | None = None) -> None:
         """Record an event: ``public`` for everyone, ``private[seat]`` added for that seat only."""
-        self._events.append((public, private or _NO_PRIVATE))
+        self._events.append((public, private or {}))
 
     def to_json(self) -> dict:
         """Everything needed to rebuild this state by replay (``games.registry.rebuild``)."""
@@ -406,19 +406,11 @@ def is_legal(action: JSON, legal: list) -> bool:
                 return True
         return False
     # A list or an object.
-    if kind is list and first.__class__ is list:
-        # A list of scalars (most list moves) compared a type per item by C-level calls.
-        types = list(map(type, action))
-        if _SCALARS.issuperset(types) and types == list(map(type, first)):
-            return True
-    elif _same_types(first, action):
+    if _same_types(first, action):
         return True
     return any(candidate == action and _same_types(candidate, action) for candidate in legal)
 
 
-# The private part of every event without one: one empty dict, never written to (logged
-# events are never changed), rather than a new one per event.
-_NO_PRIVATE: dict[int, dict] = {}
 # Each table size's seat names (``State._seat_names``), made once.
 _SEAT_NAMES: dict[int, tuple[str, ...]] = {}
 # The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats in

@@ -128,17 +128,10 @@ class Rng:
         call on it takes outputs from runs worked out together (``_outputs``); the
         stream is exactly ``next_u64``'s.
         """
-        ahead = self._ahead
-        if ahead and 0 < n < _SMALL:
-            # The common case first: an output worked out already, below every small
-            # bound's rejection limit.
-            z = ahead.pop()
-            if z < _ALWAYS_ACCEPTED:
-                return z % n
-            ahead.append(z)
         if n <= 0:
             raise ValueError("below() needs a positive bound")
         limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
+        ahead = self._ahead
         while True:
             if not ahead:
                 run = self._run

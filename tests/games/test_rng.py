@@ -189,9 +189,8 @@ def test_skipped_shuffle_steps_leave_the_stream_where_the_steps_do(monkeypatch):
 
 
 def test_below_past_an_output_that_could_be_rejected(monkeypatch):
-    """``below``'s first check takes an output worked out ahead only when no small bound
-    rejects it; otherwise the general loop sees the same output (forced here by pretending
-    most outputs could be rejected)."""
+    """``below`` rejects an output worked out ahead exactly where one at a time would
+    (outputs near the top forced here by pretending most outputs could be rejected)."""
     import games.rng
 
     monkeypatch.setattr(games.rng, "_ALWAYS_ACCEPTED", 1 << 63)
