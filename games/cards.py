@@ -57,10 +57,13 @@ class Shoe:
     before the card is drawn gives exactly the order of an eager shuffle, and a
     game that uses ten cards of a deck pays for ten steps, not the whole deck.
     The same cards come out only if nothing else draws from ``rng`` meanwhile:
-    pass ``lazy=True`` only with an Rng the shoe alone uses.
+    pass ``lazy=True`` only with an Rng the shoe alone uses. A game may give the
+    shoe a new ``rng`` for its later reshuffles (a stream per hand): the pending
+    steps still draw from the Rng of the shuffle they belong to, as an eager
+    shuffle would have.
     """
 
-    __slots__ = ("_pile", "discards", "rng", "burn", "shuffles", "lazy", "_unshuffled")
+    __slots__ = ("_pile", "discards", "rng", "burn", "shuffles", "lazy", "_unshuffled", "_stepper")
 
     def __init__(
         self,
@@ -85,8 +88,10 @@ class Shoe:
                 if remaining[card] > 0:
                     remaining[card] -= 1
                     rest.append(card)
-        # Positions [0, _unshuffled) of the pile still wait for their shuffle step.
+        # Positions [0, _unshuffled) of the pile still wait for their shuffle step, to
+        # be drawn from ``_stepper``.
         self._unshuffled = len(rest) if lazy else 0
+        self._stepper = rng
         if not lazy:
             rng.shuffle(rest)
         # The pile's top is the end of the list.
@@ -103,7 +108,7 @@ class Shoe:
         if top < self._unshuffled:
             # The Fisher-Yates step of ``Rng.shuffle`` for position ``top``.
             if top > 0:
-                j = self.rng.below(top + 1)
+                j = self._stepper.below(top + 1)
                 pile[top], pile[j] = pile[j], pile[top]
             self._unshuffled = top
         return pile.pop()
@@ -117,7 +122,7 @@ class Shoe:
             raise IndexError("draw_many() past the end of the pile")
         stop = size - count
         if stop < self._unshuffled:
-            self.rng.shuffle_steps(pile, self._unshuffled - 1, stop)
+            self._stepper.shuffle_steps(pile, self._unshuffled - 1, stop)
             self._unshuffled = stop
         cards = pile[stop:]
         del pile[stop:]
@@ -144,7 +149,7 @@ class Shoe:
             top -= 1
         else:
             if top >= stop:
-                top = self.rng.shuffle_steps_until(pile, top, stop, card, times)
+                top = self._stepper.shuffle_steps_until(pile, top, stop, card, times)
                 self._unshuffled = top
             else:
                 top = stop
@@ -157,7 +162,14 @@ class Shoe:
         """Do every pending shuffle step now (same Rng calls, same order): before
         anything reads or rearranges the pile other than by drawing."""
         if self._unshuffled > 0:
-            self.rng.shuffle_steps(self._pile, self._unshuffled - 1, 0)
+            self._stepper.shuffle_steps(self._pile, self._unshuffled - 1, 0)
+            self._unshuffled = 0
+
+    def drop_pending(self) -> None:
+        """Draw from the Rng what the pending shuffle steps would, without doing them: for
+        a shoe about to be thrown away whose Rng goes on (its pile is left unshuffled)."""
+        if self._unshuffled > 0:
+            self._stepper.skip_shuffle_steps(self._unshuffled - 1, 0)
             self._unshuffled = 0
 
     def _burn(self) -> None:
@@ -171,6 +183,7 @@ class Shoe:
         self.discards = []
         if self.lazy:
             self._unshuffled = len(cards)
+            self._stepper = self.rng
         else:
             self.rng.shuffle(cards)
         self._pile = cards + self._pile
@@ -188,6 +201,11 @@ class Shoe:
             if not self._pile:
                 raise IndexError("no cards left to draw")
         return self._pop()
+
+    def pile_counts(self, cards) -> list[int]:
+        """How many copies of each of ``cards`` the pile holds: its order does not matter,
+        so a lazy pile's pending steps stay pending."""
+        return list(map(self._pile.count, cards))
 
     def peek_count(self) -> int:
         return len(self._pile)

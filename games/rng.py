@@ -202,6 +202,21 @@ class Rng:
             items[i], items[j] = items[j], items[i]
         self._state = state
 
+    def skip_shuffle_steps(self, start: int, stop: int) -> None:
+        """Draw what ``shuffle_steps(items, start, stop)`` would, without a list to shuffle:
+        for the pending steps of a pile thrown away on a stream that goes on (the outputs
+        are still worked out, since one that ``below`` would reject takes another)."""
+        if self._ahead:
+            self._give_back()
+        low = max(stop, 1)
+        count = start - low + 1
+        if count >= _PACKED_FROM and start < _SMALL - 1:
+            state = self._state
+            if max(_outputs(state, count)) < _ALWAYS_ACCEPTED:
+                self._state = (state + count * _GAMMA) & _MASK
+                return
+        self.shuffle_steps([None] * (start + 1), start, stop)
+
     def shuffle_steps_until(self, items: list, start: int, stop: int, card, times: int) -> int:
         """The steps of ``shuffle`` for positions ``start`` down to ``stop``, ending early
         with the step that settles the ``times``-th ``card`` there; the last position

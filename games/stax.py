@@ -259,7 +259,7 @@ def _copy_shoe(shoe: Shoe) -> Shoe:
     dup._unshuffled = shoe._unshuffled
     dup._pile = list(shoe._pile)
     dup.discards = list(shoe.discards)
-    dup.rng = Rng(shoe.rng.getstate())
+    dup.rng = dup._stepper = Rng(shoe.rng.getstate())
     dup.burn = shoe.burn
     dup.shuffles = shoe.shuffles
     return dup

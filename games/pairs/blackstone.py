@@ -19,6 +19,7 @@ from games.secret_hands import ChipSession, deal_order, rotations_option, shoe_p
 ANTE = 5
 BLACK = 10
 BLACKS_IN_DECK = 10
+MAX_PLAYERS = 8
 OPTIONS = {"rotations": rotations_option(2)}
 
 FOLD = "fold"
@@ -42,10 +43,11 @@ class FreshDeck(OpenShoe):
 # The unforced deck every game starts from, and the bare allocation ``_new_deck`` fills in.
 _DECK = tuple(pairs_deck())
 _new_fresh_deck = object.__new__
-# A new deck settles its top ``SETTLE_AHEAD`` cards at once (positions ``_TOP`` down).
-SETTLE_AHEAD = 20
+# A new deck settles at once the cards a game mostly uses: one per seat dealt, and
+# ``SETTLE_AHEAD`` more for the takes (positions ``_TOP`` down to ``_SETTLED_FROM[players]``).
+SETTLE_AHEAD = 10
 _TOP = len(_DECK) - 1
-_SETTLED_FROM = len(_DECK) - SETTLE_AHEAD
+_SETTLED_FROM = [len(_DECK) - SETTLE_AHEAD - players for players in range(MAX_PLAYERS + 1)]
 
 
 def deal_for_first(shoe: PairsShoe, order: tuple[int, ...]) -> tuple[list[list[int]], int]:
@@ -82,7 +84,7 @@ class BlackstoneState(ChipSession):
         if forced:
             return FreshDeck(rng, forced)
         shoe = _new_fresh_deck(FreshDeck)
-        shoe.rng = rng
+        shoe.rng = shoe._stepper = rng
         shoe.burn = BURN
         shoe.lazy = True
         shoe.discards = []
@@ -91,8 +93,9 @@ class BlackstoneState(ChipSession):
         # games use about this many, and settling early draws nothing else from ``rng``
         # (the shoe alone uses it), so the order and the stream are the same.
         shoe._pile = pile = list(_DECK)
-        rng.shuffle_steps(pile, _TOP, _SETTLED_FROM)
-        shoe._unshuffled = _SETTLED_FROM
+        settled_from = _SETTLED_FROM[self.players]
+        rng.shuffle_steps(pile, _TOP, settled_from)
+        shoe._unshuffled = settled_from
         shoe.seen = []
         shoe.drawn = 0
         shoe.shuffled_at = []
@@ -316,7 +319,7 @@ GAME = Game(
     title="Blackstone",
     version=1,
     min_players=2,
-    max_players=8,
+    max_players=MAX_PLAYERS,
     state_class=BlackstoneState,
     summary=(
         "10s are black stones, every other card a white stone. One card each (ties for low "

@@ -89,8 +89,9 @@ class MonsterState(ChipSession):
             forced = None
             # A round deals at most 48 of the 55 cards, so its deck shuffles lazily;
             # the last round's pending steps come first, as in an eager shuffle (the
-            # last round of a game skips them: the next game has its own Rng).
-            self.shoe.settle()
+            # last round of a game skips them: the next game has its own Rng). Their
+            # cards are never seen: only the Rng is moved on.
+            self.shoe.drop_pending()
         self.shoe = Shoe(pairs_deck(), self.rng, forced, lazy=True)
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.monster: list[list[int]] = [[] for _ in range(players)]  # discards, by who made them

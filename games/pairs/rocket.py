@@ -43,7 +43,8 @@ class RocketState(ChipSession):
         self.start_session()
         decks = self.options["decks"]
         self.deck_size = 55 * decks
-        self.shoe = Shoe(pairs_deck() * decks, self.game_rng(), self.forced_deck)
+        # Lazy: a match draws a few of the shoe's cards between full reshuffles.
+        self.shoe = Shoe(pairs_deck() * decks, self.game_rng(), self.forced_deck, lazy=True)
         self._count_pile()
         self.previous_button = -1
         self.bet_choices = list(range(BET_UNIT, self.options["max_bet"] + 1, BET_UNIT))
@@ -53,7 +54,7 @@ class RocketState(ChipSession):
     def _count_pile(self) -> None:
         """Copies of each rank in the draw pile (index = rank): public, anyone can count."""
         # Eleven scans in C rather than a Python step per card (index 0 counts no card).
-        self.pile_counts = list(map(shoe_piles(self.shoe)[0].count, range(11)))
+        self.pile_counts = self.shoe.pile_counts(range(11))
 
     def _full_reshuffle(self) -> None:
         # Everything not in play (the rest of the pile and the discards) goes back in.

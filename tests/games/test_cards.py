@@ -56,3 +56,27 @@ def test_drawing_several_at_once_deals_what_single_draws_deal(seed):
     assert [batch.draw() for _ in range(5)] == [single.draw() for _ in range(5)]
     assert batch.to_json() == single.to_json()
     assert batch.rng.next_u64() == single.rng.next_u64()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_lazy_shoe_given_a_new_rng_deals_the_eager_order(seed):
+    """A game may hand its shoe a new Rng for later reshuffles (a stream per hand): the
+    pending steps of the first shuffle still come from the first Rng, as an eager
+    shuffle's all did, and the reshuffles from the new one."""
+    eager = Shoe(pairs_deck(), Rng(seed), burn=5)
+    lazy = Shoe(pairs_deck(), Rng(seed), burn=5, lazy=True)
+    assert [eager.draw() for _ in range(9)] == [lazy.draw() for _ in range(9)]
+    eager.rng, lazy.rng = Rng(seed + 100), Rng(seed + 100)
+    assert lazy.pile_counts(range(1, 11)) == eager.pile_counts(range(1, 11))
+    assert drain(eager, list(range(20))) == drain(lazy, list(range(20)))
+    assert eager.rng.next_u64() == lazy.rng.next_u64()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dropping_the_pending_steps_moves_the_rng_as_settling_does(seed):
+    settled = Shoe(pairs_deck(), Rng(seed), lazy=True)
+    dropped = Shoe(pairs_deck(), Rng(seed), lazy=True)
+    assert [settled.draw() for _ in range(seed)] == [dropped.draw() for _ in range(seed)]
+    settled.settle()
+    dropped.drop_pending()
+    assert settled.rng.next_u64() == dropped.rng.next_u64()

@@ -165,3 +165,42 @@ def test_copies_draw_the_same_stream_on_their_own():
         dup = make_copy(rng)
         assert [dup.below(1000) for _ in range(50)] == [rng.below(1000) for _ in range(50)]
         assert dup.getstate() == rng.getstate()
+
+
+def test_skipped_shuffle_steps_leave_the_stream_where_the_steps_do(monkeypatch):
+    """``skip_shuffle_steps`` draws exactly what ``shuffle_steps`` draws (its packed path
+    and the fallback for an output that could be rejected, forced as above), also after
+    ``below`` has worked outputs out ahead."""
+    import games.rng
+
+    for fallback in (False, True):
+        if fallback:
+            monkeypatch.setattr(games.rng, "_ALWAYS_ACCEPTED", 1 << 63)
+        for seed in range(40):
+            for start, stop in ((54, 0), (54, 30), (9, 3), (5, 0), (300, 10)):
+                skipped, stepped = Rng(seed), Rng(seed)
+                if seed % 2:
+                    assert skipped.below(7) == stepped.below(7)
+                    assert skipped.below(9) == stepped.below(9)
+                skipped.skip_shuffle_steps(start, stop)
+                stepped.shuffle_steps(list(range(start + 1)), start, stop)
+                assert skipped.next_u64() == stepped.next_u64()
+                assert skipped.below(55) == stepped.below(55)
+
+
+def test_below_past_an_output_that_could_be_rejected(monkeypatch):
+    """``below`` rejects an output worked out ahead exactly where one at a time would
+    (outputs near the top forced here by pretending most outputs could be rejected)."""
+    import games.rng
+
+    monkeypatch.setattr(games.rng, "_ALWAYS_ACCEPTED", 1 << 63)
+    for seed in range(40):
+        fast, slow = Rng(seed), Rng(seed)
+        for n in (3, 55, 7, 255, 2, 9, 1, 54, 10, 6) * 4:
+            limit = (1 << 64) - (1 << 64) % n
+            while True:
+                z = slow.next_u64()
+                if z < limit:
+                    break
+            assert fast.below(n) == z % n
+        assert fast.getstate() == slow.getstate()
