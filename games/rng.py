@@ -171,22 +171,14 @@ class Rng:
         """The steps of ``shuffle`` for positions ``start`` down to ``stop``, both
         included (``shuffle`` is every step, ``len(items) - 1`` down to 1; position 0
         has none). A lazy shoe settles the cards it is about to draw with one call."""
-        if self._ahead:
-            self._give_back()
-        low = max(stop, 1)
-        count = start - low + 1
-        if count >= _PACKED_FROM and start < _SMALL - 1:
-            state = self._state
-            outputs = _outputs(state, count)
-            # With no output rejected, step k takes output k: exactly the loop below.
-            if max(outputs) < _ALWAYS_ACCEPTED:
-                # Step i swaps position i with output % (i + 1), the remainders taken in C.
-                for i, j in zip(
-                    range(start, low - 1, -1), map(mod, outputs, range(start + 1, low, -1))
-                ):
-                    items[i], items[j] = items[j], items[i]
-                self._state = (state + count * _GAMMA) & _MASK
-                return
+        low, outputs = self._packed_steps(start, stop)
+        if outputs is not None:
+            # Step i swaps position i with output % (i + 1), the remainders taken in C.
+            for i, j in zip(
+                range(start, low - 1, -1), map(mod, outputs, range(start + 1, low, -1))
+            ):
+                items[i], items[j] = items[j], items[i]
+            return
         state = self._state
         for i in range(start, low - 1, -1):
             n = i + 1
@@ -206,16 +198,25 @@ class Rng:
         """Draw what ``shuffle_steps(items, start, stop)`` would, without a list to shuffle:
         for the pending steps of a pile thrown away on a stream that goes on (the outputs
         are still worked out, since one that ``below`` would reject takes another)."""
+        if self._packed_steps(start, stop)[1] is None:
+            self.shuffle_steps([None] * (start + 1), start, stop)
+
+    def _packed_steps(self, start: int, stop: int) -> tuple[int, list[int] | None]:
+        """The lowest position with a step (1 at least) and, where a packed run pays and
+        ``below`` would reject none of its outputs, the outputs of the steps ``start`` down
+        to ``stop``, taken from the stream (step k takes output k, exactly as the loop of
+        ``shuffle_steps`` would); else None, the stream untouched."""
         if self._ahead:
             self._give_back()
         low = max(stop, 1)
         count = start - low + 1
         if count >= _PACKED_FROM and start < _SMALL - 1:
             state = self._state
-            if max(_outputs(state, count)) < _ALWAYS_ACCEPTED:
+            outputs = _outputs(state, count)
+            if max(outputs) < _ALWAYS_ACCEPTED:
                 self._state = (state + count * _GAMMA) & _MASK
-                return
-        self.shuffle_steps([None] * (start + 1), start, stop)
+                return low, outputs
+        return low, None
 
     def shuffle_steps_until(self, items: list, start: int, stop: int, card, times: int) -> int:
         """The steps of ``shuffle`` for positions ``start`` down to ``stop``, ending early

@@ -91,6 +91,22 @@ typedef struct {
 
 #define FIELD(node, i) PyList_GET_ITEM(node, i)
 
+/* Room for one more item at `count` in a growing array, doubled when full (`first` items
+   at first); on no memory, sets the error and returns `failed` from the caller. */
+#define MAKE_ROOM(array, count, room, first, failed)                                     \
+    do {                                                                                 \
+        if ((count) == (room)) {                                                         \
+            Py_ssize_t bigger_ = (room) ? 2 * (room) : (first);                          \
+            void *moved_ = PyMem_Realloc((array), (size_t)bigger_ * sizeof(*(array)));   \
+            if (moved_ == NULL) {                                                        \
+                PyErr_NoMemory();                                                        \
+                return (failed);                                                         \
+            }                                                                            \
+            (array) = moved_;                                                            \
+            (room) = bigger_;                                                            \
+        }                                                                                \
+    } while (0)
+
 /* extend(node, what, key): the slot or child Python worked out, kept in the tree. */
 static PyObject *grow(Walk *w, PyObject *node, const char *what, PyObject *key) {
     return PyObject_CallFunction(w->extend, "OsO", node, what, key);
@@ -106,16 +122,7 @@ static int track(Walk *w, Py_ssize_t slot, double value) {
     if (e->magnitude > 4503599627370496.0) e->exact = 0;
     Memo *m = w->memo;
     if (!m->marks[slot]) {
-        if (e->touched_count == e->touched_room) {
-            Py_ssize_t room = e->touched_room ? 2 * e->touched_room : 64;
-            Py_ssize_t *more = PyMem_Realloc(e->touched, (size_t)room * sizeof(Py_ssize_t));
-            if (more == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            e->touched = more;
-            e->touched_room = room;
-        }
+        MAKE_ROOM(e->touched, e->touched_count, e->touched_room, 64, -1);
         e->touched[e->touched_count++] = slot;
         m->marks[slot] = 1;
     }
@@ -133,16 +140,7 @@ static int add(Walk *w, Py_ssize_t slot, double value) {
         w->out[slot] += value;
         return 1;
     }
-    if (w->outside_count == w->outside_room) {
-        Py_ssize_t room = w->outside_room ? 2 * w->outside_room : 64;
-        Outside *more = PyMem_Realloc(w->outside, (size_t)room * sizeof(Outside));
-        if (more == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        w->outside = more;
-        w->outside_room = room;
-    }
+    MAKE_ROOM(w->outside, w->outside_count, w->outside_room, 64, -1);
     w->outside[w->outside_count].feature = -2 - slot;
     w->outside[w->outside_count].value = value;
     w->outside_count++;
@@ -334,16 +332,7 @@ static Entry *entry_for(Memo *m, PyObject *key, PyObject *node) {
         if (equal < 0) return NULL;
         if (equal) return &m->entries[i];
     }
-    if (m->count == m->room) {
-        Py_ssize_t room = m->room ? 2 * m->room : 4;
-        Entry *more = PyMem_Realloc(m->entries, (size_t)room * sizeof(Entry));
-        if (more == NULL) {
-            PyErr_NoMemory();
-            return NULL;
-        }
-        m->entries = more;
-        m->room = room;
-    }
+    MAKE_ROOM(m->entries, m->count, m->room, 4, NULL);
     PyObject *items = PyList_New(0);
     if (items == NULL) return NULL;
     Entry *e = &m->entries[m->count++];
