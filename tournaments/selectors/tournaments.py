@@ -301,18 +301,20 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     pair that met; tables and series come with the standings snapshot of the current
     results (``overview`` of this request read it), else from every decided game.
     """
-    entries = seed_rows(tournament)
-    bot = [e.bot_id for e in entries]
+    snapshot = getattr(tournament, "_standings_snapshot", None) or {}
+    stored = stored_game_points(snapshot) if {"tables", "series"} & set(parts) else None
     pairwise: dict[tuple[int, int], list] = {}
     tables: dict = {}
     series: dict = {}
-    if entries and "pairwise" in parts:
-        pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
-    if entries and {"tables", "series"} & set(parts):
-        stored = stored_game_points(getattr(tournament, "_standings_snapshot", None) or {})
-        if stored is not None:
-            tables, series, _ = stored
-        else:
+    if stored is not None:
+        tables, series, _ = stored
+    if stored is None or "pairwise" in parts:
+        # The seeded entries are read only for what the snapshot does not hold.
+        entries = seed_rows(tournament)
+        bot = [e.bot_id for e in entries]
+        if entries and "pairwise" in parts:
+            pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
+        if entries and stored is None and {"tables", "series"} & set(parts):
             tables, series = table_and_series_points(results_of(tournament, entries), bot)
     return {
         "pairwise": pairwise,
