@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from django.db import connection
+from django.db import connection, transaction
 
 from bots.models import BotVersion
-from tournaments.models import BotOpponent, RatingPair
+from tournaments.models import BotOpponent, RatingLedger, RatingPair
 from tournaments.models.row_statements import Batch
 
 
@@ -56,21 +56,20 @@ def add_records(pool: str, records: Sequence[tuple], batch: Batch) -> None:
     batch.add(_add_sql(connection.vendor, 2 * len(records)), params, prepare=True)
 
 
-def rebuild_pool(*, pool: str | None = None) -> int:
-    """Write the rows of ``pool`` (every pool: None) again from its pair sums; how many."""
+def rebuild_pool(*, pool: str) -> int:
+    """Write the rows of ``pool`` again from its pair sums; how many. Under the pool's
+    ledger lock, which every rating transaction takes first: no result lands between
+    the delete and the insert (safe while workers record results)."""
     quote = connection.ops.quote_name
     table = quote(BotOpponent._meta.db_table)
     pairs = quote(RatingPair._meta.db_table)
     versions = quote(BotVersion._meta.db_table)
-    where, params = ("WHERE p.pool = %s", [pool, pool]) if pool is not None else ("", [])
-    rows = BotOpponent.objects.all() if pool is None else BotOpponent.objects.filter(pool=pool)
-    rows.delete()
 
     def side(wins: str, losses: str, one: str, other: str) -> str:
         return (
             f"SELECT p.pool, a.bot_id AS bot, b.bot_id AS opponent, p.{wins} AS wins, p.draws,"
             f" p.{losses} AS losses FROM {pairs} p JOIN {versions} a ON a.id = p.{one}"
-            f" JOIN {versions} b ON b.id = p.{other} {where}"
+            f" JOIN {versions} b ON b.id = p.{other} WHERE p.pool = %s"
         )
 
     sql = (
@@ -80,6 +79,16 @@ def rebuild_pool(*, pool: str | None = None) -> int:
         f" {side('losses', 'wins', 'second_id', 'first_id')}"
         ") s WHERE s.bot <> s.opponent GROUP BY s.pool, s.bot, s.opponent"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    with transaction.atomic():
+        RatingLedger.objects.select_for_update().filter(pool=pool).exists()
+        BotOpponent.objects.filter(pool=pool).delete()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [pool, pool])
+            return cursor.rowcount
+
+
+def rebuild_every_pool() -> int:
+    """``rebuild_pool`` for every pool with pair sums or rows; how many rows in all."""
+    found = set(RatingPair.objects.values_list("pool", flat=True).distinct())
+    found |= set(BotOpponent.objects.values_list("pool", flat=True).distinct())
+    return sum(rebuild_pool(pool=pool) for pool in sorted(found))

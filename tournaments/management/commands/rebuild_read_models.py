@@ -33,7 +33,7 @@ def _leaderboards(*, tournament_ids: list[int] | None, progress: Callable[[str],
 def _opponents(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
     """Every pool's results per pair of bots from its pair sums (``--tournament`` does not
     apply): rows written."""
-    return opponents.rebuild_pool()
+    return opponents.rebuild_every_pool()
 
 
 def _ladders(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
