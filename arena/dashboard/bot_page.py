@@ -311,7 +311,7 @@ def _rating_parts(bot: Bot, versions: list[BotVersion]) -> dict:
         "history_rows": (rows := latest_history(history)),
         "history_table": mark_safe(history_table(rows)),
         "chart": chart,
-        "met": selectors.opponents_met(bot=bot, pool=pool, version_ids={v.pk for v in versions}),
+        "met": selectors.opponents_met(bot=bot, pool=pool),
     }
     return {
         "history": render_to_string("arena/_bot_rating_history.html", context).rstrip("\n"),

@@ -107,11 +107,12 @@ def test_the_bot_page_lists_the_bots_it_met_with_the_reference_figures():
 
 
 def test_opponents_from_pair_sums_equal_the_count_over_matches():
-    """In a two-seat pool the bot page reads RatingPair; it must equal scoring every match."""
+    """In a two-seat pool the bot page reads the pair sums kept per pair of bots
+    (BotOpponent); they must equal scoring every match."""
     import random
 
     from tournaments.ratings import match as match_stats
-    from tournaments.selectors.ratings import _records_from_pairs, _scores_by_match
+    from tournaments.selectors.ratings import _most_met, _scores_by_match
 
     rng = random.Random(11)
     bot_a, a1 = bot_with_version(name="a")
@@ -126,9 +127,11 @@ def test_opponents_from_pair_sums_equal_the_count_over_matches():
         other: match_stats.wdl(found)
         for other, found in _scores_by_match(bot=bot_a, pool="pairs:2").items()
     }
-    from_pairs = _records_from_pairs(bot=bot_a, pool="pairs:2")
-    assert from_pairs == {o: tuple(r) for o, r in by_match.items()} and len(from_pairs) == 3
+    stored = {
+        other: record for other, _, record in _most_met(bot_id=bot_a.pk, pool="pairs:2", limit=99)
+    }
+    assert stored == {o: tuple(r) for o, r in by_match.items()} and len(stored) == 3
     met = selectors.opponents_met(bot=bot_a)
     assert [row["games"] for row in met["opponents"]] == sorted(
-        (sum(r) for r in from_pairs.values()), reverse=True
+        (sum(r) for r in stored.values()), reverse=True
     )

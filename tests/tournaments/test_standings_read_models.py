@@ -29,10 +29,12 @@ from tests.support.builders import (
 )
 from tests.support.standings_reference import pairwise_from_every_game
 from tournaments import selectors, services
+from tournaments.formats.overview import TOTALS_FORMATS
 from tournaments.models import EntryTally, Match, StandingsSnapshot, Tournament
 from tournaments.read_models import (
     points_scale,
     rebuild_totals,
+    stored_game_points,
     stored_totals,
     totals_from_matches,
 )
@@ -84,6 +86,15 @@ def check(tournament: Tournament) -> None:
     assert json.dumps(served) == json.dumps(selectors.overview_from_matches(tournament=tournament))
     assert selectors.game_points(tournament=tournament)["pairwise"] == pairwise_from_every_game(
         tournament
+    )
+    # The tables', series' and deciders' game points stored with the snapshot (read by
+    # overview() above) == those read from every decided game (a tournament read afresh).
+    afresh = Tournament.objects.get(pk=tournament.pk)
+    if tournament.format not in TOTALS_FORMATS and served["standings"][0]["position"]:
+        assert stored_game_points(tournament._standings_snapshot) is not None
+    assert selectors.game_points(tournament=tournament) == selectors.game_points(tournament=afresh)
+    assert selectors.decider_points(tournament=tournament) == selectors.decider_points(
+        tournament=afresh
     )
     # A finished event's counts come with its snapshot: the same as counted afresh.
     fresh = Tournament.objects.get(pk=tournament.pk)

@@ -18,6 +18,7 @@ from tournaments.models.human_games import HumanGame
 from tournaments.models.ladders import Ladder
 from tournaments.models.matches import HostFailure, Match, MatchSeat
 from tournaments.models.ratings import (
+    BotOpponent,
     Gate,
     LeaderboardRow,
     PoolFit,
@@ -62,6 +63,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RatingPair",
+    "BotOpponent",
     "PoolFit",
     "RatingFit",
     "Gate",

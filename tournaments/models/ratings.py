@@ -82,6 +82,26 @@ class RatingPair(models.Model):
         ]
 
 
+class BotOpponent(models.Model):
+    """A bot's pairwise results against another bot in a pool: the pool's ``RatingPair``
+    sums over every version of each, seen from ``bot`` (a meeting is in two rows, one per
+    side; two versions of one bot meeting are in none). Kept with the pairs, in the same
+    transaction (``tournaments.read_models.opponents``), so a bot's most met opponents
+    are a range of one index instead of a sum over its versions' pairs per read."""
+
+    pool = models.CharField(max_length=200)
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    opponent = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    wins = models.FloatField(default=0.0)
+    draws = models.FloatField(default=0.0)
+    losses = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "bot", "opponent"], name="unique_bot_opponent")
+        ]
+
+
 class PoolFit(models.Model):
     """The latest Bradley-Terry fit of a pool: which ledger position it covers, and how."""
 

@@ -23,6 +23,7 @@ tables existed) gets them from its matches at the first result or read;
 """
 
 from tournaments.read_models.snapshot import (  # noqa: F401
+    decider_points_of,
     latest_lowest_score_wins,
     match_counts,
     overview_data,
@@ -31,6 +32,8 @@ from tournaments.read_models.snapshot import (  # noqa: F401
     refresh_after_commit,
     refresh_snapshot,
     rounds_and_bracket,
+    stored_game_points,
+    table_and_series_points,
 )
 from tournaments.read_models.totals import (  # noqa: F401
     DECIDED,

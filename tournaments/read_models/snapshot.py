@@ -68,8 +68,26 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
             scale=points_scale(tournament.players_per_match),
             finished=tournament.status == Tournament.Status.FINISHED,
         )
+        points = {}
     else:
-        view = describe(tournament.format, event, results_of(tournament, entries))
+        results = results_of(tournament, entries)
+        view = describe(tournament.format, event, results)
+        # The tables' and series' game points come from the same games: the pages read
+        # them here instead of every decided game again (none of it for a held result).
+        tables, series = table_and_series_points(results, [e.bot_id for e in entries])
+        points = {
+            "game_points": {
+                "tables": [
+                    [round_, list(seated), list(by_bot.items())]
+                    for (round_, seated), by_bot in tables.items()
+                ],
+                "series": [[name, list(by_bot.items())] for name, by_bot in series.items()],
+            },
+            "decider_points": [
+                [name, list(by_bot.items())]
+                for name, by_bot in decider_points_of(tournament.pk).items()
+            ],
+        }
     # A finished event's matches are all final: their counts hold until a result changes
     # (a failure queued again bumps the version, and runs the event again).
     finished = tournament.status == Tournament.Status.FINISHED
@@ -93,7 +111,72 @@ def _overview_data(tournament: Tournament, entries: list[Entry]) -> dict:
         **progress,
         # The page's note on a game won on the lowest score: decided matches alone change it.
         "lowest_score_wins": latest_lowest_score_wins(tournament.pk),
+        **points,
     }
+
+
+def table_and_series_points(results, bot: list[int]) -> tuple[dict, dict]:
+    """Each bot's game points at each round's table (``{(round, bots sorted): {bot:
+    points}}``, Swiss) and in each series (``{name: {bot: points}}``, elimination) from
+    the decided games ``results`` (``results_of``; a failed game a draw), entrants named
+    by bot id (``bot[entrant]``)."""
+    from tournaments.formats.common import game_score_floats
+
+    tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
+        lambda: defaultdict(float)
+    )
+    series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for result in results:
+        seats = [bot[e] for e in result.pairing.seats]
+        shares = {bot[e]: s for e, s in game_score_floats(result).items()}
+        table = tables[(result.pairing.round, tuple(sorted(seats)))]
+        for b, share in shares.items():
+            table[b] += share
+            if result.pairing.series:
+                series[result.pairing.series][b] += share
+    return dict(tables), dict(series)
+
+
+def stored_game_points(data: dict) -> tuple[dict, dict, dict] | None:
+    """The tables', series' and deciders' game points a snapshot's ``data`` holds, as
+    ``table_and_series_points`` and ``decider_points_of`` give them; None when it holds
+    none (a round robin's, or one stored before they were)."""
+    stored = data.get("game_points")
+    if stored is None or "decider_points" not in data:
+        return None
+    tables = {(round_, tuple(seated)): dict(by_bot) for round_, seated, by_bot in stored["tables"]}
+    series = {name: dict(by_bot) for name, by_bot in stored["series"]}
+    return tables, series, {name: dict(by_bot) for name, by_bot in data["decider_points"]}
+
+
+def decider_points_of(tournament_id: int) -> dict[str, dict[int, float]]:
+    """Each elimination series that went to a decider (a level series, or a tie at a
+    table's cut): every bot's game points in its decider games, a failed game a draw.
+    One query over the decider games alone."""
+    from tournaments.formats.common import Pairing as FormatPairing
+    from tournaments.formats.common import Result as FormatResult
+    from tournaments.formats.common import game_scores
+
+    seats = (
+        MatchSeat.objects.filter(
+            match__tournament_id=tournament_id,
+            match__pairing_key__contains=".D",
+            match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "match__series", "match__status", "version__bot_id", "rank")
+    )
+    games: dict[int, tuple[str, list[tuple[int, int]]]] = {}
+    for match_id, series, status, bot_id, rank in seats:
+        failed = status == Match.Status.FAILED
+        games.setdefault(match_id, (series, []))[1].append((bot_id, 1 if failed else rank or 1))
+    points: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for series, seated in games.values():
+        pairing = FormatPairing("", 0, tuple(bot for bot, _ in seated), 0, 0)
+        result = FormatResult(pairing, tuple(rank for _, rank in seated))
+        for bot_id, share in game_scores(result).items():
+            points[series][bot_id] += float(share)
+    return {series: dict(by_bot) for series, by_bot in points.items()}
 
 
 # Finished matches read to tell whether the tournament's game is won on the lowest score.

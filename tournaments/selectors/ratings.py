@@ -6,19 +6,19 @@ import math
 from collections import defaultdict
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 
 from bots.models import Bot, BotVersion
 from games import registry
 from tournaments import stats
 from tournaments.models import (
+    BotOpponent,
     Gate,
     MatchSeat,
     PoolFit,
     Rating,
     RatingChange,
     RatingLedger,
-    RatingPair,
 )
 from tournaments.ratings import match as match_stats
 from tournaments.ratings import pools
@@ -307,31 +307,29 @@ def gates_of_bot(*, bot: Bot) -> list[dict]:
     return out
 
 
-def opponents_met(
-    *, bot: Bot, pool: str | None = None, limit: int = 10, version_ids: set[int] | None = None
-) -> dict:
+def opponents_met(*, bot: Bot, pool: str | None = None, limit: int = 10) -> dict:
     """The bots ``bot`` met most often in a pool's rated matches (its most played pool by
     default), each with W-D-L by rank, score, Elo difference with its 95% margin and LOS
-    (cutechess style, games counted one by one; the head-to-head page pairs them).
-    ``version_ids``: the ids of the bot's versions, when the caller has them."""
+    (cutechess style, games counted one by one; the head-to-head page pairs them)."""
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
     if _two_seat_pool(pool):
-        records = _records_from_pairs(bot=bot, pool=pool, mine=version_ids)
+        ranked = _most_met(bot_id=bot.pk, pool=pool, limit=limit)
     else:
         scores = _scores_by_match(bot=bot, pool=pool)
         records = {other: match_stats.wdl(found) for other, found in scores.items()}
-    ranked = sorted(records.items(), key=lambda item: (-sum(item[1]), item[0]))[:limit]
-    names = dict(Bot.objects.filter(pk__in=[o for o, _ in ranked]).values_list("pk", "name"))
+        ranked = sorted(records.items(), key=lambda item: (-sum(item[1]), item[0]))[:limit]
+        names = dict(Bot.objects.filter(pk__in=[o for o, _ in ranked]).values_list("pk", "name"))
+        ranked = [(other, names.get(other, "?"), record) for other, record in ranked]
     table = []
-    for other, (wins, draws, losses) in ranked:
+    for other, name, (wins, draws, losses) in ranked:
         elo, margin = stats.elo_margin(wins, losses, draws)
         games = wins + draws + losses
         table.append(
             {
                 "bot_id": other,
-                "bot": names.get(other, "?"),
+                "bot": name,
                 "games": games,
                 "wins": wins,
                 "draws": draws,
@@ -352,39 +350,28 @@ def _two_seat_pool(pool: str) -> bool:
         return False
 
 
-def _records_from_pairs(
-    *, bot: Bot, pool: str, mine: set[int] | None = None
-) -> dict[int, tuple[int, int, int]]:
-    """W-D-L against each other bot from the pool's stored pair sums (``RatingPair``, one
-    row per pair of versions): in a two-seat pool each rated match adds one win, draw or
-    loss to its pair, so these equal the per-match count without reading any match."""
-    if mine is None:
-        mine = set(BotVersion.objects.filter(bot=bot).values_list("pk", flat=True))
-
-    # Each side's bot by a lookup per row: joined, the planner hashed every version of the
-    # game twice to place a few hundred pairs.
-    def bot_of(side: str) -> Subquery:
-        return Subquery(
-            BotVersion.objects.filter(pk=OuterRef(side)).order_by().values("bot_id")[:1]
-        )
-
-    rows = (
-        RatingPair.objects.filter(pool=pool)
-        .filter(Q(first__in=mine) | Q(second__in=mine))
-        .annotate(first_bot=bot_of("first_id"), second_bot=bot_of("second_id"))
-        .values_list("first_id", "first_bot", "second_bot", "wins", "draws", "losses")
+def _most_met(*, bot_id: int, pool: str, limit: int) -> list[tuple[int, str, tuple]]:
+    """The ``limit`` bots ``bot_id`` met most in a two-seat pool, most games first, each
+    with its name and W-D-L: the bot's rows of ``BotOpponent`` (its versions' pair sums
+    kept per pair of bots; in a two-seat pool each rated match adds one win, draw or loss
+    to its pair), one range of their index, with the names, in one query."""
+    quote = connection.ops.quote_name
+    # The ten rows first, then their names (joined before the limit, the planner hashed
+    # every bot of the game to name a few hundred rows).
+    order = "ORDER BY o.wins + o.draws + o.losses DESC, o.opponent_id"
+    sql = (
+        "SELECT o.opponent_id, b.name, o.wins, o.draws, o.losses FROM ("
+        f"SELECT opponent_id, wins, draws, losses FROM {quote(BotOpponent._meta.db_table)} o"
+        f" WHERE pool = %s AND bot_id = %s {order} LIMIT %s) o"
+        f" JOIN {quote(Bot._meta.db_table)} b ON b.id = o.opponent_id {order}"
     )
-    totals: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for first, first_bot, second_bot, wins, draws, losses in rows:
-        if first_bot == second_bot:
-            continue  # two versions of this bot met: no opponent
-        if first in mine:
-            other, record = second_bot, (wins, draws, losses)
-        else:
-            other, record = first_bot, (losses, draws, wins)
-        for i, value in enumerate(record):
-            totals[other][i] += value
-    return {other: tuple(round(v) for v in t) for other, t in totals.items()}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pool, bot_id, limit])
+        rows = cursor.fetchall()
+    return [
+        (other, name, (round(wins), round(draws), round(losses)))
+        for other, name, wins, draws, losses in rows
+    ]
 
 
 def _scores_by_match(*, bot: Bot, pool: str) -> dict[int, list[float]]:

@@ -26,11 +26,14 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.read_models import (
+    decider_points_of,
     latest_lowest_score_wins,
     match_counts,
     overview_data,
     pair_points,
     rounds_and_bracket,
+    stored_game_points,
+    table_and_series_points,
 )
 
 
@@ -294,33 +297,29 @@ def game_points(*, tournament: Tournament, parts: tuple[str, ...] = GAME_POINT_P
     - ``tables[(round, bots sorted)]``: each bot's points at that round's table (Swiss);
     - ``series[name]``: each bot's points in that series (elimination).
 
-    ``parts`` picks which to compute (the others come back empty): tables and series
-    read every decided game, pairwise one row per pair that met.
+    ``parts`` picks which to compute (the others come back empty): pairwise one row per
+    pair that met; tables and series come with the standings snapshot of the current
+    results (``overview`` of this request read it), else from every decided game.
     """
-    from tournaments.formats.common import game_score_floats
-
-    entries = seed_rows(tournament)
-    bot = [e.bot_id for e in entries]
+    snapshot = getattr(tournament, "_standings_snapshot", None) or {}
+    stored = stored_game_points(snapshot) if {"tables", "series"} & set(parts) else None
     pairwise: dict[tuple[int, int], list] = {}
-    tables: dict[tuple[int, tuple[int, ...]], dict[int, float]] = defaultdict(
-        lambda: defaultdict(float)
-    )
-    series: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    if entries and "pairwise" in parts:
-        pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
-    wanted = {"tables", "series"} & set(parts)
-    for result in results_of(tournament, entries) if entries and wanted else []:
-        seats = [bot[e] for e in result.pairing.seats]
-        shares = {bot[e]: s for e, s in game_score_floats(result).items()}
-        table = tables[(result.pairing.round, tuple(sorted(seats)))]
-        for b, share in shares.items():
-            table[b] += share
-            if result.pairing.series:
-                series[result.pairing.series][b] += share
+    tables: dict = {}
+    series: dict = {}
+    if stored is not None:
+        tables, series, _ = stored
+    if stored is None or "pairwise" in parts:
+        # The seeded entries are read only for what the snapshot does not hold.
+        entries = seed_rows(tournament)
+        bot = [e.bot_id for e in entries]
+        if entries and "pairwise" in parts:
+            pairwise = pair_points(tournament=tournament, bot_of_entrant=bot)
+        if entries and stored is None and {"tables", "series"} & set(parts):
+            tables, series = table_and_series_points(results_of(tournament, entries), bot)
     return {
         "pairwise": pairwise,
-        "tables": dict(tables) if "tables" in parts else {},
-        "series": dict(series) if "series" in parts else {},
+        "tables": tables if "tables" in parts else {},
+        "series": series if "series" in parts else {},
     }
 
 
@@ -359,31 +358,10 @@ def lowest_score_wins(*, tournament: Tournament) -> bool:
 def decider_points(*, tournament: Tournament) -> dict[str, dict[int, float]]:
     """Each elimination series that went to a decider (a level series, or a tie at a
     table's cut): every bot's game points in its decider games, a failed game a draw.
-    One query over the decider games alone."""
-    from tournaments.formats.common import Pairing as FormatPairing
-    from tournaments.formats.common import Result as FormatResult
-    from tournaments.formats.common import game_scores
-
-    seats = (
-        MatchSeat.objects.filter(
-            match__tournament=tournament,
-            match__pairing_key__contains=".D",
-            match__status__in=[Match.Status.FINISHED, Match.Status.FAILED],
-        )
-        .order_by("match_id", "seat")
-        .values_list("match_id", "match__series", "match__status", "version__bot_id", "rank")
-    )
-    games: dict[int, tuple[str, list[tuple[int, int]]]] = {}
-    for match_id, series, status, bot_id, rank in seats:
-        failed = status == Match.Status.FAILED
-        games.setdefault(match_id, (series, []))[1].append((bot_id, 1 if failed else rank or 1))
-    points: dict[str, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    for series, seated in games.values():
-        pairing = FormatPairing("", 0, tuple(bot for bot, _ in seated), 0, 0)
-        result = FormatResult(pairing, tuple(rank for _, rank in seated))
-        for bot_id, share in game_scores(result).items():
-            points[series][bot_id] += float(share)
-    return {series: dict(by_bot) for series, by_bot in points.items()}
+    Stored with the standings snapshot of the current results (``overview`` of this
+    request read it), else one query over the decider games alone."""
+    stored = stored_game_points(getattr(tournament, "_standings_snapshot", None) or {})
+    return decider_points_of(tournament.pk) if stored is None else stored[2]
 
 
 def expected_games(

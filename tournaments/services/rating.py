@@ -3,7 +3,8 @@
 A finished match is rated in exactly one pool (``tournaments.ratings.pools.pool_key`` of its
 game, seat count and options). Under the pool's ledger lock it gets the next
 position, the live Elo moves, the version's record there grows, the pairwise
-sums the Bradley-Terry refit reads are updated, and a refit is asked for (at most
+sums the Bradley-Terry refit reads are updated (and their sums per pair of bots,
+``tournaments.read_models.opponents``), and a refit is asked for (at most
 one pending per pool: ``tournaments.services.fitting``).
 """
 
@@ -20,7 +21,7 @@ from bots.models import BotVersion
 from tournaments.models import Match, Rating, RatingChange, RatingLedger, RatingPair
 from tournaments.models.row_statements import Batch, from_row, insert_rows, select_sql, update_rows
 from tournaments.ratings import elo, pools
-from tournaments.read_models import leaderboard_rows
+from tournaments.read_models import leaderboard_rows, opponents
 from tournaments.services.queueing import request_fit_after_commit
 
 log = logging.getLogger(__name__)
@@ -131,7 +132,9 @@ def rate_result(
             batch=batch,
         )
     insert_rows(RatingChange, fields=CHANGE_FIELDS, rows=changes, batch=batch)
-    _add_pairs(pool, elo.pair_records(rated), batch)
+    records = elo.pair_records(rated)
+    _add_pairs(pool, records, batch)
+    opponents.add_records(pool, records, batch)
     if fit_requested_at is None:
         RatingLedger.objects.filter(pool=pool).update(fit_requested_at=now)
         request_fit_after_commit(pool)

@@ -30,7 +30,7 @@ from psycopg import sql
 from bots.models import BotVersion
 from tournaments.models import Match, MatchSeat, Rating, RatingLedger, RatingPair
 from tournaments.ratings import elo, pools
-from tournaments.read_models import leaderboard_rows
+from tournaments.read_models import leaderboard_rows, opponents
 
 CHUNK = 20_000  # seat rows per fetch
 
@@ -401,6 +401,8 @@ def rebuild_ratings(*, pool: str) -> int:
                 (RatingPair(**dict(zip(pair_columns, row))) for row in pair_rows),
                 batch_size=1000,
             )
+        # The pairs' sums per pair of bots follow the pairs.
+        opponents.rebuild_pool(pool=pool)
         # The board shows these ratings: rewrite its rows in the same transaction. A key
         # that no longer parses (a rules change retired its options) has no board.
         try:

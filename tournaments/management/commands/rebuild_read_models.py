@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from django.core.management.base import BaseCommand
 
-from tournaments.read_models import rebuild_standings
+from tournaments.read_models import opponents, rebuild_standings
 from tournaments.read_models.leaderboard_rows import rebuild_leaderboards
 from tournaments.read_models.replays import rebuild_replays
 from tournaments.services.ladder import recount_ladders
@@ -30,6 +30,12 @@ def _leaderboards(*, tournament_ids: list[int] | None, progress: Callable[[str],
     return rows
 
 
+def _opponents(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
+    """Every pool's results per pair of bots from its pair sums (``--tournament`` does not
+    apply): rows written."""
+    return opponents.rebuild_every_pool()
+
+
 def _ladders(*, tournament_ids: list[int] | None, progress: Callable[[str], None]) -> int:
     """Every ladder's match counters (kept by a trigger; ``--tournament`` does not apply)."""
     return recount_ladders()
@@ -44,6 +50,7 @@ def _replays(*, tournament_ids: list[int] | None, progress: Callable[[str], None
 READ_MODELS: dict[str, Callable[..., int]] = {
     "standings": _standings,
     "leaderboards": _leaderboards,
+    "opponents": _opponents,
     "ladders": _ladders,
     "replays": _replays,
 }
@@ -55,6 +62,7 @@ ON_REQUEST = {"replays"}
 class Command(BaseCommand):
     help = (
         "Rebuild read models (tournament standings totals and snapshots, leaderboard rows, "
+        "bots' results against each other, "
         "ladder match counters, finished matches' stored replays) "
         "from the matches and ratings."
     )
