@@ -283,8 +283,14 @@ static PyObject *deepcopy(RngObject *self, PyObject *memo) {
 }
 
 static PyObject *reduce(RngObject *self, PyObject *unused) {
-    /* ``Rng(state)`` has this state: pickles name games.rng.Rng, whichever class it is. */
-    return Py_BuildValue("(O(K))", (PyObject *)Py_TYPE(self), (unsigned long long)self->state);
+    /* Loaded by games.rng._rng_with_state: the loading process's Rng at this state,
+     * compiled or not. */
+    PyObject *module = PyImport_ImportModule("games.rng");
+    if (module == NULL) return NULL;
+    PyObject *rebuild = PyObject_GetAttrString(module, "_rng_with_state");
+    Py_DECREF(module);
+    if (rebuild == NULL) return NULL;
+    return Py_BuildValue("(N(K))", rebuild, (unsigned long long)self->state);
 }
 
 static PyMethodDef rng_methods[] = {

@@ -279,6 +279,11 @@ class PythonRng:
         return (self._state - len(self._ahead) * _GAMMA) & _MASK
 
 
+def _rng_with_state(state: int):
+    """A pickled compiled generator, loaded: this process's ``Rng`` at its state."""
+    return Rng(state)
+
+
 def compiled_rng() -> type | None:
     """The generator compiled from ``games/_rng.c``; None where it cannot be built."""
     module = RNG.load()
