@@ -18,6 +18,9 @@ COPY . .
 # (bots/sandbox/launcher.py; the image's /tmp is the worker's own).
 RUN cc -O2 -Wall -Wextra -Werror -o /usr/local/bin/arena-launch bots/sandbox/launch.c
 ENV ARENA_SANDBOX_LAUNCHER=/usr/local/bin/arena-launch
+# The engines' C modules (games/native.py), built for this image's Python: the unprivileged
+# user below could not build them at first use (builds copied in from the host go first).
+RUN python -c 'from games.native import build_all; build_all(rebuild=True)'
 # var/metrics exists in the image so a new named volume mounted there is the user's.
 RUN useradd --create-home arena && mkdir -p /app/var/metrics && chown -R arena /app/var
 USER arena

@@ -13,7 +13,7 @@ TEST_WORKER_BROKER_URL ?= redis://127.0.0.1:6379/14
 # Test processes for the tests that may run side by side (one per core).
 TEST_PROCESSES ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test setup system venv extras migrate demo worker web lint format bench bench-reads bench-pipeline bench-recompute services test-fast clean
+.PHONY: run test setup system venv native extras migrate demo worker web lint format bench bench-reads bench-pipeline bench-recompute services test-fast clean
 
 run: setup migrate demo
 	@echo "Arena on http://127.0.0.1:$(PORT)/ (API docs: /api/docs/); Ctrl-C stops web and workers."
@@ -26,7 +26,12 @@ run: setup migrate demo
 	$(BIN)/celery -A arena worker -Q human_games --concurrency 2 --loglevel INFO -n people@%h & \
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT) --noreload
 
-setup: system venv
+setup: system venv native
+
+# The engines' C modules (games/native.py): the random generator, the adapters' encoder.
+# Each is also built on its first use; where none can be built the Python code is used.
+native: venv
+	$(BIN)/python -c 'from games.native import build_all; build_all()'
 
 # Debian packages: bubblewrap is the sandbox; python3 runs bots inside it; gcc, g++,
 # nodejs and a headless JDK are the bots' other languages (docs/languages.md);

@@ -29,6 +29,8 @@ def _load() -> dict[str, Game]:
     if _GAMES is None:
         found: dict[str, Game] = {}
         for info in pkgutil.iter_modules(games.__path__):
+            if not info.name.isidentifier():
+                continue  # a compiled build (games/native.py), loaded by its own user
             module = importlib.import_module(f"games.{info.name}")
             if not _claim(found, module):
                 continue

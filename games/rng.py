@@ -4,13 +4,21 @@ Python's ``random`` may change its algorithms between releases, which would
 silently change every recorded deal. This generator is fixed: SplitMix64 for
 the stream, BLAKE2b for deriving child seeds. Changing either is a breaking
 change and must bump ``RNG_VERSION`` (and with it every game's version).
+
+``Rng`` is the generator compiled from ``games/_rng.c`` (``games.native`` builds it on
+first use) where that can be built, else ``PythonRng``: the same values, permutations and
+states (tests/games/test_rng.py runs both). ``ARENA_PYTHON_RNG=1`` in the environment
+picks ``PythonRng`` whatever is built.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 from operator import mod
+
+from games.native import RNG
 
 RNG_VERSION = 1
 _MASK = (1 << 64) - 1
@@ -85,7 +93,14 @@ def derive_seed_after(text: str, last: int | str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{text}{last}".encode(), digest_size=8).digest(), "big")
 
 
-class Rng:
+def _limit(n: int) -> int:
+    """``below(n)`` accepts the outputs under this (a bound past 2**64 would accept none)."""
+    if n > _SPAN:
+        raise ValueError("below() needs a bound of at most 2**64")
+    return _SPAN - _SPAN % n
+
+
+class PythonRng:
     """SplitMix64. Small, fast in pure Python, and identical on every platform."""
 
     __slots__ = ("_state", "_ahead", "_run")
@@ -99,9 +114,9 @@ class Rng:
         # until it is called a second time, so that an Rng used once pays for one.
         self._run = 0
 
-    def __copy__(self) -> Rng:
+    def __copy__(self) -> PythonRng:
         # Its own list of outputs ahead: a shallow copy sharing one would draw from it too.
-        dup = Rng.__new__(Rng)
+        dup = PythonRng.__new__(PythonRng)
         dup._state = self._state
         dup._ahead = self._ahead[:]
         dup._run = self._run
@@ -130,7 +145,7 @@ class Rng:
         """
         if n <= 0:
             raise ValueError("below() needs a positive bound")
-        limit = _LIMITS[n] if n < _SMALL else _SPAN - _SPAN % n
+        limit = _LIMITS[n] if n < _SMALL else _limit(n)
         ahead = self._ahead
         while True:
             if not ahead:
@@ -262,3 +277,17 @@ class Rng:
 
     def getstate(self) -> int:
         return (self._state - len(self._ahead) * _GAMMA) & _MASK
+
+
+def _rng_with_state(state: int):
+    """A pickled compiled generator, loaded: this process's ``Rng`` at its state."""
+    return Rng(state)
+
+
+def compiled_rng() -> type | None:
+    """The generator compiled from ``games/_rng.c``; None where it cannot be built."""
+    module = RNG.load()
+    return None if module is None else module.Rng
+
+
+Rng = PythonRng if os.environ.get("ARENA_PYTHON_RNG") else (compiled_rng() or PythonRng)

@@ -7,23 +7,15 @@ checks every game), at a fraction of the cost: the layout becomes a tree of tupl
 observation holding a feature the layout lacks (it would land in the hashed overflow
 block) is handed to the incremental Python encoder instead, so the numbers never differ.
 
-The C module is built next to this file on first use (``build()``, also run by ``make
-extras``) with the machine's C compiler and Python's headers, and rebuilt when its source
-changes. Where it cannot be built, ``CompiledEncoder`` is the incremental Python encoder
+The C module is built next to this file on first use (``build()``, ``games.native``; also
+run by ``make setup`` and ``make extras``) with the machine's C compiler and Python's
+headers, and rebuilt when its source changes. Where it cannot be built, ``CompiledEncoder`` is the incremental Python encoder
 alone (``available()`` says which).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
 import re
-import shutil
-import subprocess
-import sys
-import sysconfig
-import tempfile
 import zlib
 from array import array
 from collections.abc import Callable
@@ -33,75 +25,24 @@ import numpy as np
 
 from games.adapters.codec import SMALL_INT, ActionCodec, ObservationEncoder
 from games.adapters.incremental import IncrementalEncoder
+from games.native import ENCODE
 
-HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "_encode.c"
-MODULE = "games.adapters._encode"
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+|\*)\]")
-
-_module = None
-_tried = False
-
-
-def _digest() -> str:
-    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
 
 
 def _target() -> Path:
-    # The source's digest in the file name: a process that loaded an older build keeps
-    # it, and a rebuild never needs to reload a module under a name already loaded.
-    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    return HERE / f"_encode-{_digest()}{suffix}"
+    return ENCODE.target()
 
 
 def build() -> Path:
-    """Compile ``_encode.c`` next to this file (atomically: parallel builds are harmless),
-    and remove the builds of older sources."""
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise RuntimeError("no C compiler (cc or gcc) on PATH")
-    target = _target()
-    with tempfile.TemporaryDirectory(dir=HERE) as tmp:
-        built = Path(tmp) / target.name
-        command = [
-            compiler,
-            "-O2",
-            "-shared",
-            "-fPIC",
-            f'-DSOURCE_DIGEST="{_digest()}"',
-            f"-I{sysconfig.get_paths()['include']}",
-            str(SOURCE),
-            "-o",
-            str(built),
-            "-lm",
-        ]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"compiling {SOURCE.name} failed:\n{done.stderr}")
-        os.replace(built, target)
-    for old in HERE.glob("_encode-*"):
-        if old != target:
-            old.unlink(missing_ok=True)
-    return target
+    """Compile ``_encode.c`` next to this file (``games.native``: atomically, parallel
+    builds are harmless), and remove the builds of older sources."""
+    return ENCODE.build()
 
 
 def module():
     """The C module, built when this source has no build yet; None where it cannot be."""
-    global _module, _tried
-    if _tried:
-        return _module
-    _tried = True
-    try:
-        if not _target().exists():
-            build()
-        spec = importlib.util.spec_from_file_location(MODULE, _target())
-        loaded = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
-        _module = loaded if loaded.SOURCE == _digest() else None
-    except (OSError, RuntimeError, ImportError) as error:
-        print(f"games.adapters.compiled: using the Python encoder ({error})", file=sys.stderr)
-        _module = None
-    return _module
+    return ENCODE.load()
 
 
 def available() -> bool:

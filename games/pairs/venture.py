@@ -49,17 +49,19 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
     """
     # Every card on the table in rank order: what each fired bid takes is a slice of it.
     table = sorted(pool + bids)
-    captured: list[list[int]] = [[] for _ in bids]
+    # The seats that capture nothing share one empty list (read it, never change it).
+    captured: list[list[int]] = [[]] * len(bids)
     steps: list[dict] = []
-    # Each bid rank's seats, in seat order, from one pass over the bids.
-    seats_of: dict[int, list[int]] = {}
+    # Each bid rank's seats, in seat order, from one pass over the bids (indexed by rank:
+    # cheaper than a dict's lookups).
+    seats_of: list = [None] * 11
     for seat, card in enumerate(bids):
-        seats = seats_of.get(card)
+        seats = seats_of[card]
         if seats is None:
             seats_of[card] = [seat]
         else:
             seats.append(seat)
-    ranks = sorted(seats_of)
+    ranks = sorted(set(bids))
     lowest = ranks[0]
     seats = seats_of[lowest]
     end = len(table)

@@ -1,16 +1,29 @@
-"""The PRNG's stream is part of every recorded match: it must never drift."""
+"""The PRNG's stream is part of every recorded match: it must never drift.
 
-from games.rng import Rng, derive_seed, derive_seed_after, seed_text
+Every test of the stream runs on both generators, the pure-Python one and the one
+compiled from games/_rng.c (where it can be built), and ``test_compiled_rng.py`` checks
+they agree with each other value for value."""
+
+import pytest
+
+from games.rng import PythonRng, compiled_rng, derive_seed, derive_seed_after, seed_text
+
+GENERATORS = [PythonRng] + [rng for rng in (compiled_rng(),) if rng is not None]
 
 
-def reference_shuffle(rng: Rng, items: list) -> None:
+@pytest.fixture(params=GENERATORS, ids=lambda rng: rng.__module__ + "." + rng.__qualname__)
+def Rng(request):  # noqa: N802 (named as the class it stands for)
+    return request.param
+
+
+def reference_shuffle(rng, items: list) -> None:
     """Fisher-Yates spelled out on top of ``below``, the definition ``shuffle`` inlines."""
     for i in range(len(items) - 1, 0, -1):
         j = rng.below(i + 1)
         items[i], items[j] = items[j], items[i]
 
 
-def test_shuffle_is_fisher_yates_over_below():
+def test_shuffle_is_fisher_yates_over_below(Rng):
     for seed in range(300):
         fast, slow = Rng(seed), Rng(seed)
         a, b = list(range(seed % 60)), list(range(seed % 60))
@@ -20,7 +33,7 @@ def test_shuffle_is_fisher_yates_over_below():
         assert fast.next_u64() == slow.next_u64()  # and both streams stay in step
 
 
-def test_splitmix64_reference_values():
+def test_splitmix64_reference_values(Rng):
     # SplitMix64 from seed 0 (Vigna's reference implementation).
     rng = Rng(0)
     assert [rng.next_u64() for _ in range(3)] == [
@@ -40,7 +53,7 @@ def test_seed_text_finished_is_derive_seed():
         assert derive_seed_after(seed_text(seed, *path), last) == derive_seed(seed, *path, last)
 
 
-def test_packed_outputs_are_the_stream():
+def test_packed_outputs_are_the_stream(Rng):
     """``_outputs`` computes many SplitMix64 outputs at once: the same as one at a time."""
     from games.rng import _outputs
 
@@ -52,7 +65,7 @@ def test_packed_outputs_are_the_stream():
             ]
 
 
-def test_shuffle_steps_match_below_whatever_the_path(monkeypatch):
+def test_shuffle_steps_match_below_whatever_the_path(Rng, monkeypatch):
     """Long and short runs of steps, the packed path and its fallback (forced here by
     pretending most outputs could be rejected) all shuffle as ``below`` does."""
     import games.rng
@@ -76,7 +89,7 @@ def test_shuffle_steps_match_below_whatever_the_path(monkeypatch):
                 assert fast.next_u64() == slow.next_u64()
 
 
-def test_shuffle_steps_until_match_below_whatever_the_path(monkeypatch):
+def test_shuffle_steps_until_match_below_whatever_the_path(Rng, monkeypatch):
     """Steps that stop once the ``times``-th ``card`` is settled: packed runs, their
     fallback (forced as above) and single steps all settle what ``below`` settles, stop
     at the same place and leave the stream where step-by-step drawing leaves it."""
@@ -108,12 +121,12 @@ def test_shuffle_steps_until_match_below_whatever_the_path(monkeypatch):
                 assert fast.next_u64() == slow.next_u64()
 
 
-def test_below_worked_out_ahead_keeps_the_stream():
+def test_below_worked_out_ahead_keeps_the_stream(Rng):
     """``below`` takes its outputs from runs worked out ahead: mixed with every other
     draw, in any order, it still gives what one output at a time gives, and the state
     is where drawing one at a time leaves it."""
 
-    def reference_below(rng: Rng, n: int) -> int:
+    def reference_below(rng, n: int) -> int:
         limit = (1 << 64) - (1 << 64) % n
         while True:
             z = rng.next_u64()
@@ -155,7 +168,7 @@ def test_below_worked_out_ahead_keeps_the_stream():
             assert fast.getstate() == slow.getstate()
 
 
-def test_copies_draw_the_same_stream_on_their_own():
+def test_copies_draw_the_same_stream_on_their_own(Rng):
     import copy
 
     for make_copy in (copy.copy, copy.deepcopy):
@@ -167,7 +180,7 @@ def test_copies_draw_the_same_stream_on_their_own():
         assert dup.getstate() == rng.getstate()
 
 
-def test_skipped_shuffle_steps_leave_the_stream_where_the_steps_do(monkeypatch):
+def test_skipped_shuffle_steps_leave_the_stream_where_the_steps_do(Rng, monkeypatch):
     """``skip_shuffle_steps`` draws exactly what ``shuffle_steps`` draws (its packed path
     and the fallback for an output that could be rejected, forced as above), also after
     ``below`` has worked outputs out ahead."""
@@ -188,7 +201,7 @@ def test_skipped_shuffle_steps_leave_the_stream_where_the_steps_do(monkeypatch):
                 assert skipped.below(55) == stepped.below(55)
 
 
-def test_below_past_an_output_that_could_be_rejected(monkeypatch):
+def test_below_past_an_output_that_could_be_rejected(Rng, monkeypatch):
     """``below`` rejects an output worked out ahead exactly where one at a time would
     (outputs near the top forced here by pretending most outputs could be rejected)."""
     import games.rng
