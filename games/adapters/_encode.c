@@ -742,9 +742,12 @@ static PyObject *indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     if (memory != Py_None && !is_dict("indices", "memory", memory)) return NULL;
     PyObject *key = NULL;
+    PyObject *first = PyList_GET_SIZE(legal) ? PyList_GET_ITEM(legal, 0) : NULL;
+    /* Only items held elsewhere too can come again: a list of fresh items (Stax's moves)
+       would cost the remembering at every call and never be met again. */
     if (memory != Py_None && PyList_GET_SIZE(legal) >= REMEMBER_FROM &&
-        PyList_CheckExact(PyList_GET_ITEM(legal, 0))) {
-        key = PyLong_FromVoidPtr(PyList_GET_ITEM(legal, 0));
+        PyList_CheckExact(first) && Py_REFCNT(first) > 1) {
+        key = PyLong_FromVoidPtr(first);
         if (key == NULL) return NULL;
         PyObject *answer = recalled(memory, key, legal);
         if (answer != NULL || PyErr_Occurred()) {

@@ -288,7 +288,8 @@ def test_action_lookup_keeps_json_types_apart():
 def test_long_legal_lists_met_again_give_the_same_fresh_answer():
     codec = ActionCodec([[a, b] for a in range(6) for b in range(6)])
     lookup = CompiledActions(codec)
-    legal = [[a, b] for a in range(6) for b in range(6) if a != b][::-1]  # 30, unsorted
+    kept = [[a, b] for a in range(6) for b in range(6) if a != b][::-1]  # 30, unsorted
+    legal = list(kept)  # items held elsewhere too, as an engine's kept lists are
     first = lookup.indices(legal)
     assert first == codec.indices(legal)
     again = lookup.indices(legal)  # the very same items: remembered
