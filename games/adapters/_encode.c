@@ -41,6 +41,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define SMALL_INT 20
 
@@ -90,6 +93,29 @@ typedef struct {
 } Walk;
 
 #define FIELD(node, i) PyList_GET_ITEM(node, i)
+
+/* The functions called per decision take their arguments as METH_FASTCALL arrays:
+   PyArg_ParseTuple cost more than the rest of a small call. These check what it did. */
+static int arguments(const char *name, Py_ssize_t nargs, Py_ssize_t least, Py_ssize_t most) {
+    if (nargs >= least && nargs <= most) return 1;
+    PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", name, least, most,
+                 nargs);
+    return 0;
+}
+
+static int is_list(const char *name, const char *what, PyObject *value) {
+    if (PyList_Check(value)) return 1;
+    PyErr_Format(PyExc_TypeError, "%s(): %s must be a list, not %.50s", name, what,
+                 Py_TYPE(value)->tp_name);
+    return 0;
+}
+
+static int is_dict(const char *name, const char *what, PyObject *value) {
+    if (PyDict_Check(value)) return 1;
+    PyErr_Format(PyExc_TypeError, "%s(): %s must be a dict, not %.50s", name, what,
+                 Py_TYPE(value)->tp_name);
+    return 0;
+}
 
 /* Room for one more item at `count` in a growing array, doubled when full (`first` items
    at first); on no memory, sets the error and returns `failed` from the caller. */
@@ -531,7 +557,18 @@ static int to_single(PyObject *single_obj, const double *vector, Py_ssize_t size
                single.len == size * (Py_ssize_t)sizeof(float);
     if (fits) {
         float *to = single.buf;
-        for (Py_ssize_t i = 0; i < size; i++) to[i] = (float)vector[i];
+        Py_ssize_t i = 0;
+#ifdef __SSE2__
+        /* Four at a time: cvtpd2ps rounds as the scalar cvtsd2ss does (the same MXCSR
+           mode), so the bits are the same; a third of the instructions of the plain loop,
+           which gcc -O2 leaves scalar. */
+        for (; i + 4 <= size; i += 4) {
+            __m128 low = _mm_cvtpd_ps(_mm_loadu_pd(vector + i));
+            __m128 high = _mm_cvtpd_ps(_mm_loadu_pd(vector + i + 2));
+            _mm_storeu_ps(to + i, _mm_movelh_ps(low, high));
+        }
+#endif
+        for (; i < size; i++) to[i] = (float)vector[i];
     } else {
         PyErr_SetString(PyExc_ValueError, "single must be a float32 buffer as long as out");
     }
@@ -539,12 +576,12 @@ static int to_single(PyObject *single_obj, const double *vector, Py_ssize_t size
     return fits ? 1 : -1;
 }
 
-static PyObject *encode(PyObject *self, PyObject *args) {
-    PyObject *root, *numbers_obj, *features, *extend, *observation, *out_obj, *memo_obj = Py_None;
-    PyObject *single_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "OOO!OOO|OO", &root, &numbers_obj, &PyList_Type, &features,
-                          &extend, &observation, &out_obj, &memo_obj, &single_obj))
-        return NULL;
+static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("encode", nargs, 6, 8)) return NULL;
+    PyObject *root = args[0], *numbers_obj = args[1], *features = args[2], *extend = args[3];
+    PyObject *observation = args[4], *out_obj = args[5];
+    PyObject *memo_obj = nargs > 6 ? args[6] : Py_None, *single_obj = nargs > 7 ? args[7] : Py_None;
+    if (!is_list("encode", "features", features)) return NULL;
     Memo *memory = NULL;
     if (memo_obj != Py_None) {
         memory = PyCapsule_GetPointer(memo_obj, MEMO_NAME);
@@ -652,16 +689,82 @@ static PyObject *dict_key(PyObject *action) {
     return out;
 }
 
-/* indices(scalars, lists, dicts, legal) -> the catalogue integers of `legal`, ascending,
-   or None when an action is not a str, an int, a plain list or a plain dict, or is in no
-   table (the caller's Python path then decides, and raises for an action outside the
-   catalogue). `scalars` maps str and int actions to integers, `lists` plain lists (as
-   tuples), `dicts` plain dicts (as dict_key's tuples). */
-static PyObject *indices(PyObject *self, PyObject *args) {
-    PyObject *scalars, *lists, *dicts, *legal;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyDict_Type, &scalars, &PyDict_Type, &lists,
-                          &PyDict_Type, &dicts, &PyList_Type, &legal))
+static PyObject *lookup(PyObject *scalars, PyObject *lists, PyObject *dicts, PyObject *fallback,
+                        PyObject *legal);
+
+#define REMEMBER_FROM 16   /* legal lists of lists this long are remembered by their items */
+#define REMEMBER_MOST 4096 /* lists remembered before the memory starts afresh */
+
+/* The answer remembered for a legal list whose items are the very objects of one met
+   before (an engine that keeps its lists of moves, as Troll Guts' stack orders per hand,
+   hands out the same item objects again: read-only, as all an engine hands out). The
+   memory holds its items, so an address met again is the same object. A new reference,
+   or NULL with no error when there is none, or NULL with an error. */
+static PyObject *recalled(PyObject *memory, PyObject *key, PyObject *legal) {
+    PyObject *entry = PyDict_GetItemWithError(memory, key);
+    if (entry == NULL) return NULL;
+    PyObject *items = PyTuple_GET_ITEM(entry, 0), *answer = PyTuple_GET_ITEM(entry, 1);
+    Py_ssize_t n = PyList_GET_SIZE(legal);
+    if (PyTuple_GET_SIZE(items) != n) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(items, i) != PyList_GET_ITEM(legal, i)) return NULL;
+    return PyList_GetSlice(answer, 0, n); /* the caller's own copy */
+}
+
+static int remember(PyObject *memory, PyObject *key, PyObject *legal, PyObject *answer) {
+    if (PyDict_GET_SIZE(memory) >= REMEMBER_MOST) PyDict_Clear(memory);
+    PyObject *items = PyList_AsTuple(legal);
+    PyObject *kept = PyList_GetSlice(answer, 0, PyList_GET_SIZE(answer));
+    PyObject *entry = items && kept ? PyTuple_Pack(2, items, kept) : NULL;
+    int done = entry ? PyDict_SetItem(memory, key, entry) : -1;
+    Py_XDECREF(items);
+    Py_XDECREF(kept);
+    Py_XDECREF(entry);
+    return done;
+}
+
+/* indices(scalars, lists, dicts, fallback, memory, legal) -> the catalogue integers of
+   `legal`, ascending. Where an action is not a str, an int, a plain list or a plain dict,
+   or is in no table, `fallback(legal)` decides (the codec's Python lookup, which raises
+   for an action outside the catalogue), or with a None fallback the answer is None.
+   `scalars` maps str and int actions to integers, `lists` plain lists (as tuples),
+   `dicts` plain dicts (as dict_key's tuples). `memory` (a dict, or None) keeps the
+   answers for long legal lists of lists by their items' identity (see recalled): a
+   hundred tuples built and looked up in a table of 90,966 cost more than an engine's
+   decision. `legal` comes last so that a functools.partial of the rest is the whole
+   lookup in one C call. */
+static PyObject *indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("indices", nargs, 6, 6)) return NULL;
+    PyObject *scalars = args[0], *lists = args[1], *dicts = args[2], *fallback = args[3];
+    PyObject *memory = args[4], *legal = args[5];
+    if (!is_dict("indices", "scalars", scalars) || !is_dict("indices", "lists", lists) ||
+        !is_dict("indices", "dicts", dicts) || !is_list("indices", "legal", legal))
         return NULL;
+    if (memory != Py_None && !is_dict("indices", "memory", memory)) return NULL;
+    PyObject *key = NULL;
+    PyObject *first = PyList_GET_SIZE(legal) ? PyList_GET_ITEM(legal, 0) : NULL;
+    /* Only items held elsewhere too can come again: a list of fresh items (Stax's moves)
+       would cost the remembering at every call and never be met again. */
+    if (memory != Py_None && PyList_GET_SIZE(legal) >= REMEMBER_FROM &&
+        PyList_CheckExact(first) && Py_REFCNT(first) > 1) {
+        key = PyLong_FromVoidPtr(first);
+        if (key == NULL) return NULL;
+        PyObject *answer = recalled(memory, key, legal);
+        if (answer != NULL || PyErr_Occurred()) {
+            Py_DECREF(key);
+            return answer;
+        }
+    }
+    PyObject *answer = lookup(scalars, lists, dicts, fallback, legal);
+    if (key != NULL && answer != NULL && PyList_CheckExact(answer) &&
+        remember(memory, key, legal, answer) < 0)
+        Py_CLEAR(answer);
+    Py_XDECREF(key);
+    return answer;
+}
+
+static PyObject *lookup(PyObject *scalars, PyObject *lists, PyObject *dicts, PyObject *fallback,
+                        PyObject *legal) {
     Py_ssize_t n = PyList_GET_SIZE(legal);
     Py_ssize_t *found = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_ssize_t));
     if (found == NULL) return PyErr_NoMemory();
@@ -689,7 +792,8 @@ static PyObject *indices(PyObject *self, PyObject *args) {
         if (index == NULL) {
             PyMem_Free(found);
             if (PyErr_Occurred()) return NULL;
-            Py_RETURN_NONE;
+            if (fallback == Py_None) Py_RETURN_NONE;
+            return PyObject_CallOneArg(fallback, legal);
         }
         found[i] = PyLong_AsSsize_t(index);
         if (found[i] == -1 && PyErr_Occurred()) goto fail;
@@ -717,9 +821,10 @@ fail:
    replacing only the entries whose bits differ (a zero's sign included). With `mirror`
    (a float32 buffer as long, holding what `values` holds; kept so), the comparison reads
    the mirror's contiguous bits instead of each list entry's float object. */
-static PyObject *as_floats(PyObject *self, PyObject *args) {
-    PyObject *values, *out_obj, *mirror_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "O!O|O", &PyList_Type, &values, &out_obj, &mirror_obj)) return NULL;
+static PyObject *as_floats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("as_floats", nargs, 2, 3)) return NULL;
+    PyObject *values = args[0], *out_obj = args[1], *mirror_obj = nargs > 2 ? args[2] : Py_None;
+    if (!is_list("as_floats", "values", values)) return NULL;
     Py_buffer out, mirror = {0};
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return NULL;
     Py_ssize_t n = out.len / (Py_ssize_t)sizeof(double);
@@ -787,9 +892,10 @@ static int set_entries(char *mask, Py_ssize_t size, PyObject *list, char value) 
 
 /* move_mask(mask, before, after): clear the `before` entries of an int8 mask, then set
    the `after` ones. */
-static PyObject *move_mask(PyObject *self, PyObject *args) {
-    PyObject *mask_obj, *before, *after;
-    if (!PyArg_ParseTuple(args, "OO!O!", &mask_obj, &PyList_Type, &before, &PyList_Type, &after))
+static PyObject *move_mask(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("move_mask", nargs, 3, 3)) return NULL;
+    PyObject *mask_obj = args[0], *before = args[1], *after = args[2];
+    if (!is_list("move_mask", "before", before) || !is_list("move_mask", "after", after))
         return NULL;
     Py_buffer mask;
     if (PyObject_GetBuffer(mask_obj, &mask, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
@@ -804,14 +910,14 @@ static PyObject *move_mask(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"encode", encode, METH_VARARGS,
+    {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
      "encode(root, numbers, features, extend, observation, out[, memo[, single]]) -> bool"},
     {"memo", memo, METH_VARARGS, "memo(size): a view's memory of its top-level lists, for encode"},
-    {"indices", indices, METH_VARARGS,
-     "indices(scalars, lists, dicts, legal) -> the legal integers, ascending, or None"},
-    {"move_mask", move_mask, METH_VARARGS,
+    {"indices", (PyCFunction)(void (*)(void))indices, METH_FASTCALL,
+     "indices(scalars, lists, dicts, fallback, memory, legal) -> the legal integers, ascending"},
+    {"move_mask", (PyCFunction)(void (*)(void))move_mask, METH_FASTCALL,
      "move_mask(mask, before, after): clear the before entries of an int8 mask, set the after"},
-    {"as_floats", as_floats, METH_VARARGS,
+    {"as_floats", (PyCFunction)(void (*)(void))as_floats, METH_FASTCALL,
      "as_floats(values, out[, mirror]): values made to hold out's entries rounded to float32"},
     {NULL, NULL, 0, NULL},
 };

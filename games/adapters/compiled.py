@@ -19,6 +19,7 @@ import re
 import zlib
 from array import array
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -151,7 +152,9 @@ class CompiledActions:
     looked up in C where every action is a string, an integer, or a list or a small dict
     of those (as tuples: with no bool or float inside, tuples compare exactly as the JSON
     values do; a dict's tuple is its items in key order); other actions go the codec's
-    own way."""
+    own way. With the C module, ``indices`` is the C function with the tables bound (one
+    call per decision, no Python frame), remembering the answers for long legal lists of
+    lists met again as the very same items."""
 
     def __init__(self, actions: ActionCodec):
         self.actions = actions
@@ -171,15 +174,15 @@ class CompiledActions:
                 and all(k.__class__ is str and v.__class__ in _PLAIN for k, v in action.items())
             ):
                 self._dicts[tuple(x for item in sorted(action.items()) for x in item)] = i
+        if self._c is not None:
+            self.indices = partial(
+                self._c.indices, self._scalars, self._lists, self._dicts, actions.indices, {}
+            )
 
     def __reduce__(self):
         return (CompiledActions, (self.actions,))  # the tables are rebuilt, not pickled
 
     def indices(self, legal: list) -> list[int]:
-        if self._c is not None:
-            found = self._c.indices(self._scalars, self._lists, self._dicts, legal)
-            if found is not None:
-                return found
         return self.actions.indices(legal)
 
 

@@ -82,6 +82,12 @@ class Shared:
         self.as_floats = floats_setter()
         # Built here, not at the first decision: 90,966 actions (Troll Guts) take a while.
         self.indices = spec.lookup.indices
+        # Per integer, the action itself where it is a str or an int (no copy to make),
+        # else None (the codec copies it).
+        self.scalar_actions = [
+            action if action.__class__ is str or action.__class__ is int else None
+            for action in spec.actions.actions
+        ]
 
     def __deepcopy__(self, memo) -> Shared:
         return self
@@ -150,7 +156,10 @@ class ArenaState(pyspiel.State):
         terminal state and invalid players go to pyspiel."""
         queue = self.queue
         if self.engine is not None and queue and (player is None or player >= 0):
-            return self._legal_actions(queue[0] if player is None else player)
+            seat = queue[0]
+            if player is not None and player != seat:
+                return []
+            return self.shared.indices(self.engine.legal_actions(seat))
         return super().legal_actions() if player is None else super().legal_actions(player)
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -168,8 +177,9 @@ class ArenaState(pyspiel.State):
             self.queue = list(self.engine.to_act())
             return
         seat = self.queue.pop(0)
-        self.pending[seat] = self.spec.actions.action(action)
-        self.own_actions[seat].append(int(action))
+        chosen = self.shared.scalar_actions[action]
+        self.pending[seat] = self.spec.actions.action(action) if chosen is None else chosen
+        self.own_actions[seat].append(action)
         if not self.queue:
             self.engine.apply(self.pending)
             self.pending = {}

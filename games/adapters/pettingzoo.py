@@ -99,6 +99,16 @@ class ArenaEnv(AECEnv):
         self._encode = self._encoder.encode
         self._indices = spec.lookup.indices
         self._move_mask = mask_mover()
+        # Per integer, the action itself where it is a str or an int (no copy to make),
+        # else None (the codec copies it).
+        self._scalar_actions = [
+            action if action.__class__ is str or action.__class__ is int else None
+            for action in spec.actions.actions
+        ]
+        # The seat to choose now, set by _select: (agent, seat, observation, legal,
+        # integers, mask, memoryview of the mask), or None. last() and step() read it
+        # instead of going through the per-turn caches.
+        self._now: tuple | None = None
 
     # -- spaces ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -140,17 +150,25 @@ class ArenaEnv(AECEnv):
 
     def _select(self) -> None:
         """Point agent_selection at the next seat to choose and give it its infos."""
-        if self._queue:
-            seat = self._queue[0]
-            self.agent_selection = agent = self.possible_agents[seat]
-            legal, indices = self._legal(seat)[:2]
-            self.infos[agent] = {
-                "legal": legal,
-                "legal_actions": indices[:],
-                "raw_observation": self._observation(seat),
-            }
-        else:
+        queue = self._queue
+        if not queue:
+            self._now = None
             self.agent_selection = self.agents[0] if self.agents else self.possible_agents[0]
+            return
+        seat = queue[0]
+        self.agent_selection = agent = self.possible_agents[seat]
+        turn = self._turn
+        seen = self._seen  # _observation's cache, read here: this runs at every decision
+        if seen is None or seen[0] != turn or seen[1] != seat:
+            seen = self._seen = (turn, seat, self.state.observation(seat))
+        observation = seen[2]
+        legal, indices, mask, allowed = self._legal(seat)
+        self._now = (agent, seat, observation, legal, indices, mask, allowed)
+        self.infos[agent] = {
+            "legal": legal,
+            "legal_actions": indices[:],
+            "raw_observation": observation,
+        }
 
     def _observation(self, seat: int) -> dict:
         # The engine state changes only in apply(): one observation per seat and turn.
@@ -188,6 +206,10 @@ class ArenaEnv(AECEnv):
         return self.state.legal_actions(seat)
 
     def observe(self, agent: str) -> dict:
+        now = self._now
+        if now is not None and now[0] == agent:  # the seat to choose: all at hand
+            vector = self._encode(now[2], now[1], np.empty(self._vector_size, np.float32))
+            return {"observation": vector, "action_mask": now[5].copy()}
         seat = self._seat[agent]
         vector = self._encode(
             self._observation(seat), seat, np.empty(self._vector_size, np.float32)
@@ -195,13 +217,21 @@ class ArenaEnv(AECEnv):
         if seat in self._queue:
             mask = self._legal(seat)[2].copy()
         else:
-            mask = np.zeros(len(self.spec.actions), np.int8)
+            mask = np.zeros(self._catalogue_size, np.int8)
         return {"observation": vector, "action_mask": mask}
 
     def last(self, observe: bool = True):
         agent = self.agent_selection
+        now = self._now
+        if not observe:
+            seen = None
+        elif now is not None and now[0] == agent:  # observe()'s first case, inline
+            vector = self._encode(now[2], now[1], np.empty(self._vector_size, np.float32))
+            seen = {"observation": vector, "action_mask": now[5].copy()}
+        else:
+            seen = self.observe(agent)
         return (
-            self.observe(agent) if observe else None,
+            seen,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],
@@ -213,12 +243,18 @@ class ArenaEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self._seat[agent]
-        _, indices, _, allowed = self._legal(seat)
-        index = int(action)
+        now = self._now
+        if now is not None and now[0] == agent:
+            seat, indices, allowed = now[1], now[4], now[6]
+        else:
+            seat = self._seat[agent]
+            _, indices, _, allowed = self._legal(seat)
+        index = action if action.__class__ is int else int(action)
         inside = 0 <= index < self._catalogue_size
         if inside and allowed[index]:
-            chosen = self.spec.actions.action(index)
+            chosen = self._scalar_actions[index]
+            if chosen is None:
+                chosen = self.spec.actions.action(index)
         elif self.illegal == "raise":
             chosen = self.spec.actions.action(index) if inside else None
             raise ValueError(

@@ -285,6 +285,25 @@ def test_action_lookup_keeps_json_types_apart():
     assert lookup.indices([]) == []
 
 
+def test_long_legal_lists_met_again_give_the_same_fresh_answer():
+    codec = ActionCodec([[a, b] for a in range(6) for b in range(6)])
+    lookup = CompiledActions(codec)
+    kept = [[a, b] for a in range(6) for b in range(6) if a != b][::-1]  # 30, unsorted
+    legal = list(kept)  # items held elsewhere too, as an engine's kept lists are
+    first = lookup.indices(legal)
+    assert first == codec.indices(legal)
+    again = lookup.indices(legal)  # the very same items: remembered
+    assert again == first and again is not first
+    again.append(99)  # the caller's own list
+    assert lookup.indices(legal) == first
+    # The same first item with other items, or an equal copy in place of an item.
+    assert lookup.indices(legal[:20]) == codec.indices(legal[:20])
+    copied = [*legal[:5], list(legal[5]), *legal[6:]]
+    assert lookup.indices(copied) == first
+    with pytest.raises(KeyError):
+        lookup.indices([*legal[:19], [9, 9]])  # outside the catalogue, whatever came first
+
+
 def test_as_floats_matches_numpy_and_replaces_only_what_changed():
     rng = np.random.default_rng(1)
     vector = rng.normal(size=50) * 1e3
