@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 from django.conf import settings
@@ -193,3 +194,47 @@ def test_a_worker_killed_before_its_handed_over_result_commits_loses_nothing(
         stop_worker(first)
         if second is not None:
             stop_worker(second)
+
+
+def test_a_warm_shutdown_records_the_result_handed_over_first(two_slow_bots, tmp_path):
+    """A worker told to stop (SIGTERM to its main process) while its pool process holds a
+    played match's result on its recording thread records it before that process exits."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+    from tests.support.workers import purge_broker
+
+    owner, bot_ids = two_slow_bots
+    purge_broker()
+    worker = start_worker(tmp_path, "warm")
+    try:
+        tournament = services.create_tournament(
+            organiser=owner, name="warm shutdown", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=13,
+        )  # fmt: skip
+        services.start_tournament(tournament_id=tournament.pk)
+        match = Match.objects.get(tournament=tournament)
+
+        def mid_match():
+            match.refresh_from_db()
+            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
+
+        wait_for(mid_match, 60, "the match to be running with its bots", worker)
+        with transaction.atomic():
+            Tournament.objects.select_for_update().get(pk=tournament.pk)  # the result waits
+
+            def acked_with_its_result_waiting():
+                match.refresh_from_db()
+                held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
+                return match.status == Match.Status.RUNNING and match.pk not in held
+
+            wait_for(acked_with_its_result_waiting, 60, "the task to be acked", worker)
+            os.kill(worker.pid, signal.SIGTERM)  # a warm shutdown
+            time.sleep(2)
+            assert worker.poll() is None  # its pool process waits for the result
+        worker.wait(60)
+        match.refresh_from_db()
+        assert match.status == Match.Status.FINISHED and match.attempts == 1
+        assert RatingChange.objects.filter(match=match).count() == 2
+    finally:
+        stop_worker(worker)
