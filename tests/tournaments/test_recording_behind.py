@@ -248,3 +248,19 @@ def test_one_result_waits_at_most_and_they_are_recorded_in_order():
     second.join(WAIT)
     assert recorder.wait_recorded(WAIT)
     assert order[0] == "first" and sorted(order[1:]) == ["second", "second handed over"]
+
+
+def test_with_no_thread_to_be_had_the_result_is_recorded_before_the_hand_over_returns(
+    monkeypatch,
+):
+    class NoThread(threading.Thread):
+        def start(self):
+            raise RuntimeError("can't start new thread")
+
+    fresh = recorder._Recorder()  # no thread started yet
+    monkeypatch.setattr(recorder, "_RECORDER", fresh)
+    monkeypatch.setattr(recorder.threading, "Thread", NoThread)
+    ran_on = []
+    recorder.hand_over(lambda: ran_on.append(threading.get_ident()))
+    assert ran_on == [threading.get_ident()]
+    assert recorder.wait_recorded(0)

@@ -66,17 +66,28 @@ class _Recorder:
         self._thread: threading.Thread | None = None
 
     def hand_over(self, job: Callable[[], object]) -> None:
-        """Have the thread run ``job`` once the one before it is done; returns once taken."""
+        """Have the thread run ``job`` once the one before it is done; returns once taken.
+        With no thread to be had (a process limit), ``job`` runs here, as inline."""
         with self._ready:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="arena-recorder", daemon=True
-                )
-                self._thread.start()
-            while self._job is not None:
-                self._ready.wait()
-            self._job = job
-            self._ready.notify_all()
+            if self._has_thread():
+                while self._job is not None:
+                    self._ready.wait()
+                self._job = job
+                self._ready.notify_all()
+                return
+        job()
+
+    def _has_thread(self) -> bool:
+        if self._thread is not None and self._thread.is_alive():
+            return True
+        self._thread = threading.Thread(target=self._run, name="arena-recorder", daemon=True)
+        try:
+            self._thread.start()
+        except RuntimeError:  # can't start new thread
+            log.warning("no recording thread could be started; recording inline", exc_info=True)
+            self._thread = None
+            return False
+        return True
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the job handed over to be done; False if it is not after ``timeout``."""
