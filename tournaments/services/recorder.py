@@ -25,7 +25,9 @@ Only where a sandbox starts with vfork and the C launcher (``bots/sandbox/launch
 nothing of Python runs between that fork and exec, so a second thread is safe beside it.
 With the Python ``preexec_fn`` (no C compiler, ``ARENA_SANDBOX_LAUNCHER=python``) the
 worker forks itself and runs Python in the child, which a second thread can deadlock (a
-lock it holds is copied held): then the result is recorded inline, as before.
+lock it holds is copied held): then the result is recorded inline, as before. (Without
+cgroups, ``slots.kill_uid`` forks a helper that runs a few calls of ``os`` and exits: none
+takes a lock another thread could hold; the GIL and the import lock are reset in a child.)
 
 Why not a result's commit without the WAL flush instead (``synchronous_commit = off``, as
 the claim's): it takes only the flush's wait off the path (3.7-3.9 ms of a recording's
@@ -116,7 +118,7 @@ _RECORDER = _Recorder()
 
 def hand_over(job: Callable[[], object]) -> None:
     """Record behind: ``job`` runs on this process's recording thread, after any job before
-    it; returns as soon as the thread has taken it (at once unless one is still pending)."""
+    it; returns once it is queued there (at once, unless one is still being recorded)."""
     _RECORDER.hand_over(job)
 
 
