@@ -4,7 +4,13 @@ import logging
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_init, worker_ready
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_shutdown,
+    worker_ready,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -56,6 +62,19 @@ def close_old_connections(sender=None, **_kwargs) -> None:
     from django.db import close_old_connections as close
 
     close()
+
+
+@worker_process_shutdown.connect
+def record_what_was_handed_over(**_kwargs) -> None:
+    """A pool process that stops (a warm shutdown) records the result its last task handed
+    to its recording thread first (tournaments/services/recorder.py): it exits without
+    ``atexit``. Given up after a heartbeat's staleness: the reaper has the match by then."""
+    from django.conf import settings
+
+    from tournaments.services.recorder import wait_recorded
+
+    if not wait_recorded(timeout=settings.ARENA_STALE_MATCH_SECONDS):
+        logging.getLogger("arena.worker").warning("a handed-over result was not recorded")
 
 
 @worker_ready.connect

@@ -30,9 +30,14 @@ MATCH_TASK = {
 }
 
 
-@shared_task(**MATCH_TASK)
-def play_match(match_id: int) -> None:
-    services.play_queued_match(match_id=match_id)
+# In a worker the result is recorded behind the next match (tournaments/services/recorder.py):
+# the message is acked once the match is played and its result handed over. Called eagerly
+# or directly, the call returns with the result recorded.
+@shared_task(bind=True, **MATCH_TASK)
+def play_match(self, match_id: int) -> None:
+    request = self.request
+    in_a_worker = not request.called_directly and not request.is_eager
+    services.play_queued_match(match_id=match_id, record_behind=in_a_worker)
 
 
 # A game a person plays holds its worker process for as long as they play; its own queue.

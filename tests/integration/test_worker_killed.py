@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
 
 from bots import sandbox
 from bots.sandbox import slots
@@ -125,5 +126,115 @@ def test_a_worker_ends_at_start_up_what_a_killed_worker_left_of_a_sandbox(
             lambda: not os.path.exists(f"/proc/{orphaned_sandbox}"), 10, "the orphan to end"
         )
         assert "of sandboxes whose worker process died" in worker.log_path.read_text()
+    finally:
+        stop_worker(worker)
+
+
+def test_a_worker_killed_before_its_handed_over_result_commits_loses_nothing(
+    two_slow_bots, tmp_path
+):
+    """A worker's task is acked once its match is played and the result handed to its
+    recording thread (tournaments/services/recorder.py). Killed before that result commits,
+    the worker leaves the match running under a heartbeat nobody beats: the reaper queues
+    it again and another worker plays it, recorded and rated once."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+    from tests.support.workers import purge_broker
+    from tournaments.read_models import stored_totals, totals_from_matches
+
+    owner, bot_ids = two_slow_bots
+    purge_broker()
+    first = start_worker(tmp_path, "first", **FAST_REAPER)
+    second = None
+    try:
+        tournament = services.create_tournament(
+            organiser=owner, name="kill after play", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=12,
+        )  # fmt: skip
+        services.start_tournament(tournament_id=tournament.pk)
+        match = Match.objects.get(tournament=tournament)
+
+        def mid_match():
+            match.refresh_from_db()
+            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
+
+        wait_for(mid_match, 60, "the match to be running with its bots", first)
+        with transaction.atomic():
+            # The result's first statement locks the tournament's row: held here, the
+            # result waits on the recording thread once the match is played.
+            Tournament.objects.select_for_update().get(pk=tournament.pk)
+
+            def acked_with_its_result_waiting():
+                match.refresh_from_db()
+                held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
+                return match.status == Match.Status.RUNNING and match.pk not in held
+
+            wait_for(acked_with_its_result_waiting, 60, "the task to be acked", first)
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+        assert wait_for(lambda: not bot_programs(), 10, "the orphaned bots to die")
+        match.refresh_from_db()
+        assert match.status == Match.Status.RUNNING and match.attempts == 1
+        assert not RatingChange.objects.filter(match=match).exists()
+
+        second = start_worker(tmp_path, "second", **FAST_REAPER)
+
+        def finished():
+            match.refresh_from_db()
+            return match.status == Match.Status.FINISHED
+
+        wait_for(finished, 180, "the reaper and the second worker to finish it", second)
+        assert match.attempts == 2
+        assert RatingChange.objects.filter(match=match).count() == 2
+        tournament.refresh_from_db()
+        assert tournament.status == Tournament.Status.FINISHED
+        assert stored_totals(tournament.pk) == totals_from_matches(tournament)
+    finally:
+        stop_worker(first)
+        if second is not None:
+            stop_worker(second)
+
+
+def test_a_warm_shutdown_records_the_result_handed_over_first(two_slow_bots, tmp_path):
+    """A worker told to stop (SIGTERM to its main process) while its pool process holds a
+    played match's result on its recording thread records it before that process exits."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+    from tests.support.workers import purge_broker
+
+    owner, bot_ids = two_slow_bots
+    purge_broker()
+    worker = start_worker(tmp_path, "warm")
+    try:
+        tournament = services.create_tournament(
+            organiser=owner, name="warm shutdown", game="pairs", bot_ids=bot_ids,
+            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=13,
+        )  # fmt: skip
+        services.start_tournament(tournament_id=tournament.pk)
+        match = Match.objects.get(tournament=tournament)
+
+        def mid_match():
+            match.refresh_from_db()
+            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
+
+        wait_for(mid_match, 60, "the match to be running with its bots", worker)
+        with transaction.atomic():
+            Tournament.objects.select_for_update().get(pk=tournament.pk)  # the result waits
+
+            def acked_with_its_result_waiting():
+                match.refresh_from_db()
+                held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
+                return match.status == Match.Status.RUNNING and match.pk not in held
+
+            wait_for(acked_with_its_result_waiting, 60, "the task to be acked", worker)
+            os.kill(worker.pid, signal.SIGTERM)  # a warm shutdown
+            time.sleep(2)
+            assert worker.poll() is None  # its pool process waits for the result
+        worker.wait(60)
+        match.refresh_from_db()
+        assert match.status == Match.Status.FINISHED and match.attempts == 1
+        assert RatingChange.objects.filter(match=match).count() == 2
     finally:
         stop_worker(worker)

@@ -10,8 +10,9 @@ Its commit does not wait for the WAL to reach the disk (``synchronous_commit = o
 that transaction alone: one of a match's two fsync waits off the worker's path). Other sessions see the claim at once all the same; only a crash
 of PostgreSQL itself could lose it, and a lost claim leaves the match queued: the result's
 conditional UPDATE then records nothing, and the reaper sends the match again. The
-result's commit stays synchronous (a result acked is on disk), and it flushes the WAL of
-the claim with its own.
+result's commit stays synchronous (a result recorded is on disk; a worker's task is acked
+once its result is handed to its recording thread, tournaments/services/recorder.py), and
+it flushes the WAL of the claim with its own.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import random
@@ -24,6 +25,7 @@ from bots.runner import play_match as run_match
 from bots.sandbox import Limits
 from tournaments.models import Entry, HostFailure, Match, MatchSeat, Tournament
 from tournaments.read_models import count_result
+from tournaments.services import recorder
 from tournaments.services.advancing import advance_tournament
 from tournaments.services.claiming import claim_and_load
 from tournaments.services.queueing import queue_match_after_commit
@@ -106,11 +108,16 @@ def play_match(*, match_id: int) -> Match:
     return Match.objects.select_related("tournament").get(pk=match_id)
 
 
-def play_queued_match(*, match_id: int) -> bool:
+def play_queued_match(*, match_id: int, record_behind: bool = False) -> bool:
     """What a worker's task runs: claim, play, record. True when this call recorded it.
 
     One statement before the match starts: the claim, returning the seats with their
     match, versions and entrant numbers (the recording uses them all).
+
+    ``record_behind`` (a worker's task): once played, the result is handed to this
+    process's recording thread (tournaments/services/recorder.py) where that is safe, and
+    the call returns as soon as the thread takes it, so the worker's next match starts
+    while it is recorded; True then means played and handed over.
     """
     claimed = _claim_and_load(match_id)
     if claimed is None:
@@ -169,6 +176,32 @@ def play_queued_match(*, match_id: int) -> bool:
         release_attempt(match_id, attempt, f"{type(exc).__name__}: {exc}")
         raise
 
+    record = functools.partial(
+        _record_and_retire,
+        match_id=match_id,
+        attempt=attempt,
+        outcome=outcome,
+        match=match,
+        seats=seats,
+        players=players,
+    )
+    if record_behind and recorder.records_behind():
+        recorder.hand_over(record)
+        return True
+    return record()
+
+
+def _record_and_retire(
+    *,
+    match_id: int,
+    attempt: int,
+    outcome: dict,
+    match: Match,
+    seats: list[MatchSeat],
+    players: list[ProgramPlayer],
+) -> bool:
+    """Record the played match (``_record_when_the_database_answers``), then kill its seats;
+    on the thread that played it or on the process's recording thread."""
     try:
         return _record_when_the_database_answers(
             match_id=match_id,
