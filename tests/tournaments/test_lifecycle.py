@@ -315,7 +315,8 @@ def test_a_workers_claim_outside_a_transaction_leaves_its_session_synchronous(
 ):
     """A worker claims in autocommit mode: the claim's own commit skips the WAL flush
     (tournaments/services/claiming.py), still one round trip, and nothing after it does:
-    the result's commit must reach the disk before its task is acked."""
+    the result's commit, inline or on the recording thread, reaches the disk before it
+    returns (tournaments/services/recorder.py)."""
     from tournaments.services.playing import _claim_and_load
 
     match = tournament.matches.order_by("pk").first()
