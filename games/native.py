@@ -16,10 +16,10 @@ image rebuilds them all), so that servers and workers never compile at their fir
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
-import sysconfig
 from pathlib import Path
 from types import ModuleType
 
@@ -44,7 +44,9 @@ class NativeModule:
     def target(self) -> Path:
         # The source's digest in the file name: a process that loaded an older build keeps
         # it, and a rebuild never needs to reload a module under a name already loaded.
-        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        # The import system's own suffix, not sysconfig's: reading sysconfig loads its
+        # generated data module, and the archive verifier promises the standard library only.
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         return self.source.with_name(f"{self.source.stem}-{self.digest()}{suffix}")
 
     def build(self) -> Path:
@@ -53,6 +55,7 @@ class NativeModule:
         # Imported here: every process imports this module (games.rng), few build.
         import shutil
         import subprocess
+        import sysconfig
         import tempfile
 
         compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
