@@ -51,6 +51,42 @@ def bot_programs() -> list[int]:
     return found
 
 
+def skip_without_redis_and_postgresql() -> None:
+    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
+        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+
+
+def one_match_running(owner, bot_ids, worker, *, name: str, seed: int) -> tuple:
+    """A one-match tournament of the two slow bots, started; its tournament and match once
+    ``worker`` plays it with its bots up."""
+    tournament = services.create_tournament(
+        organiser=owner, name=name, game="pairs", bot_ids=bot_ids,
+        games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=seed,
+    )  # fmt: skip
+    services.start_tournament(tournament_id=tournament.pk)
+    match = Match.objects.get(tournament=tournament)
+
+    def mid_match():
+        match.refresh_from_db()
+        return match.status == Match.Status.RUNNING and slots.all_slot_processes()
+
+    wait_for(mid_match, 60, "the match to be running with its bots", worker)
+    return tournament, match
+
+
+def wait_acked_with_its_result_waiting(match, worker) -> None:
+    """Until the match's task is acked while its result waits on the recording thread
+    (the caller holds the tournament's row, which the result's first statement locks)."""
+    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+
+    def acked_with_its_result_waiting():
+        match.refresh_from_db()
+        held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
+        return match.status == Match.Status.RUNNING and match.pk not in held
+
+    wait_for(acked_with_its_result_waiting, 60, "the task to be acked", worker)
+
+
 @pytest.fixture
 def two_slow_bots(transactional_db):
     """Two bots stored active as they are: validating them would play the slow bot's
@@ -64,8 +100,7 @@ def two_slow_bots(transactional_db):
 
 
 def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp_path):
-    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
-        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
+    skip_without_redis_and_postgresql()
     owner, bot_ids = two_slow_bots
     from tests.support.workers import purge_broker
 
@@ -73,18 +108,7 @@ def test_a_killed_worker_loses_no_match_and_counts_none_twice(two_slow_bots, tmp
     first = start_worker(tmp_path, "first", **FAST_REAPER)
     second = None
     try:
-        tournament = services.create_tournament(
-            organiser=owner, name="kill test", game="pairs", bot_ids=bot_ids,
-            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=11,
-        )  # fmt: skip
-        services.start_tournament(tournament_id=tournament.pk)
-        match = Match.objects.get(tournament=tournament)
-
-        def mid_match():
-            match.refresh_from_db()
-            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
-
-        wait_for(mid_match, 60, "the match to be running with its bots", first)
+        tournament, match = one_match_running(owner, bot_ids, first, name="kill test", seed=11)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
         # The bots were children of the killed worker: PR_SET_PDEATHSIG takes them down. The
@@ -137,9 +161,7 @@ def test_a_worker_killed_before_its_handed_over_result_commits_loses_nothing(
     recording thread (tournaments/services/recorder.py). Killed before that result commits,
     the worker leaves the match running under a heartbeat nobody beats: the reaper queues
     it again and another worker plays it, recorded and rated once."""
-    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
-        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
-    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+    skip_without_redis_and_postgresql()
     from tests.support.workers import purge_broker
     from tournaments.read_models import stored_totals, totals_from_matches
 
@@ -148,29 +170,14 @@ def test_a_worker_killed_before_its_handed_over_result_commits_loses_nothing(
     first = start_worker(tmp_path, "first", **FAST_REAPER)
     second = None
     try:
-        tournament = services.create_tournament(
-            organiser=owner, name="kill after play", game="pairs", bot_ids=bot_ids,
-            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=12,
-        )  # fmt: skip
-        services.start_tournament(tournament_id=tournament.pk)
-        match = Match.objects.get(tournament=tournament)
-
-        def mid_match():
-            match.refresh_from_db()
-            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
-
-        wait_for(mid_match, 60, "the match to be running with its bots", first)
+        tournament, match = one_match_running(
+            owner, bot_ids, first, name="kill after play", seed=12
+        )
         with transaction.atomic():
             # The result's first statement locks the tournament's row: held here, the
             # result waits on the recording thread once the match is played.
             Tournament.objects.select_for_update().get(pk=tournament.pk)
-
-            def acked_with_its_result_waiting():
-                match.refresh_from_db()
-                held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
-                return match.status == Match.Status.RUNNING and match.pk not in held
-
-            wait_for(acked_with_its_result_waiting, 60, "the task to be acked", first)
+            wait_acked_with_its_result_waiting(match, first)
             os.killpg(first.pid, signal.SIGKILL)
             first.wait()
         assert wait_for(lambda: not bot_programs(), 10, "the orphaned bots to die")
@@ -199,36 +206,17 @@ def test_a_worker_killed_before_its_handed_over_result_commits_loses_nothing(
 def test_a_warm_shutdown_records_the_result_handed_over_first(two_slow_bots, tmp_path):
     """A worker told to stop (SIGTERM to its main process) while its pool process holds a
     played match's result on its recording thread records it before that process exits."""
-    if not settings.CELERY_BROKER_URL.startswith("redis://") or connection.vendor != "postgresql":
-        pytest.skip("needs Redis and PostgreSQL (make test sets them)")
-    from bots.queueing import MATCHES, PLAY_MATCH, held_first_args
+    skip_without_redis_and_postgresql()
     from tests.support.workers import purge_broker
 
     owner, bot_ids = two_slow_bots
     purge_broker()
     worker = start_worker(tmp_path, "warm")
     try:
-        tournament = services.create_tournament(
-            organiser=owner, name="warm shutdown", game="pairs", bot_ids=bot_ids,
-            games_per_pairing=1, rotate_seats=False, move_ms=2000, bank_ms=30000, seed=13,
-        )  # fmt: skip
-        services.start_tournament(tournament_id=tournament.pk)
-        match = Match.objects.get(tournament=tournament)
-
-        def mid_match():
-            match.refresh_from_db()
-            return match.status == Match.Status.RUNNING and slots.all_slot_processes()
-
-        wait_for(mid_match, 60, "the match to be running with its bots", worker)
+        tournament, match = one_match_running(owner, bot_ids, worker, name="warm shutdown", seed=13)
         with transaction.atomic():
             Tournament.objects.select_for_update().get(pk=tournament.pk)  # the result waits
-
-            def acked_with_its_result_waiting():
-                match.refresh_from_db()
-                held = held_first_args(task_name=PLAY_MATCH, queue=MATCHES, delivered_within=60)
-                return match.status == Match.Status.RUNNING and match.pk not in held
-
-            wait_for(acked_with_its_result_waiting, 60, "the task to be acked", worker)
+            wait_acked_with_its_result_waiting(match, worker)
             os.kill(worker.pid, signal.SIGTERM)  # a warm shutdown
             time.sleep(2)
             assert worker.poll() is None  # its pool process waits for the result
