@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 from django.utils.timezone import template_localtime
 
 from arena.dashboard.cell_text import cell_text
-from arena.dashboard.charts import rating_series
+from arena.dashboard.charts import rating_chart
 from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
 from tournaments import readcache, release, selectors
@@ -49,10 +49,14 @@ RECENT_FIELDS = (
 )
 
 
-def latest_history(history: list[dict], *, limit: int = HISTORY_ROWS) -> list[dict]:
-    """The last ``limit`` rating changes, newest first, each with its number (1 = first)."""
-    start = max(0, len(history) - limit)
-    return [{**h, "n": start + i + 1} for i, h in enumerate(history[start:])][::-1]
+def latest_history(points: list[tuple], *, limit: int = HISTORY_ROWS) -> list[dict]:
+    """The last ``limit`` rating changes of ``points`` (``selectors.rating_points``, oldest
+    first), newest first, each with its number (1 = the first of ``points``)."""
+    start = max(0, len(points) - limit)
+    return [
+        {"n": start + i + 1, "version": v, "match": m, "before": before, "after": after, "at": at}
+        for i, (v, _, m, _, before, after, at) in enumerate(points[start:])
+    ][::-1]
 
 
 TENTH = Decimal("0.1")
@@ -298,17 +302,15 @@ def _rating_parts(bot: Bot, versions: list[BotVersion]) -> dict:
     counts = selectors.rated_matches_by_pool(bot=bot)
     played = selectors.rating_pools_of_bot(bot=bot, counts=counts)
     pool = played[0] if played else pools.default_pool(bot.game)
-    history = selectors.rating_history(
-        bot=bot, pool=pool, numbers={v.pk: v.number for v in versions}
-    )
-    chart = rating_series(history)
+    points = selectors.rating_points(bot=bot, pool=pool, numbers={v.pk: v.number for v in versions})
+    chart = rating_chart(points)
     context = {
         "bot": bot,
-        "history": history,
-        "rated_total": counts.get(pool, 0) if history else 0,
+        "points": len(points),
+        "rated_total": counts.get(pool, 0) if points else 0,
         # The table lists the latest changes only (the chart draws every one):
         # rendering hundreds of rows is most of a busy bot's page.
-        "history_rows": (rows := latest_history(history)),
+        "history_rows": (rows := latest_history(points)),
         "history_table": mark_safe(history_table(rows)),
         "chart": chart,
         "met": selectors.opponents_met(bot=bot, pool=pool),

@@ -9,9 +9,10 @@ from urllib.parse import parse_qs
 import pytest
 from django.template import engines
 from django.template.loader import render_to_string
+from django.utils.html import json_script
 
 from arena.dashboard.bot_page import day_and_clock, history_table, latest_history, result_text
-from arena.dashboard.charts import rating_series
+from arena.dashboard.charts import rating_chart, rating_series
 from arena.dashboard.leaderboard_page import ROWS_PER_PAGE, BoardPage, board_page, with_whiskers
 from games import registry
 
@@ -117,6 +118,36 @@ def test_rating_series_keeps_versions_apart():
     assert rating_series([]) is None
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        [(1500.0, 1512.0), (1512.0, 1520.5), (1500.0, 1490.0)],
+        # A change that rounds to minus zero, halves, large and small figures.
+        [(1500.04, 1499.96), (1512.25, 1512.35), (1e15, 1234567.05), (0.0, -0.04), (3.0, 3.0)],
+        # A change that is not finite: the JSON encoder's own words for it.
+        [(float("nan"), 1500.0), (float("inf"), 1490.0), (1490.0, 1480.5)],
+    ],
+)
+def test_the_rating_chart_writes_what_json_script_wrote(values):
+    times = [datetime(2026, 11, 26, 12, 0, tzinfo=UTC), datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC)]
+    points = [
+        (1 + i % 2, 10 + i, 100 + i, i, round(before, 1), round(after, 1), times[i % 2])
+        for i, (before, after) in enumerate(values)
+    ]
+    history = [
+        {"version": v, "match": m, "before": before, "after": after, "at": at}
+        for v, _, m, _, before, after, at in points
+    ]
+    chart, series = rating_chart(points), rating_series(history)
+    assert str(chart["script"]) == json_script(series, "rating-data")
+    assert (chart["last"], chart["low"], chart["high"]) == (
+        series["last"],
+        series["low"],
+        series["high"],
+    )
+    assert rating_chart([]) is None
+
+
 # The rating history table's row as the template wrote it, one row per change.
 HISTORY_ROW_TEMPLATE = (
     "{% load l10n arena_links %}{% localize off %}{% for h in history_rows %}\n"
@@ -154,7 +185,8 @@ def test_the_rating_history_table_writes_what_the_template_wrote():
     # Halves round up as the filter's Decimal does, a rounded zero has no sign.
     for before, after in [(0.05, -2.25), (2.25, -0.05), (1e16, 7.0), (-1500.0, 1499.94999)]:
         history.append({**history[0], "before": before, "after": after})
-    rows = latest_history(history, limit=6)
+    points = [(h["version"], 0, h["match"], 0, h["before"], h["after"], h["at"]) for h in history]
+    rows = latest_history(points, limit=6)
     expected = engines["django"].from_string(HISTORY_ROW_TEMPLATE).render({"history_rows": rows})
     written = history_table(rows)
     assert written == expected

@@ -50,6 +50,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
     pools_of_game,
     rated_matches_by_pool,
     rating_history,
+    rating_points,
     rating_pools_of_bot,
     rating_series,
     resolve_pool,

@@ -113,6 +113,30 @@ def rating_history(
     if pool is None:
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
+    return [
+        {
+            "version": version,
+            "version_id": version_id,
+            "pool": pool,
+            "match": match_id,
+            "seq": seq,
+            "before": before,
+            "after": after,
+            "at": at,
+        }
+        for version, version_id, match_id, seq, before, after, at in rating_points(
+            bot=bot, pool=pool, limit=limit, numbers=numbers
+        )
+    ]
+
+
+def rating_points(
+    *, bot: Bot, pool: str, limit: int = HISTORY_POINTS, numbers: dict[int, int] | None = None
+) -> list[tuple]:
+    """``rating_history`` as plain tuples (version number, version id, match, seq, before,
+    after, time; the ratings rounded to a tenth as the history shows them), oldest first:
+    for readers that write each point out themselves (a dict per point was most of the
+    cost of the bot page's chart)."""
     if numbers is None:
         # No ordering: the versions' default one joins their bot for its name.
         versions = BotVersion.objects.filter(bot=bot).order_by()
@@ -122,17 +146,8 @@ def rating_history(
     changes = _latest_changes(list(numbers), pool=pool, limit=limit)
     changes.sort(key=lambda change: change[0])
     return [
-        {
-            "version": numbers[version_id],
-            "version_id": version_id,
-            "pool": pool,
-            "match": match_id,
-            "seq": seq,
-            "before": round(before, 1),
-            "after": round(after, 1),
-            "at": created_at,
-        }
-        for seq, version_id, match_id, before, after, created_at in changes[-limit:]
+        (numbers[version_id], version_id, match_id, seq, round(before, 1), round(after, 1), at)
+        for seq, version_id, match_id, before, after, at in changes[-limit:]
     ]
 
 
