@@ -18,7 +18,7 @@ from arena.dashboard.charts import rating_chart
 from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
 from tournaments import readcache, release, selectors
-from tournaments.models import Match, MatchSeat
+from tournaments.models import MatchSeat
 from tournaments.ratings import pools
 from tournaments.readcache import marks
 from tournaments.selectors import challenges as challenge_selectors
@@ -162,30 +162,24 @@ def with_sections(bots: QuerySet[Bot]) -> QuerySet[Bot]:
 
 
 def recent_match_rows(
-    *, bot_id: int, with_cancelled: bool, limit: int = 30, user=None
+    *,
+    bot_id: int,
+    with_cancelled: bool,
+    limit: int = 30,
+    user=None,
+    version_ids: list[int] | None = None,
 ) -> tuple[list, int]:
     """The bot's latest matches, newest first, and how many cancelled ones were left out;
-    a match whose outcome a competition holds back from ``user`` shows without it."""
+    a match whose outcome a competition holds back from ``user`` shows without it.
+    ``version_ids``: the bot's versions, when the caller has them."""
     # The newest match ids from the bot's seats (narrow rows, no DISTINCT over whole
     # matches), then every seat of those matches with the columns the rows show.
     # Games against people have their own list (selectors.human_games).
-    seats = MatchSeat.objects.filter(
-        version__bot_id=bot_id, match__human_game__isnull=True
-    ).order_by("-match_id")
-    if with_cancelled:
-        hidden, ids = 0, list(seats.values_list("match_id", flat=True).distinct()[:limit])
-    else:
-        # Every match of the bot with its status, newest first, in one pass: the cancelled
-        # ones counted, the newest others kept (a count and a page would each walk all the
-        # bot's seats and their matches).
-        cancelled: set[int] = set()
-        ids = []
-        for match_id, status in seats.values_list("match_id", "match__status").distinct():
-            if status == Match.Status.CANCELLED:
-                cancelled.add(match_id)
-            elif len(ids) < limit:
-                ids.append(match_id)
-        hidden = len(cancelled)
+    if version_ids is None:
+        version_ids = list(BotVersion.objects.filter(bot_id=bot_id).values_list("pk", flat=True))
+    ids, hidden = selectors.newest_match_ids(
+        version_ids=version_ids, limit=limit, with_cancelled=with_cancelled
+    )
     # Plain rows in one query (each match has a seat of this bot, so none is missed):
     # model instances of the matches, their tournaments and seats with versions and bots
     # would be most of the page's build.

@@ -24,6 +24,7 @@ from tournaments.selectors.matches import (  # noqa: F401
     match_detail,
     match_list,
     match_log_cache,
+    newest_match_ids,
     owned_seats,
     public_seats,
     recent_matches,

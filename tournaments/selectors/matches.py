@@ -341,6 +341,46 @@ def recent_matches(*, bot_id: int, limit: int = 30) -> list[Match]:
     return list(rows.distinct().order_by("-id")[:limit])
 
 
+def newest_match_ids(
+    *, version_ids: list[int], limit: int, with_cancelled: bool
+) -> tuple[list[int], int]:
+    """The ids of the newest ``limit`` matches any of ``version_ids`` sat in (not games
+    against people), newest first, and how many cancelled ones were left out (0 ``with_cancelled``,
+    which lists them too), in one query.
+
+    Each version's newest matches come from its own backward range of
+    ``seat_version_match``, which stops at the ``limit``-th one kept: the bot's matches in
+    one ordered walk would take every seat of every version, and each seat's match for its
+    status, before the first row (the planner cannot merge the versions' ranges in order).
+    The cancelled ones are counted by status (few; its index finds them)."""
+    if not version_ids:
+        return [], 0
+    quote = connection.ops.quote_name
+    seats, matches = quote(MatchSeat._meta.db_table), quote(Match._meta.db_table)
+    people = quote(Match._meta.get_field("human_game").column)
+    joined = f"{seats} s JOIN {matches} m ON m.id = s.match_id WHERE m.{people} IS NULL"
+    kept = "" if with_cancelled else " AND m.status <> %s"
+    one = (
+        f"SELECT * FROM (SELECT DISTINCT s.match_id, 0 AS counted FROM {joined} AND s.version_id = %s"
+        f"{kept} ORDER BY s.match_id DESC LIMIT %s) r"
+    )
+    parts = [f"{one}{i}" for i in range(len(version_ids))]
+    cancelled = [] if with_cancelled else [Match.Status.CANCELLED]
+    params = [value for pk in version_ids for value in (pk, *cancelled, limit)]
+    if not with_cancelled:
+        marks = ", ".join(["%s"] * len(version_ids))
+        parts.append(
+            f"SELECT COUNT(DISTINCT s.match_id), 1 FROM {joined}"
+            f" AND s.version_id IN ({marks}) AND m.status = %s"
+        )
+        params += [*version_ids, Match.Status.CANCELLED]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
+    ids = sorted({value for value, counted in rows if not counted}, reverse=True)[:limit]
+    return ids, sum(value for value, counted in rows if counted)
+
+
 # The columns a replay endpoint needs to find its cached answer: not the record or moves.
 REPLAY_LOOKUP_FIELDS = ("pk", "game", "status", "finished_at", "attempts", "result")
 

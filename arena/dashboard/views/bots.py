@@ -80,7 +80,10 @@ def bot_detail(request, pk):
     context = _versions_context(request, bot, versions)
     with_cancelled = request.GET.get("cancelled") == "1"
     matches, hidden = bot_page.recent_match_rows(
-        bot_id=bot.id, with_cancelled=with_cancelled, user=request.user
+        bot_id=bot.id,
+        with_cancelled=with_cancelled,
+        user=request.user,
+        version_ids=[v.pk for v in versions],
     )
     return render(
         request,
