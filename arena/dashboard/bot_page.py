@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 from django.utils.timezone import template_localtime
 
 from arena.dashboard.cell_text import cell_text
-from arena.dashboard.charts import rating_chart
+from arena.dashboard.charts import point_time, rating_chart
 from arena.dashboard.templatetags.arena_links import id_url
 from bots.models import Bot, BotVersion
 from tournaments import readcache, release, selectors
@@ -54,8 +54,15 @@ def latest_history(points: list[tuple], *, limit: int = HISTORY_ROWS) -> list[di
     first), newest first, each with its number (1 = the first of ``points``)."""
     start = max(0, len(points) - limit)
     return [
-        {"n": start + i + 1, "version": v, "match": m, "before": before, "after": after, "at": at}
-        for i, (v, _, m, _, before, after, at) in enumerate(points[start:])
+        {
+            "n": start + i + 1,
+            "version": v,
+            "match": m,
+            "before": b,
+            "after": a,
+            "at": point_time(at),
+        }
+        for i, (v, _, m, _, b, a, at) in enumerate(points[start:])
     ][::-1]
 
 

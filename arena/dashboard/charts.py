@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 from django.utils.html import format_html, json_script
 from django.utils.safestring import mark_safe
@@ -46,7 +47,7 @@ def rating_chart(points: list[tuple]) -> dict | None:
     if not math.isfinite(math.fsum(elos) + math.fsum(point[4] for point in points)):
         # JSON writes NaN and Infinity its own way: the encoder's path, as it was.
         history = [
-            {"version": v, "match": m, "before": before, "after": after, "at": at}
+            {"version": v, "match": m, "before": before, "after": after, "at": point_time(at)}
             for v, _, m, _, before, after, at in points
         ]
         chart = rating_series(history)
@@ -69,6 +70,11 @@ def rating_chart(points: list[tuple]) -> dict | None:
     return {"points": points, "script": script, "last": last, "low": low, "high": high}
 
 
-def _json_time(at) -> str:
-    """A point's time as the JSON encoder writes its ``isoformat()`` (null for none)."""
-    return "null" if at is None else f'"{at.isoformat()}"'
+def point_time(at: str | None) -> datetime | None:
+    """A point's time (``selectors.rating_points``' text) as a datetime."""
+    return None if at is None else datetime.fromisoformat(at)
+
+
+def _json_time(at: str | None) -> str:
+    """A point's time (its ``isoformat()``) as the JSON encoder writes it (null for none)."""
+    return "null" if at is None else f'"{at}"'

@@ -131,12 +131,12 @@ def test_rating_series_keeps_versions_apart():
 def test_the_rating_chart_writes_what_json_script_wrote(values):
     times = [datetime(2026, 11, 26, 12, 0, tzinfo=UTC), datetime(999, 1, 2, 3, 4, 5, 6, tzinfo=UTC)]
     points = [
-        (1 + i % 2, 10 + i, 100 + i, i, round(before, 1), round(after, 1), times[i % 2])
+        (1 + i % 2, 10 + i, 100 + i, i, round(before, 1), round(after, 1), times[i % 2].isoformat())
         for i, (before, after) in enumerate(values)
     ]
     history = [
-        {"version": v, "match": m, "before": before, "after": after, "at": at}
-        for v, _, m, _, before, after, at in points
+        {"version": v, "match": m, "before": b, "after": a, "at": datetime.fromisoformat(at)}
+        for v, _, m, _, b, a, at in points
     ]
     chart, series = rating_chart(points), rating_series(history)
     assert str(chart["script"]) == json_script(series, "rating-data")
@@ -185,7 +185,10 @@ def test_the_rating_history_table_writes_what_the_template_wrote():
     # Halves round up as the filter's Decimal does, a rounded zero has no sign.
     for before, after in [(0.05, -2.25), (2.25, -0.05), (1e16, 7.0), (-1500.0, 1499.94999)]:
         history.append({**history[0], "before": before, "after": after})
-    points = [(h["version"], 0, h["match"], 0, h["before"], h["after"], h["at"]) for h in history]
+    points = [
+        (h["version"], 0, h["match"], 0, h["before"], h["after"], h["at"].isoformat())
+        for h in history
+    ]
     rows = latest_history(points, limit=6)
     expected = engines["django"].from_string(HISTORY_ROW_TEMPLATE).render({"history_rows": rows})
     written = history_table(rows)

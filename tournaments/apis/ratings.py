@@ -197,9 +197,8 @@ class LeaderboardApi(APIView):
         }
 
 
-def _json_time(at):
-    """``at`` as DRF's JSON encoder writes a datetime (UTC as ``Z``)."""
-    text = at.isoformat()
+def _json_time(text: str) -> str:
+    """A time's ``isoformat()`` as DRF's JSON encoder writes the datetime (UTC as ``Z``)."""
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
@@ -222,12 +221,24 @@ class BotRatingsApi(APIView):
         pool = _pool_or_400(bot.game, raw) if raw else None
         pool = pool or (played[0] if played else pools.default_pool(bot.game))
         limit = query.validated_data.get("limit", selectors.HISTORY_POINTS)
-        history = selectors.rating_history(bot=bot, pool=pool, limit=limit)
-        # Each point's time as the JSON encoder writes it, once: the history and the series
-        # hold the same points, and the encoder's fallback per datetime was a good part of
-        # this answer's build.
-        for point in history:
-            point["at"] = _json_time(point["at"])
+        # ``selectors.rating_history`` from its plain points, each time written as the JSON
+        # encoder writes it, once: the history and the series hold the same points, and
+        # the encoder's fallback per datetime was a good part of this answer's build.
+        history = [
+            {
+                "version": version,
+                "version_id": version_id,
+                "pool": pool,
+                "match": match_id,
+                "seq": seq,
+                "before": before,
+                "after": after,
+                "at": _json_time(at),
+            }
+            for version, version_id, match_id, seq, before, after, at in selectors.rating_points(
+                bot=bot, pool=pool, limit=limit
+            )
+        ]
         return {
             "bot": bot.name,
             "pool": pool,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from datetime import datetime
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
@@ -122,7 +123,7 @@ def rating_history(
             "seq": seq,
             "before": before,
             "after": after,
-            "at": at,
+            "at": datetime.fromisoformat(at),
         }
         for version, version_id, match_id, seq, before, after, at in rating_points(
             bot=bot, pool=pool, limit=limit, numbers=numbers
@@ -134,7 +135,8 @@ def rating_points(
     *, bot: Bot, pool: str, limit: int = HISTORY_POINTS, numbers: dict[int, int] | None = None
 ) -> list[tuple]:
     """``rating_history`` as plain tuples (version number, version id, match, seq, before,
-    after, time; the ratings rounded to a tenth as the history shows them), oldest first:
+    after, time; the ratings rounded to a tenth as the history shows them, the time as the
+    text of its ``isoformat()``), oldest first:
     for readers that write each point out themselves (a dict per point was most of the
     cost of the bot page's chart)."""
     if numbers is None:
@@ -155,37 +157,51 @@ HISTORY_COLUMNS = ("seq", "version_id", "match_id", "before", "after", "created_
 
 
 def _latest_changes(version_ids: list[int], *, pool: str, limit: int) -> list[tuple]:
-    """Each version's latest ``limit`` changes in ``pool`` (``HISTORY_COLUMNS``), all in one
-    query: a UNION ALL of one range of ``rating_change_history`` per version, written out
-    (the ORM's building of the union cost more than running it)."""
+    """Each version's latest ``limit`` changes in ``pool`` (``HISTORY_COLUMNS``, the time as
+    the text of its ``isoformat()``), all in one query: a UNION ALL of one range of
+    ``rating_change_history`` per version, written out (the ORM's building of the union
+    cost more than running it)."""
     if not version_ids:
         return []
     meta = RatingChange._meta
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(name).column) for name in HISTORY_COLUMNS)
+    names = [quote(meta.get_field(name).column) for name in HISTORY_COLUMNS]
+    postgresql = connection.vendor == "postgresql"
+    if postgresql:
+        # The time written by the database, in UTC (what the connection's datetimes
+        # are in): the driver's parsing of 500 of them, then their isoformat(), cost
+        # more than the rest of this read.
+        names[-1] = f"to_char({names[-1]} AT TIME ZONE 'UTC', '{ISO_UTC}')"
     # Each range in a subquery of its own: a compound's members may not order or limit
     # themselves in every database.
     one = (
-        f"SELECT * FROM (SELECT {columns} FROM {quote(meta.db_table)}"
+        f"SELECT * FROM (SELECT {', '.join(names)} FROM {quote(meta.db_table)}"
         " WHERE version_id = %s AND pool = %s ORDER BY seq DESC LIMIT %s) r"
     )
     sql = " UNION ALL ".join(f"{one}{i}" for i in range(len(version_ids)))
     params = [value for pk in version_ids for value in (pk, pool, limit)]
-    created = meta.get_field("created_at")
-    column = created.get_col(meta.db_table)
-    # What the ORM would make of the time (none on PostgreSQL; SQLite's text parsed).
-    converters = connection.ops.get_db_converters(column) + created.get_db_converters(connection)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    if not converters:
-        return rows
+    if postgresql:
+        # isoformat() leaves out a zero fraction.
+        return [
+            (*rest, (at[:-7] if at.endswith(".000000") else at) + "+00:00") for *rest, at in rows
+        ]
+    created = meta.get_field("created_at")
+    column = created.get_col(meta.db_table)
+    # What the ORM would make of the time (SQLite's text parsed).
+    converters = connection.ops.get_db_converters(column) + created.get_db_converters(connection)
     out = []
     for *rest, at in rows:
         for convert in converters:
             at = convert(at, column, connection)
-        out.append((*rest, at))
+        out.append((*rest, at.isoformat()))
     return out
+
+
+# A UTC time as datetime.isoformat() writes it (but a zero fraction), in to_char's terms.
+ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US'
 
 
 def rating_series(history: list[dict]) -> list[dict]:
