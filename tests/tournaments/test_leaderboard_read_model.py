@@ -369,3 +369,18 @@ def test_a_result_rated_while_the_current_version_changes_sees_the_change():
     row = {r["bot"]: r for r in selectors.leaderboard(game="pairs")}["switching"]
     assert row["version"] == 1 and row["games"] == 2 and v2.number == 2
     assert boards() == direct()
+
+
+def test_a_search_finds_what_icontains_finds_beyond_ascii():
+    """The walk's match (on PostgreSQL the name upper-cased when its row was written) finds
+    the rows the ORM's ``icontains`` finds, letters outside ASCII too."""
+    owner = user(name="ann")
+    names = ["Éclair", "éclair-deux", "ÉCLAIR-3", "eclair-4", "Straße", "STRASSE", "other"]
+    versions = [version(bot=Bot.objects.create(owner=owner, name=n, game="pairs")) for n in names]
+    finished_match(versions=versions[:2], ranks=[1, 2], seed=1)
+    for text in ("éclair", "ÉCLAIR", "clair-", "straße", "STRASSE", "ß"):
+        wanted = set(Bot.objects.filter(name__icontains=text).values_list("name", flat=True))
+        board = selectors.leaderboard(game="pairs")
+        expected = [row for row in board if row["bot"] in wanted]
+        page = selectors.leaderboard_page(pool="pairs:2", search=text)
+        assert page["rows"] == expected and page["count"] == len(expected), text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Upper
 
 from bots.models import Bot, BotVersion
 from tournaments.models.matches import Match
@@ -196,6 +197,11 @@ class LeaderboardRow(models.Model):
     draws = models.PositiveIntegerField(null=True)
     losses = models.PositiveIntegerField(null=True)
     average_rank = models.FloatField(null=True)
+    # The name as a search's ``icontains`` compares it (upper case), kept by the database:
+    # a search reads it from the board's index instead of upper-casing every row's name.
+    search_name = models.GeneratedField(
+        expression=Upper("bot_name"), output_field=models.TextField(), db_persist=True
+    )
 
     UNRATED_KEY = 1e12
 
@@ -209,7 +215,7 @@ class LeaderboardRow(models.Model):
             # row's figure) rides along, so that walk reads the index alone, in order.
             models.Index(
                 fields=["pool", "sort_key", "bot_name"],
-                include=["id", "bot", "elo", "stdev", "estimate"],
+                include=["id", "bot", "elo", "stdev", "estimate", "search_name"],
                 name="leaderboard_order",
             )
         ]

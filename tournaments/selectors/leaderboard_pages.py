@@ -288,7 +288,8 @@ def _found_in_place(
     (numbering whole rows, the planner sorted the whole board first); the rows found are
     then read whole by id.
 
-    The match is the ORM's ``icontains`` as this database writes it (``_search``)."""
+    The match is the ORM's ``icontains`` as this database writes it (``_search``); on
+    PostgreSQL the name's side of it, UPPER(name), is the stored ``search_name``."""
     table = LeaderboardRow._meta.db_table
     owner = Bot._meta.get_field("owner")
     users = owner.related_model._meta
@@ -297,9 +298,16 @@ def _found_in_place(
     pattern = f"%{connection.ops.prep_for_like_query(search)}%"
     username = users.get_field("username").column
 
+    def name(alias: str) -> str:
+        # PostgreSQL: the name upper-cased once, when written (``search_name``: what
+        # ``icontains`` writes, UPPER(name), kept by the database).
+        if connection.vendor == "postgresql":
+            return f"{alias}.search_name"
+        return cast % (alias + ".bot_name")
+
     def found(alias: str) -> str:
         return (
-            f"({cast % (alias + '.bot_name')} {like} OR {alias}.bot_id IN ("
+            f"({name(alias)} {like} OR {alias}.bot_id IN ("
             f"SELECT o.id FROM {Bot._meta.db_table} o JOIN {users.db_table} u"
             f" ON u.{users.pk.column} = o.{owner.column} WHERE {cast % ('u.' + username)} {like}))"
         )
@@ -315,7 +323,8 @@ def _found_in_place(
         f" ON u.{users.pk.column} = o.{owner.column} WHERE o.id = r.bot_id) AS owner_name"
         f" FROM (SELECT b.id, b.sort_key, b.bot_name, b.position, b.next_elo, b.next_stdev,"
         f" b.next_estimate FROM ("
-        f" SELECT n.id, n.bot_id, n.sort_key, n.bot_name, row_number() OVER w AS position,"
+        f" SELECT n.id, n.bot_id, n.sort_key, n.bot_name, n.search_name,"
+        f" row_number() OVER w AS position,"
         f" lead(n.elo) OVER w AS next_elo, lead(n.stdev) OVER w AS next_stdev,"
         f" lead(n.estimate) OVER w AS next_estimate"
         f" FROM {table} n WHERE n.pool = %s WINDOW w AS ({BOARD_WINDOW})"
