@@ -6,6 +6,7 @@ import math
 from collections import defaultdict
 from datetime import datetime
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Exists, OuterRef, Subquery
 
@@ -166,11 +167,13 @@ def _latest_changes(version_ids: list[int], *, pool: str, limit: int) -> list[tu
     meta = RatingChange._meta
     quote = connection.ops.quote_name
     names = [quote(meta.get_field(name).column) for name in HISTORY_COLUMNS]
-    postgresql = connection.vendor == "postgresql"
+    # PostgreSQL writes the time itself, in UTC (when the connection's aware datetimes
+    # are in UTC): the driver's parsing of 500 of them, then their isoformat(), cost more
+    # than the rest of this read.
+    postgresql = (
+        connection.vendor == "postgresql" and settings.USE_TZ and connection.timezone_name == "UTC"
+    )
     if postgresql:
-        # The time written by the database, in UTC (what the connection's datetimes
-        # are in): the driver's parsing of 500 of them, then their isoformat(), cost
-        # more than the rest of this read.
         names[-1] = f"to_char({names[-1]} AT TIME ZONE 'UTC', '{ISO_UTC}')"
     # Each range in a subquery of its own: a compound's members may not order or limit
     # themselves in every database.
