@@ -68,7 +68,14 @@ typedef struct {
     Py_ssize_t touched_count, touched_room;
     double magnitude; /* sum of |value| added: partial sums stay exact below 2**53 */
     int exact;        /* every value added whole, none outside the layout */
+    int kind;         /* what the sums are of: ITEMS_KEPT, VALUE_KEPT, or 0 (nothing yet) */
+    PyObject *value;  /* VALUE_KEPT: the value walked (NULL otherwise) */
 } Entry;
+
+/* An entry keeps either a bag list's first items (walk_remembered) or a whole value of
+   any other kind (walk_valued): a value equal to the last one, type for type (`same`),
+   adds what it added then without a walk. */
+enum { ITEMS_KEPT = 1, VALUE_KEPT = 2 };
 
 typedef struct {
     Py_ssize_t size;
@@ -77,6 +84,11 @@ typedef struct {
     Entry *entries;
     Py_ssize_t count, room;
     PyObject *keys; /* the last top-level keys found safe to remember lists under */
+    /* The layout nodes of those keys, in their order, under `root`: an observation with
+       the very same keys (the same objects, in the same order) finds its nodes here
+       instead of a dict lookup per key (a node, once made, stays its key's for good). */
+    PyObject *root;
+    PyObject *children;
 } Memo;
 
 #define MEMO_NAME "games.adapters._encode.memo"
@@ -140,7 +152,9 @@ static PyObject *grow(Walk *w, PyObject *node, const char *what, PyObject *key) 
 
 static int track(Walk *w, Py_ssize_t slot, double value) {
     Entry *e = w->tracking;
-    if (slot < 0 || slot >= w->size || value != floor(value) || fabs(value) > 4503599627370496.0) {
+    /* whole and at most 2**52 (NaN fails the first test): a cast, not a call to floor() */
+    if (slot < 0 || slot >= w->size || !(fabs(value) <= 4503599627370496.0) ||
+        value != (double)(long long)value) {
         e->exact = 0;
         return 1;
     }
@@ -350,7 +364,10 @@ static void entry_clear(Memo *m, Entry *e) {
     e->exact = 1;
 }
 
-static Entry *entry_for(Memo *m, PyObject *key, PyObject *node) {
+/* The view's entry for `key` (`hint`: where it was in the last call, its place in the
+   observation's keys), made when there is none. */
+static Entry *entry_for(Memo *m, PyObject *key, PyObject *node, Py_ssize_t hint) {
+    if (hint >= 0 && hint < m->count && m->entries[hint].key == key) return &m->entries[hint];
     for (Py_ssize_t i = 0; i < m->count; i++)
         if (m->entries[i].key == key) return &m->entries[i];
     for (Py_ssize_t i = 0; i < m->count; i++) {
@@ -364,19 +381,20 @@ static Entry *entry_for(Memo *m, PyObject *key, PyObject *node) {
     Entry *e = &m->entries[m->count++];
     Py_INCREF(key);
     Py_INCREF(node);
-    *e = (Entry){key, node, items, NULL, 0, 0, 0.0, 1};
+    *e = (Entry){key, node, items, NULL, 0, 0, 0.0, 1, 0, NULL};
     return e;
 }
 
 /* The bag list at a top-level key, through the view's memory: when the items remembered
    are the list's first ones, their sums go back into their slots and only the rest are
    walked; otherwise the whole list is, and remembered. */
-static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *list) {
+static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *list,
+                           Py_ssize_t hint) {
     Memo *m = w->memo;
-    Entry *e = entry_for(m, key, node);
+    Entry *e = entry_for(m, key, node, hint);
     if (e == NULL) return -1;
     Py_ssize_t n = PyList_GET_SIZE(list), known = PyList_GET_SIZE(e->items);
-    int reuse = e->exact && e->node == node && known <= n;
+    int reuse = e->exact && e->kind == ITEMS_KEPT && e->node == node && known <= n;
     for (Py_ssize_t i = 0; reuse && i < known; i++) {
         reuse = same(PyList_GET_ITEM(e->items, i), PyList_GET_ITEM(list, i));
         if (reuse < 0) return -1;
@@ -390,6 +408,8 @@ static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *lis
             Py_INCREF(node);
             Py_SETREF(e->node, node);
         }
+        Py_CLEAR(e->value);
+        e->kind = ITEMS_KEPT;
         known = 0;
     }
     PyObject *bag = FIELD(node, BAG);
@@ -405,9 +425,49 @@ static int walk_remembered(Walk *w, PyObject *node, PyObject *key, PyObject *lis
     return done;
 }
 
+/* Any other value at a top-level key, through the view's memory: a value equal to the
+   one walked last time adds the same sums to the same slots (no two keys share a slot,
+   and whole sums are exact in any order); otherwise it is walked, and remembered. */
+static int walk_valued(Walk *w, PyObject *root, PyObject *node, PyObject *key, PyObject *value,
+                       Py_ssize_t hint) {
+    Memo *m = w->memo;
+    Entry *e = entry_for(m, key, node, hint);
+    if (e == NULL) return -1;
+    if (e->exact && e->kind == VALUE_KEPT && e->node == node && e->value != NULL) {
+        int equal = same(e->value, value);
+        if (equal < 0) return -1;
+        if (equal) {
+            for (Py_ssize_t i = 0; i < e->touched_count; i++)
+                w->out[e->touched[i]] += m->sums[e->touched[i]];
+            Py_INCREF(value);
+            Py_SETREF(e->value, value); /* the newest: met again as the same object */
+            return 1;
+        }
+    }
+    entry_clear(m, e);
+    if (PyList_GET_SIZE(e->items) && PyList_SetSlice(e->items, 0, PyList_GET_SIZE(e->items), NULL) < 0)
+        return -1;
+    if (e->node != node) {
+        Py_INCREF(node);
+        Py_SETREF(e->node, node);
+    }
+    Py_CLEAR(e->value);
+    e->kind = VALUE_KEPT;
+    w->tracking = e;
+    int done = walk_child(w, root, node, value);
+    w->tracking = NULL;
+    if (done != 1) {
+        e->exact = 0;
+        return done;
+    }
+    e->value = Py_NewRef(value);
+    return 1;
+}
+
 /* 1 when every top-level key is a str that is an identifier: then no two keys' paths
-   share a slot (".a" and ".a.b" could), and a key's remembered sums are its own. The
-   last safe key sequence is kept, so the check is a pointer compare per key. */
+   share a slot (".a" and ".a.b" could), and a key's remembered sums are its own; 2 when
+   besides the keys are the very ones of the last call, in the same order. The last safe
+   key sequence is kept, so the check is a pointer compare per key. */
 static int safe_keys(Memo *m, PyObject *observation) {
     Py_ssize_t n = PyDict_GET_SIZE(observation), pos = 0, i = 0;
     PyObject *key, *value;
@@ -415,7 +475,7 @@ static int safe_keys(Memo *m, PyObject *observation) {
         int known = 1;
         while (known && PyDict_Next(observation, &pos, &key, &value))
             known = PyTuple_GET_ITEM(m->keys, i++) == key;
-        if (known) return 1;
+        if (known) return 2;
     }
     PyObject *keys = PyTuple_New(n);
     if (keys == NULL) return -1;
@@ -430,28 +490,56 @@ static int safe_keys(Memo *m, PyObject *observation) {
         PyTuple_SET_ITEM(keys, i++, key);
     }
     Py_XSETREF(m->keys, keys);
+    Py_CLEAR(m->children);
     return 1;
 }
 
 static int walk_root(Walk *w, PyObject *root, PyObject *observation) {
     if (w->memo == NULL || !PyDict_CheckExact(observation)) return walk(w, root, observation);
-    int safe = safe_keys(w->memo, observation);
+    Memo *m = w->memo;
+    int safe = safe_keys(m, observation);
     if (safe < 0) return -1;
     if (!safe) return walk(w, root, observation);
+    PyObject *known = safe == 2 && m->root == root ? m->children : NULL;
+    PyObject *made = NULL;
+    if (known == NULL) {
+        made = PyTuple_New(PyDict_GET_SIZE(observation));
+        if (made == NULL) return -1;
+    }
     PyObject *key, *item;
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, i = 0;
     while (PyDict_Next(observation, &pos, &key, &item)) {
-        PyObject *child = find(w, root, CHILDREN, "key", key);
-        if (child == NULL) return -1;
+        PyObject *child;
+        if (known != NULL) {
+            child = PyTuple_GET_ITEM(known, i);
+            Py_INCREF(child);
+        } else {
+            child = find(w, root, CHILDREN, "key", key);
+            if (child == NULL) {
+                Py_DECREF(made);
+                return -1;
+            }
+            Py_INCREF(child);
+            PyTuple_SET_ITEM(made, i, child);
+        }
+        i++;
         int done;
         if (PyList_CheckExact(item) && PyList_GET_SIZE(item) > 0 && PyList_CheckExact(child) &&
             PyList_GET_SIZE(child) >= NODE_FIELDS && FIELD(child, ITEMS) == Py_None &&
             FIELD(child, BAG) != Py_None)
-            done = walk_remembered(w, child, key, item);
+            done = walk_remembered(w, child, key, item, i - 1);
         else
-            done = walk_child(w, root, child, item);
+            done = walk_valued(w, root, child, key, item, i - 1);
         Py_DECREF(child);
-        if (done != 1) return done;
+        if (done != 1) {
+            Py_XDECREF(made);
+            return done;
+        }
+    }
+    if (made != NULL) {
+        Py_XSETREF(m->children, made);
+        Py_INCREF(root);
+        Py_XSETREF(m->root, root);
     }
     return 1;
 }
@@ -463,19 +551,19 @@ static void memo_free(PyObject *capsule) {
         Py_DECREF(m->entries[i].key);
         Py_DECREF(m->entries[i].node);
         Py_DECREF(m->entries[i].items);
+        Py_XDECREF(m->entries[i].value);
         PyMem_Free(m->entries[i].touched);
     }
     PyMem_Free(m->entries);
     PyMem_Free(m->sums);
     PyMem_Free(m->marks);
     Py_XDECREF(m->keys);
+    Py_XDECREF(m->root);
+    Py_XDECREF(m->children);
     PyMem_Free(m);
 }
 
-/* memo(size): a view's memory for encode(), for vectors of `size` entries. */
-static PyObject *memo(PyObject *self, PyObject *args) {
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "n", &size)) return NULL;
+static PyObject *make_memo(Py_ssize_t size) {
     if (size < 0) {
         PyErr_SetString(PyExc_ValueError, "size must not be negative");
         return NULL;
@@ -497,6 +585,13 @@ static PyObject *memo(PyObject *self, PyObject *args) {
         PyMem_Free(m);
     }
     return capsule;
+}
+
+/* memo(size): a view's memory for encode(), for vectors of `size` entries. */
+static PyObject *memo(PyObject *self, PyObject *args) {
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "n", &size)) return NULL;
+    return make_memo(size);
 }
 
 static double squash(double x) {
@@ -576,38 +671,34 @@ static int to_single(PyObject *single_obj, const double *vector, Py_ssize_t size
     return fits ? 1 : -1;
 }
 
-static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (!arguments("encode", nargs, 6, 8)) return NULL;
-    PyObject *root = args[0], *numbers_obj = args[1], *features = args[2], *extend = args[3];
-    PyObject *observation = args[4], *out_obj = args[5];
-    PyObject *memo_obj = nargs > 6 ? args[6] : Py_None, *single_obj = nargs > 7 ? args[7] : Py_None;
-    if (!is_list("encode", "features", features)) return NULL;
-    Memo *memory = NULL;
-    if (memo_obj != Py_None) {
-        memory = PyCapsule_GetPointer(memo_obj, MEMO_NAME);
-        if (memory == NULL) return NULL;
-    }
+/* The walk of `observation` into `out_obj` (float64, the layout's size) and, unless None,
+   into `single_obj` rounded to float32: 1 done, 0 the walk gave up (the caller runs the
+   Python encoder), -1 an error. */
+static int encode_core(PyObject *root, PyObject *numbers_obj, PyObject *features,
+                       PyObject *extend, PyObject *observation, PyObject *out_obj,
+                       Memo *memory, PyObject *single_obj) {
+    if (!is_list("encode", "features", features)) return -1;
     if (!PyList_CheckExact(root) || PyList_GET_SIZE(root) < NODE_FIELDS) {
         PyErr_SetString(PyExc_TypeError, "root must be a layout node");
-        return NULL;
+        return -1;
     }
     Py_buffer out, numbers;
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
-        return NULL;
+        return -1;
     if (out.format == NULL || strcmp(out.format, "d") != 0) {
         PyBuffer_Release(&out);
         PyErr_SetString(PyExc_TypeError, "out must be a float64 buffer");
-        return NULL;
+        return -1;
     }
     if (PyObject_GetBuffer(numbers_obj, &numbers, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
         PyBuffer_Release(&out);
-        return NULL;
+        return -1;
     }
     if (numbers.format == NULL || strcmp(numbers.format, "q") != 0) {
         PyBuffer_Release(&out);
         PyBuffer_Release(&numbers);
         PyErr_SetString(PyExc_TypeError, "numbers must be an int64 buffer");
-        return NULL;
+        return -1;
     }
     Walk w = {(double *)out.buf, out.len / (Py_ssize_t)sizeof(double), features, extend, NULL, 0, 0,
               memory, NULL};
@@ -615,7 +706,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&out);
         PyBuffer_Release(&numbers);
         PyErr_SetString(PyExc_ValueError, "the memo is for vectors of another size");
-        return NULL;
+        return -1;
     }
     memset(w.out, 0, (size_t)out.len);
     int done = walk_root(&w, root, observation);
@@ -635,8 +726,126 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyMem_Free(w.outside);
     PyBuffer_Release(&out);
     PyBuffer_Release(&numbers);
+    return done;
+}
+
+static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("encode", nargs, 6, 8)) return NULL;
+    PyObject *memo_obj = nargs > 6 ? args[6] : Py_None, *single_obj = nargs > 7 ? args[7] : Py_None;
+    Memo *memory = NULL;
+    if (memo_obj != Py_None) {
+        memory = PyCapsule_GetPointer(memo_obj, MEMO_NAME);
+        if (memory == NULL) return NULL;
+    }
+    int done = encode_core(args[0], args[1], args[2], args[3], args[4], args[5], memory, single_obj);
     if (done < 0) return NULL;
     return PyBool_FromLong(done == 1);
+}
+
+static PyObject *make_memo(Py_ssize_t size);
+
+/* What encode_view and tensor_view share: `bound` is compiled.py's list
+   [root, numbers, features, extend, out, memos, size, max_views, max_outside]. The view's
+   memo is found in (or added to) `memos`, at most max_views of them (then it starts
+   afresh), and the walk goes into `out`. 1 done, 0 Python's turn (the layout holds
+   max_outside features outside it and must start again, or the walk gave up), -1. */
+enum { B_ROOT, B_NUMBERS, B_FEATURES, B_EXTEND, B_OUT, B_MEMOS, B_SIZE, B_MAX_VIEWS,
+       B_MAX_OUTSIDE, B_FIELDS };
+
+static int encode_bound(PyObject *bound, PyObject *observation, PyObject *view,
+                        PyObject *single_obj) {
+    if (!PyList_CheckExact(bound) || PyList_GET_SIZE(bound) < B_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "bound must be the encoder's bound list");
+        return -1;
+    }
+    PyObject *features = PyList_GET_ITEM(bound, B_FEATURES);
+    PyObject *memos = PyList_GET_ITEM(bound, B_MEMOS);
+    if (!is_list("encode_view", "features", features) || !is_dict("encode_view", "memos", memos))
+        return -1;
+    Py_ssize_t most = PyLong_AsSsize_t(PyList_GET_ITEM(bound, B_MAX_OUTSIDE));
+    if (most == -1 && PyErr_Occurred()) return -1;
+    if (PyList_GET_SIZE(features) > most) return 0;
+    PyObject *capsule = PyDict_GetItemWithError(memos, view);
+    if (capsule == NULL) {
+        if (PyErr_Occurred()) return -1;
+        Py_ssize_t views = PyLong_AsSsize_t(PyList_GET_ITEM(bound, B_MAX_VIEWS));
+        Py_ssize_t size = PyLong_AsSsize_t(PyList_GET_ITEM(bound, B_SIZE));
+        if (PyErr_Occurred()) return -1;
+        if (PyDict_GET_SIZE(memos) >= views) PyDict_Clear(memos);
+        PyObject *made = make_memo(size);
+        if (made == NULL) return -1;
+        int stored = PyDict_SetItem(memos, view, made);
+        Py_DECREF(made);
+        if (stored < 0) return -1;
+        capsule = made; /* the dict holds it */
+    }
+    Memo *memory = PyCapsule_GetPointer(capsule, MEMO_NAME);
+    if (memory == NULL) return -1;
+    return encode_core(PyList_GET_ITEM(bound, B_ROOT), PyList_GET_ITEM(bound, B_NUMBERS), features,
+                       PyList_GET_ITEM(bound, B_EXTEND), observation, PyList_GET_ITEM(bound, B_OUT),
+                       memory, single_obj);
+}
+
+static PyObject *str_copy, *str_observation, *str_action_mask;
+
+/* encode_view(bound, observation, view, single[, mask]) -> `single` (a float32 buffer of
+   the layout's size) holding the vector of `observation`, or with `mask` PettingZoo's
+   {"observation": single, "action_mask": mask.copy()}; None when Python must encode
+   (see encode_bound): compiled.CompiledEncoder.encode's work in one call. */
+static PyObject *encode_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("encode_view", nargs, 4, 5)) return NULL;
+    PyObject *single = args[3];
+    int done = encode_bound(args[0], args[1], args[2], single);
+    if (done < 0) return NULL;
+    if (done == 0) Py_RETURN_NONE;
+    if (nargs < 5) return Py_NewRef(single);
+    PyObject *mask = PyObject_CallMethodNoArgs(args[4], str_copy);
+    if (mask == NULL) return NULL;
+    PyObject *out = PyDict_New();
+    if (out == NULL || PyDict_SetItem(out, str_observation, single) < 0 ||
+        PyDict_SetItem(out, str_action_mask, mask) < 0) {
+        Py_XDECREF(out);
+        Py_DECREF(mask);
+        return NULL;
+    }
+    Py_DECREF(mask);
+    return out;
+}
+
+static int floats_into(PyObject *values, const double *vector, Py_ssize_t n, float *kept);
+
+/* tensor_view(bound, observation, view, values, mirror) -> a fresh list of the vector's
+   entries rounded to float32, `values` and its float32 `mirror` brought up to date first
+   (as_floats); None when Python must encode. OpenSpiel's observation tensor in one call. */
+static PyObject *tensor_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("tensor_view", nargs, 5, 5)) return NULL;
+    PyObject *values = args[3];
+    if (!is_list("tensor_view", "values", values)) return NULL;
+    int done = encode_bound(args[0], args[1], args[2], Py_None);
+    if (done < 0) return NULL;
+    if (done == 0) Py_RETURN_NONE;
+    Py_buffer out, mirror;
+    if (PyObject_GetBuffer(PyList_GET_ITEM(args[0], B_OUT), &out, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) <
+        0)
+        return NULL;
+    if (PyObject_GetBuffer(args[4], &mirror, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) <
+        0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    Py_ssize_t n = out.len / (Py_ssize_t)sizeof(double);
+    int fits = out.format != NULL && strcmp(out.format, "d") == 0 && mirror.format != NULL &&
+               strcmp(mirror.format, "f") == 0 && mirror.len == n * (Py_ssize_t)sizeof(float) &&
+               PyList_GET_SIZE(values) == n;
+    int failed = !fits;
+    if (!fits)
+        PyErr_SetString(PyExc_ValueError, "values, out and mirror must be as long (float64, float32)");
+    else
+        failed = floats_into(values, out.buf, n, mirror.buf) < 0;
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&mirror);
+    if (failed) return NULL;
+    return PyList_GetSlice(values, 0, n);
 }
 
 static int compare_index(const void *a, const void *b) {
@@ -727,7 +936,8 @@ static int remember(PyObject *memory, PyObject *key, PyObject *legal, PyObject *
    `legal`, ascending. Where an action is not a str, an int, a plain list or a plain dict,
    or is in no table, `fallback(legal)` decides (the codec's Python lookup, which raises
    for an action outside the catalogue), or with a None fallback the answer is None.
-   `scalars` maps str and int actions to integers, `lists` plain lists (as tuples),
+   `scalars` maps str and int actions to integers, `lists` plain lists (as tuples; a
+   pair [a, b] also as lists[a][b]),
    `dicts` plain dicts (as dict_key's tuples). `memory` (a dict, or None) keeps the
    answers for long legal lists of lists by their items' identity (see recalled): a
    hundred tuples built and looked up in a table of 90,966 cost more than an engine's
@@ -772,6 +982,12 @@ static PyObject *lookup(PyObject *scalars, PyObject *lists, PyObject *dicts, PyO
         PyObject *action = PyList_GET_ITEM(legal, i), *index;
         if (PyUnicode_CheckExact(action) || PyLong_CheckExact(action)) {
             index = PyDict_GetItemWithError(scalars, action);
+        } else if (plain_list(action) && PyList_GET_SIZE(action) == 2) {
+            /* a pair: lists[first][second], no tuple to make and hash */
+            PyObject *inner = PyDict_GetItemWithError(lists, PyList_GET_ITEM(action, 0));
+            index = inner != NULL && PyDict_CheckExact(inner)
+                        ? PyDict_GetItemWithError(inner, PyList_GET_ITEM(action, 1))
+                        : NULL;
         } else if (plain_list(action)) {
             PyObject *key = PyList_AsTuple(action);
             if (key == NULL) goto fail;
@@ -816,6 +1032,28 @@ fail:
     return NULL;
 }
 
+/* values[i] made the float of vector[i] rounded to float32 where its bits differ (see
+   as_floats); 0, or -1 on no memory. */
+static int floats_into(PyObject *values, const double *vector, Py_ssize_t n, float *kept) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float single = (float)vector[i];
+        if (kept != NULL) {
+            if (memcmp(&kept[i], &single, sizeof(float)) == 0) continue;
+            kept[i] = single;
+        }
+        double rounded = (double)single;
+        PyObject *old = PyList_GET_ITEM(values, i);
+        if (kept == NULL && PyFloat_CheckExact(old)) {
+            double before = PyFloat_AS_DOUBLE(old);
+            if (memcmp(&before, &rounded, sizeof(double)) == 0) continue;
+        }
+        PyObject *number = PyFloat_FromDouble(rounded);
+        if (number == NULL) return -1;
+        PyList_SetItem(values, i, number); /* steals number, drops old */
+    }
+    return 0;
+}
+
 /* as_floats(values, out[, mirror]): `values` (a list of len(out) Python floats) made to
    hold out's entries rounded to float32 (what numpy's astype(float32).tolist() gives),
    replacing only the entries whose bits differ (a zero's sign included). With `mirror`
@@ -849,27 +1087,7 @@ static PyObject *as_floats(PyObject *self, PyObject *const *args, Py_ssize_t nar
         }
         kept = mirror.buf;
     }
-    const double *vector = (const double *)out.buf;
-    int failed = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        float single = (float)vector[i];
-        if (kept != NULL) {
-            if (memcmp(&kept[i], &single, sizeof(float)) == 0) continue;
-            kept[i] = single;
-        }
-        double rounded = (double)single;
-        PyObject *old = PyList_GET_ITEM(values, i);
-        if (kept == NULL && PyFloat_CheckExact(old)) {
-            double before = PyFloat_AS_DOUBLE(old);
-            if (memcmp(&before, &rounded, sizeof(double)) == 0) continue;
-        }
-        PyObject *number = PyFloat_FromDouble(rounded);
-        if (number == NULL) {
-            failed = 1;
-            break;
-        }
-        PyList_SetItem(values, i, number); /* steals number, drops old */
-    }
+    int failed = floats_into(values, (const double *)out.buf, n, kept) < 0;
     PyBuffer_Release(&out);
     if (kept != NULL) PyBuffer_Release(&mirror);
     if (failed) return NULL;
@@ -909,9 +1127,402 @@ static PyObject *move_mask(PyObject *self, PyObject *const *args, Py_ssize_t nar
     Py_RETURN_NONE;
 }
 
+/* PettingZoo's step, last and seat selection (games/adapters/pettingzoo.py, ArenaEnv) for
+   the common case, with the environment's own attributes: what its Python methods do,
+   line for line, without a bytecode per line (they were a third of a decision on the
+   fastest engines). env_step and env_last answer False and None, before changing
+   anything, where the Python methods must run instead (an action outside the legal
+   integers, a seat not the one selected, a match that just ended, rendering, the
+   Python encoder's turn). */
+
+static PyObject *s_now, *s_agent_selection, *s_terminations, *s_truncations, *s_rewarded,
+    *s_render_mode, *s_scalar_actions, *s_action_of, *s_cumulative, *s_pending, *s_queue,
+    *s_advance, *s_select, *s_infos, *s_accumulate, *s_possible_agents, *s_turn, *s_seen,
+    *s_state, *s_legal_now, *s_legal_actions, *s_indices, *s_masks, *s_move_mask, *s_legal,
+    *s_raw_observation, *s_bound, *s_fresh, *zero;
+
+static int intern_names(void) {
+    struct {
+        PyObject **name;
+        const char *text;
+    } names[] = {
+        {&s_now, "_now"},
+        {&s_agent_selection, "agent_selection"},
+        {&s_terminations, "terminations"},
+        {&s_truncations, "truncations"},
+        {&s_rewarded, "_rewarded"},
+        {&s_render_mode, "render_mode"},
+        {&s_scalar_actions, "_scalar_actions"},
+        {&s_action_of, "_action_of"},
+        {&s_cumulative, "_cumulative_rewards"},
+        {&s_pending, "_pending"},
+        {&s_queue, "_queue"},
+        {&s_advance, "_advance"},
+        {&s_select, "_select"},
+        {&s_infos, "infos"},
+        {&s_accumulate, "_accumulate_rewards"},
+        {&s_possible_agents, "possible_agents"},
+        {&s_turn, "_turn"},
+        {&s_seen, "_seen"},
+        {&s_state, "state"},
+        {&s_legal_now, "_legal_now"},
+        {&s_legal_actions, "legal_actions"},
+        {&s_indices, "_indices"},
+        {&s_masks, "_masks"},
+        {&s_move_mask, "_move_mask"},
+        {&s_legal, "legal"},
+        {&s_raw_observation, "raw_observation"},
+        {&s_bound, "_bound"},
+        {&s_fresh, "_fresh"},
+        {&str_copy, "copy"},
+        {&str_observation, "observation"},
+        {&str_action_mask, "action_mask"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        *names[i].name = PyUnicode_InternFromString(names[i].text);
+        if (*names[i].name == NULL) return -1;
+    }
+    zero = PyFloat_FromDouble(0.0);
+    return zero == NULL ? -1 : 0;
+}
+
+/* The environment's attributes are read and set in its instance dict (its class has no
+   descriptor for any of them): a dict lookup with an interned key, where the generic
+   attribute machinery cost several times that. */
+static PyObject *field(PyObject *fields, PyObject *name) {
+    PyObject *value = PyDict_GetItemWithError(fields, name);
+    if (value == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
+    }
+    return Py_NewRef(value);
+}
+
+/* 1 when a tuple of `size` items, else 0. */
+static int tuple_of(PyObject *value, Py_ssize_t size) {
+    return PyTuple_CheckExact(value) && PyTuple_GET_SIZE(value) == size;
+}
+
+/* 1 when the (turn, seat, value) cache `known` is for this turn and seat, 0 when not,
+   -1 on an error (Python's `known[0] == turn and known[1] == seat`). */
+static int cached_for(PyObject *known, PyObject *turn, PyObject *seat) {
+    if (!tuple_of(known, 3)) return 0;
+    int equal = PyObject_RichCompareBool(PyTuple_GET_ITEM(known, 0), turn, Py_EQ);
+    if (equal != 1) return equal;
+    return PyObject_RichCompareBool(PyTuple_GET_ITEM(known, 1), seat, Py_EQ);
+}
+
+static int call_method(PyObject *env, PyObject *name) {
+    PyObject *done = PyObject_CallMethodNoArgs(env, name);
+    Py_XDECREF(done);
+    return done == NULL ? -1 : 0;
+}
+
+/* ArenaEnv._select: 0, or -1 on an error. */
+static int env_select(PyObject *env, PyObject *fields) {
+    PyObject *queue = field(fields, s_queue);
+    if (queue == NULL) return -1;
+    if (!PyList_CheckExact(queue) || PyList_GET_SIZE(queue) == 0) {
+        Py_DECREF(queue);
+        return call_method(env, s_select); /* no seat to choose: Python's own */
+    }
+    PyObject *seat = Py_NewRef(PyList_GET_ITEM(queue, 0));
+    Py_DECREF(queue);
+    PyObject *possible = NULL, *agent = NULL, *turn = NULL, *seen = NULL, *state = NULL;
+    PyObject *observation = NULL, *known = NULL, *legal = NULL, *indices = NULL, *mask = NULL;
+    PyObject *allowed = NULL, *now = NULL, *infos = NULL, *info = NULL, *listed = NULL;
+    int result = -1, hit;
+    if ((possible = field(fields, s_possible_agents)) == NULL) goto done;
+    if ((agent = PyObject_GetItem(possible, seat)) == NULL) goto done;
+    if (PyDict_SetItem(fields, s_agent_selection, agent) < 0) goto done;
+    if ((turn = field(fields, s_turn)) == NULL) goto done;
+    if ((seen = field(fields, s_seen)) == NULL) goto done;
+    if ((state = field(fields, s_state)) == NULL) goto done;
+    if ((hit = cached_for(seen, turn, seat)) < 0) goto done;
+    if (hit) {
+        observation = Py_NewRef(PyTuple_GET_ITEM(seen, 2));
+    } else {
+        observation = PyObject_CallMethodOneArg(state, str_observation, seat);
+        if (observation == NULL) goto done;
+        PyObject *made = PyTuple_Pack(3, turn, seat, observation);
+        if (made == NULL) goto done;
+        int set = PyDict_SetItem(fields, s_seen, made);
+        Py_DECREF(made);
+        if (set < 0) goto done;
+    }
+    if ((known = field(fields, s_legal_now)) == NULL) goto done;
+    if ((hit = cached_for(known, turn, seat)) < 0) goto done;
+    if (hit && tuple_of(PyTuple_GET_ITEM(known, 2), 4)) {
+        PyObject *value = PyTuple_GET_ITEM(known, 2);
+        legal = Py_NewRef(PyTuple_GET_ITEM(value, 0));
+        indices = Py_NewRef(PyTuple_GET_ITEM(value, 1));
+        mask = Py_NewRef(PyTuple_GET_ITEM(value, 2));
+        allowed = Py_NewRef(PyTuple_GET_ITEM(value, 3));
+    } else {
+        PyObject *lookup = NULL, *masks = NULL, *entry = NULL, *mover = NULL, *moved = NULL;
+        PyObject *kept = NULL, *value = NULL, *cache = NULL;
+        int ok = 0;
+        if ((legal = PyObject_CallMethodOneArg(state, s_legal_actions, seat)) == NULL) goto legal_done;
+        if ((lookup = field(fields, s_indices)) == NULL) goto legal_done;
+        if ((indices = PyObject_CallOneArg(lookup, legal)) == NULL) goto legal_done;
+        if ((masks = field(fields, s_masks)) == NULL) goto legal_done;
+        if ((entry = PyObject_GetItem(masks, seat)) == NULL) goto legal_done;
+        if (!tuple_of(entry, 3)) {
+            PyErr_SetString(PyExc_TypeError, "a seat's mask entry must be (mask, allowed, previous)");
+            goto legal_done;
+        }
+        mask = Py_NewRef(PyTuple_GET_ITEM(entry, 0));
+        allowed = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+        if ((mover = field(fields, s_move_mask)) == NULL) goto legal_done;
+        moved = PyObject_CallFunctionObjArgs(mover, mask, PyTuple_GET_ITEM(entry, 2), indices, NULL);
+        if (moved == NULL) goto legal_done;
+        if ((kept = PyTuple_Pack(3, mask, allowed, indices)) == NULL) goto legal_done;
+        if (PyObject_SetItem(masks, seat, kept) < 0) goto legal_done;
+        if ((value = PyTuple_Pack(4, legal, indices, mask, allowed)) == NULL) goto legal_done;
+        if ((cache = PyTuple_Pack(3, turn, seat, value)) == NULL) goto legal_done;
+        if (PyDict_SetItem(fields, s_legal_now, cache) < 0) goto legal_done;
+        ok = 1;
+    legal_done:
+        Py_XDECREF(lookup);
+        Py_XDECREF(masks);
+        Py_XDECREF(entry);
+        Py_XDECREF(mover);
+        Py_XDECREF(moved);
+        Py_XDECREF(kept);
+        Py_XDECREF(value);
+        Py_XDECREF(cache);
+        if (!ok) goto done;
+    }
+    now = PyTuple_Pack(7, agent, seat, observation, legal, indices, mask, allowed);
+    if (now == NULL || PyDict_SetItem(fields, s_now, now) < 0) goto done;
+    if ((infos = field(fields, s_infos)) == NULL) goto done;
+    if ((info = PyDict_New()) == NULL) goto done;
+    if ((listed = PySequence_GetSlice(indices, 0, PY_SSIZE_T_MAX)) == NULL) goto done;
+    if (PyDict_SetItem(info, s_legal, legal) < 0 || PyDict_SetItem(info, s_legal_actions, listed) < 0 ||
+        PyDict_SetItem(info, s_raw_observation, observation) < 0)
+        goto done;
+    if (PyObject_SetItem(infos, agent, info) < 0) goto done;
+    result = 0;
+done:
+    Py_DECREF(seat);
+    Py_XDECREF(possible);
+    Py_XDECREF(agent);
+    Py_XDECREF(turn);
+    Py_XDECREF(seen);
+    Py_XDECREF(state);
+    Py_XDECREF(observation);
+    Py_XDECREF(known);
+    Py_XDECREF(legal);
+    Py_XDECREF(indices);
+    Py_XDECREF(mask);
+    Py_XDECREF(allowed);
+    Py_XDECREF(now);
+    Py_XDECREF(infos);
+    Py_XDECREF(info);
+    Py_XDECREF(listed);
+    return result;
+}
+
+/* 1 when `agent` is neither terminated nor truncated (both values exactly False), 0 when
+   Python must look, -1 on an error. */
+static int alive(PyObject *fields, PyObject *agent) {
+    PyObject *names[2] = {s_terminations, s_truncations};
+    for (int i = 0; i < 2; i++) {
+        PyObject *table = field(fields, names[i]);
+        if (table == NULL) return -1;
+        PyObject *value = PyDict_CheckExact(table) ? PyDict_GetItemWithError(table, agent) : NULL;
+        Py_DECREF(table);
+        if (value == NULL && PyErr_Occurred()) return -1;
+        if (value != Py_False) return 0;
+    }
+    return 1;
+}
+
+/* 1 when the int `index` is among the ascending exact ints of the list `indices`. */
+static int listed_index(PyObject *indices, Py_ssize_t index) {
+    if (!PyList_CheckExact(indices)) return 0;
+    Py_ssize_t low = 0, high = PyList_GET_SIZE(indices);
+    while (low < high) {
+        Py_ssize_t middle = (low + high) / 2;
+        PyObject *item = PyList_GET_ITEM(indices, middle);
+        if (!PyLong_CheckExact(item)) return 0;
+        Py_ssize_t value = PyLong_AsSsize_t(item);
+        if (value == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (value == index) return 1;
+        if (value < index) low = middle + 1;
+        else high = middle;
+    }
+    return 0;
+}
+
+/* env_step(env, action) -> True (stepped) or False (nothing done: ArenaEnv.step's Python
+   must run). */
+static PyObject *env_step(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("env_step", nargs, 2, 2)) return NULL;
+    PyObject *env = args[0], *action = args[1];
+    if (!PyLong_CheckExact(action)) Py_RETURN_FALSE;
+    PyObject *fields = PyObject_GenericGetDict(env, NULL);
+    if (fields == NULL) return NULL;
+    PyObject *now = NULL, *agent = NULL, *value = NULL, *chosen = NULL, *queue = NULL;
+    PyObject *table = NULL, *answer = NULL;
+    if ((now = field(fields, s_now)) == NULL) goto finish;
+    if ((agent = field(fields, s_agent_selection)) == NULL) goto finish;
+    if (!tuple_of(now, 7) || PyTuple_GET_ITEM(now, 0) != agent) goto python;
+    if ((value = field(fields, s_render_mode)) == NULL) goto finish;
+    int quiet = value == Py_None;
+    Py_CLEAR(value);
+    if (!quiet) goto python;
+    if ((value = field(fields, s_rewarded)) == NULL) goto finish;
+    quiet = value == Py_False;
+    Py_CLEAR(value);
+    if (!quiet) goto python;
+    int living = alive(fields, agent);
+    if (living < 0) goto finish;
+    if (!living) goto python;
+    Py_ssize_t index = PyLong_AsSsize_t(action);
+    if (index == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        goto python;
+    }
+    if (index < 0 || !listed_index(PyTuple_GET_ITEM(now, 4), index)) goto python;
+    if ((queue = field(fields, s_queue)) == NULL) goto finish;
+    if (!PyList_CheckExact(queue) || PyList_GET_SIZE(queue) == 0) goto python;
+    if ((table = field(fields, s_scalar_actions)) == NULL) goto finish;
+    if (!PyList_CheckExact(table) || index >= PyList_GET_SIZE(table)) goto python;
+    chosen = Py_NewRef(PyList_GET_ITEM(table, index));
+    Py_CLEAR(table);
+    if (chosen == Py_None) {
+        Py_DECREF(chosen);
+        if ((table = field(fields, s_action_of)) == NULL) goto finish;
+        if ((chosen = PyObject_CallOneArg(table, action)) == NULL) goto finish;
+        Py_CLEAR(table);
+    }
+    /* From here on the step is this function's. */
+    PyObject *seat = PyTuple_GET_ITEM(now, 1);
+    if ((table = field(fields, s_cumulative)) == NULL) goto finish;
+    if (PyObject_SetItem(table, agent, zero) < 0) goto finish;
+    Py_CLEAR(table);
+    if ((table = field(fields, s_pending)) == NULL) goto finish;
+    if (PyObject_SetItem(table, seat, chosen) < 0) goto finish;
+    Py_CLEAR(table);
+    if (PyList_SetSlice(queue, 0, 1, NULL) < 0) goto finish;
+    if (PyList_GET_SIZE(queue) == 0 && call_method(env, s_advance) < 0) goto finish;
+    if ((table = field(fields, s_infos)) == NULL) goto finish;
+    int present = PySequence_Contains(table, agent);
+    if (present < 0) goto finish;
+    if (present) {
+        /* not (terminations[agent] or truncations[agent]), as Python reads them */
+        int dead = 0;
+        PyObject *names[2] = {s_terminations, s_truncations};
+        for (int i = 0; i < 2 && !dead; i++) {
+            PyObject *flags = field(fields, names[i]);
+            PyObject *flag = flags ? PyObject_GetItem(flags, agent) : NULL;
+            Py_XDECREF(flags);
+            if (flag == NULL) goto finish;
+            dead = PyObject_IsTrue(flag);
+            Py_DECREF(flag);
+            if (dead < 0) goto finish;
+        }
+        if (!dead) {
+            PyObject *empty = PyDict_New();
+            int set = empty ? PyObject_SetItem(table, agent, empty) : -1;
+            Py_XDECREF(empty);
+            if (set < 0) goto finish;
+        }
+    }
+    Py_CLEAR(table);
+    if (env_select(env, fields) < 0) goto finish;
+    if ((value = field(fields, s_rewarded)) == NULL) goto finish;
+    int rewarded = PyObject_IsTrue(value);
+    Py_CLEAR(value);
+    if (rewarded < 0 || (rewarded && call_method(env, s_accumulate) < 0)) goto finish;
+    answer = Py_NewRef(Py_True);
+    goto finish; /* the clean-up below */
+python:
+    answer = Py_NewRef(Py_False);
+finish:
+    Py_DECREF(fields);
+    Py_XDECREF(now);
+    Py_XDECREF(agent);
+    Py_XDECREF(value);
+    Py_XDECREF(chosen);
+    Py_XDECREF(queue);
+    Py_XDECREF(table);
+    return answer;
+}
+
+/* env_last(env, observe) -> ArenaEnv.last's tuple, or None where its Python must run. */
+static PyObject *env_last(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!arguments("env_last", nargs, 2, 2)) return NULL;
+    PyObject *env = args[0];
+    int observe = PyObject_IsTrue(args[1]);
+    if (observe < 0) return NULL;
+    PyObject *fields = PyObject_GenericGetDict(env, NULL);
+    if (fields == NULL) return NULL;
+    PyObject *agent = NULL, *now = NULL, *seen = NULL, *single = NULL, *bound = NULL;
+    PyObject *mask = NULL, *items[4] = {NULL, NULL, NULL, NULL}, *answer = NULL;
+    if ((agent = field(fields, s_agent_selection)) == NULL) goto done;
+    if (observe) {
+        if ((now = field(fields, s_now)) == NULL) goto done;
+        if (!tuple_of(now, 7) || PyTuple_GET_ITEM(now, 0) != agent) {
+            answer = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyObject *fresh = field(fields, s_fresh);
+        if (fresh == NULL) goto done;
+        single = PyObject_CallNoArgs(fresh);
+        Py_DECREF(fresh);
+        if (single == NULL) goto done;
+        if ((bound = field(fields, s_bound)) == NULL) goto done;
+        int encoded = encode_bound(bound, PyTuple_GET_ITEM(now, 2), PyTuple_GET_ITEM(now, 1), single);
+        if (encoded < 0) goto done;
+        if (encoded == 0) {
+            answer = Py_NewRef(Py_None);
+            goto done;
+        }
+        if ((mask = PyObject_CallMethodNoArgs(PyTuple_GET_ITEM(now, 5), str_copy)) == NULL) goto done;
+        if ((seen = PyDict_New()) == NULL) goto done;
+        if (PyDict_SetItem(seen, str_observation, single) < 0 ||
+            PyDict_SetItem(seen, str_action_mask, mask) < 0)
+            goto done;
+    } else {
+        seen = Py_NewRef(Py_None);
+    }
+    PyObject *names[4] = {s_cumulative, s_terminations, s_truncations, s_infos};
+    for (int i = 0; i < 4; i++) {
+        PyObject *table = field(fields, names[i]);
+        if (table == NULL) goto done;
+        items[i] = PyObject_GetItem(table, agent);
+        Py_DECREF(table);
+        if (items[i] == NULL) goto done;
+    }
+    answer = PyTuple_Pack(5, seen, items[0], items[1], items[2], items[3]);
+done:
+    Py_DECREF(fields);
+    Py_XDECREF(agent);
+    Py_XDECREF(now);
+    Py_XDECREF(seen);
+    Py_XDECREF(single);
+    Py_XDECREF(bound);
+    Py_XDECREF(mask);
+    for (int i = 0; i < 4; i++) Py_XDECREF(items[i]);
+    return answer;
+}
+
 static PyMethodDef methods[] = {
     {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
      "encode(root, numbers, features, extend, observation, out[, memo[, single]]) -> bool"},
+    {"encode_view", (PyCFunction)(void (*)(void))encode_view, METH_FASTCALL,
+     "encode_view(bound, observation, view, single[, mask]) -> single, the dict, or None"},
+    {"tensor_view", (PyCFunction)(void (*)(void))tensor_view, METH_FASTCALL,
+     "tensor_view(bound, observation, view, values, mirror) -> a fresh list, or None"},
+    {"env_step", (PyCFunction)(void (*)(void))env_step, METH_FASTCALL,
+     "env_step(env, action) -> True, or False where ArenaEnv.step's Python must run"},
+    {"env_last", (PyCFunction)(void (*)(void))env_last, METH_FASTCALL,
+     "env_last(env, observe) -> ArenaEnv.last's tuple, or None where its Python must run"},
     {"memo", memo, METH_VARARGS, "memo(size): a view's memory of its top-level lists, for encode"},
     {"indices", (PyCFunction)(void (*)(void))indices, METH_FASTCALL,
      "indices(scalars, lists, dicts, fallback, memory, legal) -> the legal integers, ascending"},
@@ -926,6 +1537,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_encode", NULL, -1, 
 
 PyMODINIT_FUNC PyInit__encode(void) {
     for (int i = -SQUASHED_MAX; i <= SQUASHED_MAX; i++) squashed[i + SQUASHED_MAX] = squash((double)i);
+    if (intern_names() < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddStringConstant(m, "SOURCE", SOURCE_DIGEST) < 0) {

@@ -168,6 +168,8 @@ class CompiledActions:
                 self._scalars[action] = i
             elif kind is list and all(item.__class__ in _PLAIN for item in action):
                 self._lists[tuple(action)] = i
+                if len(action) == 2:  # _encode.c looks pairs up as lists[a][b]
+                    self._lists.setdefault(action[0], {})[action[1]] = i
             elif (
                 kind is dict
                 and len(action) <= 8
@@ -201,6 +203,14 @@ class CompiledEncoder:
         # Per view, what its last observations' top-level lists added (_encode.c, Entry):
         # a history that grew by one event costs one event's walk.
         self._memos: dict = {}
+        # What _encode.c's encode_view, tensor_view and env_last read (its B_ fields),
+        # kept up to date when the layout starts again (the same list throughout).
+        self.bound = [None] * 4 + [self._out, self._memos, self.size, MAX_VIEWS, MAX_OUTSIDE]
+        self._bind()
+
+    def _bind(self) -> None:
+        layout = self._layout
+        self.bound[:4] = [layout.root, layout.numbers, layout.features, layout.extend]
 
     def __reduce__(self):
         # A copy starts afresh: the tree is rebuilt from the layout (the C module and the
@@ -219,6 +229,7 @@ class CompiledEncoder:
         if c is not None:
             if len(layout.features) > MAX_OUTSIDE:
                 layout = self._layout = Layout(self.encoder)
+                self._bind()
             memo = self._memos.get(view)
             if memo is None:
                 if len(self._memos) >= MAX_VIEWS:
@@ -240,6 +251,39 @@ class CompiledEncoder:
             return vector
         single[:] = vector
         return single
+
+    def view_encoder(self) -> Callable:
+        """``encode_view(observation, view, single[, mask])``: ``encode(observation, view,
+        single)`` (``single`` returned), or with an int8 ``mask`` PettingZoo's
+        ``{"observation": single, "action_mask": mask.copy()}``; in one C call where the
+        module is built (bind it once: it runs per decision). The C function answers None
+        where the Python encoder must take over: call ``encode_view`` then."""
+        if self._c is None:
+            return self._encode_view
+        return partial(self._c.encode_view, self.bound)
+
+    def tensor_viewer(self) -> Callable | None:
+        """``tensor_view(observation, view, values, mirror)``: a fresh list of the vector's
+        entries rounded to float32, after ``as_floats(values, vector, mirror)``, in one C
+        call; None from it where the Python encoder must take over, and None instead of
+        the function without the C module."""
+        return None if self._c is None else partial(self._c.tensor_view, self.bound)
+
+    def _encode_view(self, observation, view, single: np.ndarray, mask=None):
+        if mask is None:
+            return self.encode(observation, view, single)
+        return {"observation": self.encode(observation, view, single), "action_mask": mask.copy()}
+
+    def encode_view(self, observation, view, single: np.ndarray, mask=None):
+        """``view_encoder()``'s function, called through this encoder (not bound)."""
+        if self._c is not None:
+            if mask is None:
+                done = self._c.encode_view(self.bound, observation, view, single)
+            else:
+                done = self._c.encode_view(self.bound, observation, view, single, mask)
+            if done is not None:
+                return done
+        return self._encode_view(observation, view, single, mask)
 
 
 FANCY = 24  # from this many integers on, numpy's indexing beats a Python loop
