@@ -78,6 +78,7 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
             name = preparing[sql] = session.new_name(len(preparing))
             prepares_at.add(len(texts))
             texts.append(f"PREPARE {name} AS {_numbered(sql)}")
+            values.append(())  # its $n are the EXECUTE's, after it
         if name is None:
             texts.append(sql)
         else:
@@ -86,9 +87,14 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
                 if params
                 else f"EXECUTE {name}"
             )
-        values.extend(params)
+        values.append(params)
     try:
-        cursor.execute("; ".join(texts), values)
+        # Bound statement by statement, sent as one text with nothing left to bind: psycopg
+        # keeps the parse of a statement of up to 50 parameters, never the whole batch's
+        # (~100 parameters, a new text at every match), which it parsed anew each time.
+        # ``mogrify`` binds as ``execute`` would (``%%`` included), the same literals.
+        mogrify = cursor.cursor.mogrify
+        cursor.execute("; ".join(map(mogrify, texts, values)))
     except Exception:
         # A PREPARE of the batch may or may not have run (it outlives a rollback): none of
         # this session's names is reused.
