@@ -89,12 +89,17 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
             )
         values.append(params)
     try:
-        # Bound statement by statement, sent as one text with nothing left to bind: psycopg
-        # keeps the parse of a statement of up to 50 parameters, never the whole batch's
-        # (~100 parameters, a new text at every match), which it parsed anew each time.
-        # ``mogrify`` binds as ``execute`` would (``%%`` included), the same literals.
-        mogrify = cursor.cursor.mogrify
-        cursor.execute("; ".join(map(mogrify, texts, values)))
+        query = "; ".join(texts)
+        flat = [value for params in values for value in params]
+        if len(flat) <= _CACHED_PARAMS and len(query) <= _CACHED_LENGTH:
+            cursor.execute(query, flat)
+        else:
+            # psycopg keeps the parse of a query of at most 50 parameters and 4096 bytes:
+            # a larger batch (a result's second: ~110 parameters) it would parse whole,
+            # anew every time. Bound statement by statement instead (each one's parse
+            # kept), then sent with nothing left to bind; ``mogrify`` binds as ``execute``
+            # would (``%%`` included), the same literals.
+            cursor.execute("; ".join(map(cursor.cursor.mogrify, texts, values)))
     except Exception:
         # A PREPARE of the batch may or may not have run (it outlives a rollback): none of
         # this session's names is reused.
@@ -106,6 +111,11 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
         answers.append(_answer(cursor))
     # Without the PREPAREs' own answers.
     return [answer for at, answer in enumerate(answers) if at not in prepares_at]
+
+
+# psycopg's limits for keeping a query's parse (MAX_CACHED_STATEMENT_PARAMS and _LENGTH).
+_CACHED_PARAMS = 50
+_CACHED_LENGTH = 4096
 
 
 class _Session:
