@@ -310,7 +310,7 @@ def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0
     ORM would load it (each field's converters applied: JSON, for instance); fields left
     out are deferred."""
     db = connections[DEFAULT_DB_ALIAS]
-    attnames, converting = _loader(db, model, tuple(fields))
+    attnames, converting = _loader(db, model, fields)
     values = list(row[start : start + len(attnames)])
     for position, expression, converters in converting:
         value = values[position]
@@ -324,22 +324,30 @@ def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0
 # the converters of the fields that have any. Working them out for every value of every
 # row cost more than the rest of a worker's read of a claimed match.
 _LOADERS: WeakKeyDictionary = WeakKeyDictionary()
+_MOST_LOADERS = 64
 
 
-def _loader(db, model: type[Model], fields: tuple) -> tuple[list[str], list[tuple]]:
+def _loader(db, model: type[Model], fields: Sequence) -> tuple[list[str], list[tuple]]:
     known = _LOADERS.setdefault(db, {})
-    loader = known.get((model, fields))
-    if loader is None:
-        converting = []
-        for position, field in enumerate(fields):
-            expression = field.get_col(model._meta.db_table)
-            converters = (
-                *db.ops.get_db_converters(expression),
-                *field.get_db_converters(db),
-            )
-            if converters:
-                converting.append((position, expression, converters))
-        loader = known[(model, fields)] = ([f.attname for f in fields], converting)
+    # Looked up by the fields' sequence itself (the callers' constants): hashing ~30 fields
+    # for every row cost more than the lookup saves. The entry holds the sequence, so its
+    # id is not reused while the entry lives.
+    entry = known.get((model, id(fields)))
+    if entry is not None and entry[0] is fields:
+        return entry[1]
+    converting = []
+    for position, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        converters = (
+            *db.ops.get_db_converters(expression),
+            *field.get_db_converters(db),
+        )
+        if converters:
+            converting.append((position, expression, converters))
+    loader = ([f.attname for f in fields], converting)
+    if len(known) >= _MOST_LOADERS:  # a caller's fresh list each time: kept bounded
+        known.clear()
+    known[(model, id(fields))] = (fields, loader)
     return loader
 
 
