@@ -2,6 +2,7 @@
 
 import logging
 import os
+import time
 
 from celery import Celery
 from celery.signals import (
@@ -26,8 +27,8 @@ def keep_database_connections(**_kwargs) -> None:
     """In a worker, keep database connections for ARENA_WORKER_DB_CONN_MAX_AGE seconds.
 
     Runs in the worker's main process before the pool forks, so every pool process
-    inherits it. Health checks are turned on with it: the first query of a task finds a
-    connection the database dropped (a restart) and opens a new one.
+    inherits it. Health checks are turned on with it: the first query of a task after a
+    pause finds a connection the database dropped (a restart) and opens a new one.
     """
     global _keep_connections
     from django.conf import settings
@@ -52,16 +53,35 @@ def end_orphaned_sandboxes(**_kwargs) -> None:
     sweep_orphans()
 
 
+# A connection that answered this recently is not pinged before the next task's first query.
+ANSWERED_WITHIN_SECONDS = 1.0
+_last_task_ended = float("-inf")
+
+
 @task_prerun.connect
 @task_postrun.connect
-def close_old_connections(sender=None, **_kwargs) -> None:
+def close_old_connections(sender=None, signal=None, **_kwargs) -> None:
     """Around each task, what Django does around each request: close a connection that
-    broke or outlived its age (Celery's fixup does not when told to reuse them)."""
+    broke or outlived its age (Celery's fixup does not when told to reuse them).
+
+    Django then pings each kept connection (``SELECT 1``) before its next query, so a
+    connection the database dropped while the worker waited is replaced, not failed on.
+    Not when the last task ended within ``ANSWERED_WITHIN_SECONDS``, as in a run of
+    matches: the ping would cost a round trip every task, and a connection lost in that
+    moment fails the task's first statement (the claim, which then changed nothing), whose
+    retry (``tournaments.tasks``) runs on a new one."""
+    global _last_task_ended
     if not _keep_connections or getattr(getattr(sender, "request", None), "is_eager", False):
         return
     from django.db import close_old_connections as close
+    from django.db import connections
 
     close()
+    if signal is task_postrun:
+        _last_task_ended = time.monotonic()
+    elif time.monotonic() - _last_task_ended < ANSWERED_WITHIN_SECONDS:
+        for connection in connections.all(initialized_only=True):
+            connection.health_check_done = True
 
 
 @worker_process_shutdown.connect

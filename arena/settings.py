@@ -308,6 +308,10 @@ else:
         "socket_keepalive": True,
         "health_check_interval": 10,
     }
+    if CELERY_BROKER_URL.startswith("redis://"):
+        # kombu's Redis transport, one Redis client per pool instead of one per call
+        # (arena/broker.py); rediss:// keeps kombu's own, which sets up its TLS.
+        CELERY_BROKER_TRANSPORT = "arena.broker:Transport"
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits for its broker forever

@@ -264,3 +264,43 @@ def test_with_no_thread_to_be_had_the_result_is_recorded_before_the_hand_over_re
     recorder.hand_over(lambda: ran_on.append(threading.get_ident()))
     assert ran_on == [threading.get_ident()]
     assert recorder.wait_recorded(0)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="asks PostgreSQL its backend")
+def test_the_recording_thread_keeps_its_connection_and_pings_it_not_before_each_result(
+    monkeypatch,
+):
+    """Kept between results as a worker keeps it, with no health check round trip before
+    each: a lost connection fails the recording's first statement, which it retries."""
+    from django.db import connections
+
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 60)
+    monkeypatch.setitem(connections.settings["default"], "CONN_HEALTH_CHECKS", True)
+    pings = []
+    wrapper = type(connections["default"])
+    is_usable = wrapper.is_usable
+
+    def counted(self):
+        pings.append(self.alias)
+        return is_usable(self)
+
+    monkeypatch.setattr(wrapper, "is_usable", counted)
+    backends = []
+
+    def record() -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            backends.append(cursor.fetchone()[0])
+
+    recorder.wait_recorded(WAIT)
+
+    def close() -> None:  # the recording thread's own connection
+        connection.close()
+
+    recorder.hand_over(close)  # a fresh connection next, with the settings above
+    for _ in range(3):
+        recorder.hand_over(record)
+    recorder.hand_over(close)
+    assert recorder.wait_recorded(WAIT)
+    assert len(set(backends)) == 1 and len(backends) == 3
+    assert pings == []

@@ -78,6 +78,7 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
             name = preparing[sql] = session.new_name(len(preparing))
             prepares_at.add(len(texts))
             texts.append(f"PREPARE {name} AS {_numbered(sql)}")
+            values.append(())  # its $n are the EXECUTE's, after it
         if name is None:
             texts.append(sql)
         else:
@@ -86,9 +87,19 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
                 if params
                 else f"EXECUTE {name}"
             )
-        values.extend(params)
+        values.append(params)
     try:
-        cursor.execute("; ".join(texts), values)
+        query = "; ".join(texts)
+        flat = [value for params in values for value in params]
+        if len(flat) <= _CACHED_PARAMS and len(query) <= _CACHED_LENGTH:
+            cursor.execute(query, flat)
+        else:
+            # psycopg keeps the parse of a query of at most 50 parameters and 4096 bytes:
+            # a larger batch (a result's second: ~110 parameters) it would parse whole,
+            # anew every time. Bound statement by statement instead (each one's parse
+            # kept), then sent with nothing left to bind; ``mogrify`` binds as ``execute``
+            # would (``%%`` included), the same literals.
+            cursor.execute("; ".join(map(cursor.cursor.mogrify, texts, values)))
     except Exception:
         # A PREPARE of the batch may or may not have run (it outlives a rollback): none of
         # this session's names is reused.
@@ -100,6 +111,11 @@ def _send_together(cursor, statements: list[tuple[str, list, bool]]) -> list[Ans
         answers.append(_answer(cursor))
     # Without the PREPAREs' own answers.
     return [answer for at, answer in enumerate(answers) if at not in prepares_at]
+
+
+# psycopg's limits for keeping a query's parse (MAX_CACHED_STATEMENT_PARAMS and _LENGTH).
+_CACHED_PARAMS = 50
+_CACHED_LENGTH = 4096
 
 
 class _Session:
@@ -294,7 +310,7 @@ def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0
     ORM would load it (each field's converters applied: JSON, for instance); fields left
     out are deferred."""
     db = connections[DEFAULT_DB_ALIAS]
-    attnames, converting = _loader(db, model, tuple(fields))
+    attnames, converting = _loader(db, model, fields)
     values = list(row[start : start + len(attnames)])
     for position, expression, converters in converting:
         value = values[position]
@@ -308,22 +324,30 @@ def from_row(model: type[Model], fields: Sequence, row: Sequence, start: int = 0
 # the converters of the fields that have any. Working them out for every value of every
 # row cost more than the rest of a worker's read of a claimed match.
 _LOADERS: WeakKeyDictionary = WeakKeyDictionary()
+_MOST_LOADERS = 64
 
 
-def _loader(db, model: type[Model], fields: tuple) -> tuple[list[str], list[tuple]]:
+def _loader(db, model: type[Model], fields: Sequence) -> tuple[list[str], list[tuple]]:
     known = _LOADERS.setdefault(db, {})
-    loader = known.get((model, fields))
-    if loader is None:
-        converting = []
-        for position, field in enumerate(fields):
-            expression = field.get_col(model._meta.db_table)
-            converters = (
-                *db.ops.get_db_converters(expression),
-                *field.get_db_converters(db),
-            )
-            if converters:
-                converting.append((position, expression, converters))
-        loader = known[(model, fields)] = ([f.attname for f in fields], converting)
+    # Looked up by the fields' sequence itself (the callers' constants): hashing ~30 fields
+    # for every row cost more than the lookup saves. The entry holds the sequence, so its
+    # id is not reused while the entry lives.
+    entry = known.get((model, id(fields)))
+    if entry is not None and entry[0] is fields:
+        return entry[1]
+    converting = []
+    for position, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        converters = (
+            *db.ops.get_db_converters(expression),
+            *field.get_db_converters(db),
+        )
+        if converters:
+            converting.append((position, expression, converters))
+    loader = ([f.attname for f in fields], converting)
+    if len(known) >= _MOST_LOADERS:  # a caller's fresh list each time: kept bounded
+        known.clear()
+    known[(model, id(fields))] = (fields, loader)
     return loader
 
 

@@ -19,7 +19,9 @@ A warm shutdown records what is pending before the process exits
 At most one result waits: a second hand-over waits for the first to be recorded, so a
 process never holds more than one unrecorded match, and its results commit in the order
 they were played. The thread has its own database connection (Django's are per thread),
-kept between results like the worker's own, checked before each (``close_old_connections``).
+kept between results like the worker's own: closed after a result if it broke or is too
+old, and not pinged before the next (a lost one fails the recording's first statement,
+which the recording retries on a new connection).
 
 Only where a sandbox starts with vfork and the C launcher (``bots/sandbox/launcher.py``):
 nothing of Python runs between that fork and exec, so a second thread is safe beside it.
@@ -46,7 +48,7 @@ import os
 import threading
 from collections.abc import Callable
 
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 
 from bots.sandbox import launcher
 
@@ -102,15 +104,26 @@ class _Recorder:
                 self._ready.wait_for(lambda: self._job is not None)
                 job = self._job
             try:
-                close_old_connections()  # as around a task: a broken or old one is replaced
                 job()
             except Exception:  # the job logs its own; the thread goes on for the next
                 log.exception("a result handed to the recording thread was not recorded")
             finally:
-                close_old_connections()  # kept only as long as a worker keeps its own
+                _close_old_connections()
                 with self._ready:
                     self._job = None
                     self._ready.notify_all()
+
+
+def _close_old_connections() -> None:
+    """After each job: close this thread's connections that broke or outlived their age (a
+    worker keeps its own as long), as around a task, without the health check (a
+    ``SELECT 1`` round trip) that arms for the next job's first query: a connection lost
+    meanwhile fails the recording's first statement, which the recording retries on a new
+    one (``playing._record_when_the_database_answers``), so the check would only cost a
+    round trip every match."""
+    close_old_connections()
+    for connection in connections.all(initialized_only=True):
+        connection.health_check_done = True
 
 
 _RECORDER = _Recorder()
