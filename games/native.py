@@ -122,7 +122,8 @@ RNG = NativeModule(GAMES / "_rng.c", "games._rng", "the Python generator")
 ENCODE = NativeModule(
     GAMES / "adapters" / "_encode.c", "games.adapters._encode", "the Python encoder"
 )
-MODULES = (RNG, ENCODE)
+MOVES = NativeModule(GAMES / "_moves.c", "games._moves", "the Python move check")
+MODULES = (RNG, ENCODE, MOVES)
 
 
 def build_all(rebuild: bool = False) -> None:

@@ -236,6 +236,9 @@ class VentureState(State):
         # Worked out for every seat when the decision starts (each phase sets it).
         return self._legal[seat]
 
+    def _legal_table(self) -> list:
+        return self._legal
+
     def _default_action(self, seat: int) -> object:
         if self.phase == "talk":
             return QUIET
