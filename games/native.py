@@ -123,7 +123,8 @@ ENCODE = NativeModule(
     GAMES / "adapters" / "_encode.c", "games.adapters._encode", "the Python encoder"
 )
 MOVES = NativeModule(GAMES / "_moves.c", "games._moves", "the Python move check")
-MODULES = (RNG, ENCODE, MOVES)
+VENTURE = NativeModule(GAMES / "pairs" / "_venture.c", "games.pairs._venture", "the Python fire")
+MODULES = (RNG, ENCODE, MOVES, VENTURE)
 
 
 def build_all(rebuild: bool = False) -> None:

@@ -64,7 +64,7 @@ def test_the_python_loop_when_told():
 
 def test_the_python_loop_when_the_build_fails(tmp_path):
     """A copy of games/ with no builds, and no working compiler: the loop serves (and the
-    Python generator), and matches play."""
+    Python generator and fire), and matches play."""
     shutil.copytree(
         MOVES.source.parent,
         tmp_path / "games",
@@ -78,6 +78,8 @@ def test_the_python_loop_when_the_build_fails(tmp_path):
         "state = registry.get('pairs-venture').new_match(players=4, seed=1)\n"
         "while not state.is_over():\n"
         "    state.apply({s: state.legal_actions(s)[0] for s in state.to_act()})\n"
+        "import games.pairs.venture as venture\n"
+        "assert venture._compiled_fire is None\n"
     )
     assert _checked_in_child({"CC": "false", "PYTHONPATH": ""}, code) == "True"
     assert not list((tmp_path / "games").glob("_moves-*"))
