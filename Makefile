@@ -28,7 +28,8 @@ run: setup migrate demo
 
 setup: system venv native
 
-# The engines' C modules (games/native.py): the random generator, the adapters' encoder.
+# The engines' C modules (games/native.py): the random generator, the protocol's move check,
+# Venture's fire, the adapters' encoder.
 # Each is also built on its first use; where none can be built the Python code is used.
 native: venv
 	$(BIN)/python -c 'from games.native import build_all; build_all()'

@@ -122,7 +122,9 @@ RNG = NativeModule(GAMES / "_rng.c", "games._rng", "the Python generator")
 ENCODE = NativeModule(
     GAMES / "adapters" / "_encode.c", "games.adapters._encode", "the Python encoder"
 )
-MODULES = (RNG, ENCODE)
+MOVES = NativeModule(GAMES / "_moves.c", "games._moves", "the Python move check")
+VENTURE = NativeModule(GAMES / "pairs" / "_venture.c", "games.pairs._venture", "the Python fire")
+MODULES = (RNG, ENCODE, MOVES, VENTURE)
 
 
 def build_all(rebuild: bool = False) -> None:

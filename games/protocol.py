@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.native import MOVES
 from games.rng import Rng
 
 JSON = Any
@@ -238,6 +240,12 @@ class State:
     def _default_action(self, seat: int) -> JSON:
         return self._legal_actions(seat)[0]
 
+    def _legal_table(self) -> list | dict | None:
+        """Acting seats' legal lists, indexed by seat (a list) or keyed by it (a dict), for
+        an engine that keeps them: exactly what ``_legal_actions`` gives for each seat it
+        holds (a seat missing is asked of ``_legal_actions``). None: ask seat by seat."""
+        return None
+
     def conserved(self) -> dict[str, int]:
         """Quantities that never change during a match, e.g. ``{"chips": 120, "cards": 55}``.
 
@@ -291,6 +299,14 @@ class State:
         # right number of moves for the wrong seats shows as a seat missing (KeyError);
         # that error comes before any move's, as if the seats were compared first.
         legal_actions = self._legal_actions
+        if _checked is not None:
+            # The loop below in C, which accepts only what the loop accepts; on anything
+            # else (a refusal, say) it gives None and the loop finds out and says why.
+            both = _checked(actions, checked[2], self._legal_table(), legal_actions, is_legal)
+            if both is not None:
+                self._apply(both[0])
+                self.moves.append(both[1])
+                return
         ordered = {}
         record = {}
         try:
@@ -429,6 +445,10 @@ _SEAT_NAMES: dict[int, tuple[str, ...]] = {}
 # The last multi-seat acting tuple seen by ``State.apply``: (it, its set, its seats in
 # order, each with its name in the move record).
 _acting_checked: tuple = ((), frozenset(), ())
+
+# The compiled check of a simultaneous decision's moves (games/_moves.c), None where it
+# cannot be built or ``ARENA_PYTHON_MOVES=1`` asks for the Python loop.
+_checked = None if os.environ.get("ARENA_PYTHON_MOVES") else getattr(MOVES.load(), "checked", None)
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 

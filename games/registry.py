@@ -36,7 +36,8 @@ def _load() -> dict[str, Game]:
                 continue
             if info.ispkg:
                 for inner in pkgutil.iter_modules(module.__path__):
-                    _claim(found, importlib.import_module(f"{module.__name__}.{inner.name}"))
+                    if inner.name.isidentifier():  # not a compiled build either
+                        _claim(found, importlib.import_module(f"{module.__name__}.{inner.name}"))
         _GAMES = dict(sorted(found.items()))
     return _GAMES
 

@@ -103,7 +103,7 @@ class Pot:
             return {}
         share = self.chips // len(winners)
         self.chips -= share * len(winners)
-        return {seat: share for seat in winners}
+        return dict.fromkeys(winners, share)  # {seat: share for seat in winners}, in C
 
     def take_all(self) -> int:
         chips, self.chips = self.chips, 0

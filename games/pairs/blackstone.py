@@ -149,7 +149,7 @@ class BlackstoneState(ChipSession):
         self.blacks[seat] = blacks
         self.whites += len(revealed) - tens
         # Cards counted off but never revealed stay face down with the deck.
-        self.log({"type": "take", "seat": seat, "count": count, "cards": revealed})
+        self._events.append(({"type": "take", "seat": seat, "count": count, "cards": revealed}, {}))
         return blacks == 2
 
     def _end_game(self, winners: list[int], end: str, loser: int | None = None) -> None:
@@ -244,7 +244,9 @@ class BlackstoneState(ChipSession):
             cost = ANTE + self.whites
             self.pay_pot(seat, cost)
             self.status[seat] = LOST
-            self.log({"type": "lose", "seat": seat, "amount": cost, "pot": self.pot.chips})
+            self._events.append(
+                ({"type": "lose", "seat": seat, "amount": cost, "pot": self.pot.chips}, {})
+            )
             status = self.status
             survivors = [other for other in range(self.players) if status[other] == IN]
             self._end_game(survivors, end="black_pair", loser=seat)

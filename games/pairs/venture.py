@@ -4,9 +4,11 @@ each unless they complete a rank. Rules in docs/rules/pairs-venture.md.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left
 
 from games.cards import Shoe, pairs_deck
+from games.native import VENTURE
 from games.pairs.counting import distinct_ranks
 from games.pairs.venture_policy import heuristic
 from games.policies import random_policy
@@ -40,6 +42,16 @@ OPTIONS = {
 
 
 def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], list[dict]]:
+    """``python_fire``, compiled (games/pairs/_venture.c) where it can be built: the same
+    captures, pool and steps."""
+    if _compiled_fire is not None:
+        done = _compiled_fire(pool, bids)
+        if done is not None:
+            return done
+    return python_fire(pool, bids)
+
+
+def python_fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], list[dict]]:
     """Resolve one round: the captures of each seat, the next pool, and the steps taken.
 
     Bids fire from the lowest rank up. Matched ranks misfire. The lowest bid
@@ -88,6 +100,13 @@ def fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list[int], 
             captured[seats[0]] = cards
             steps.append({"rank": rank, "seats": seats, "result": "fire", "cards": cards})
     return captured, table[start:end], steps
+
+
+# Venture's fire compiled, None where it cannot be built or ``ARENA_PYTHON_VENTURE=1`` asks
+# for the Python one.
+_compiled_fire = (
+    None if os.environ.get("ARENA_PYTHON_VENTURE") else getattr(VENTURE.load(), "fire", None)
+)
 
 
 def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
@@ -235,6 +254,9 @@ class VentureState(State):
     def _legal_actions(self, seat: int) -> list:
         # Worked out for every seat when the decision starts (each phase sets it).
         return self._legal[seat]
+
+    def _legal_table(self) -> list:
+        return self._legal
 
     def _default_action(self, seat: int) -> object:
         if self.phase == "talk":

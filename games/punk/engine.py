@@ -299,6 +299,10 @@ class PunkState(State):
             self._legal[seat] = legal
             return legal
 
+    def _legal_table(self) -> dict:
+        # The seats worked out so far; the protocol asks ``_legal_actions`` for the rest.
+        return self._legal
+
     def _apply(self, actions: dict) -> None:
         if self.phase == TRICK:
             self._play_trick(actions)

@@ -58,6 +58,29 @@ def test_drawing_several_at_once_deals_what_single_draws_deal(seed):
     assert batch.rng.next_u64() == single.rng.next_u64()
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_drawing_until_a_card_over_cards_settled_ahead_deals_what_single_draws_deal(seed):
+    """Some top cards settled ahead (as Blackstone's new deck is), the rest pending: the
+    draw stops at the same card, settled or not, and leaves the same pile and stream."""
+    for ahead in (0, 1, 5, 12, 55):
+        for count, card, times in ((3, 10, 1), (20, 10, 2), (40, 7, 2), (55, 1, 1), (9, 9, 0)):
+            single = Shoe(pairs_deck(), Rng(seed), lazy=True)
+            batch = Shoe(pairs_deck(), Rng(seed), lazy=True)
+            for shoe in (single, batch):
+                # Blackstone's way of settling the top cards ahead.
+                shoe._stepper.shuffle_steps(shoe._pile, 54, 55 - ahead)
+                shoe._unshuffled = min(shoe._unshuffled, 55 - ahead)
+            until = batch.draw_until(count, card, times)
+            want = []
+            while len(want) < count:
+                want.append(single.draw())
+                if times and want.count(card) == times:
+                    break
+            assert until == want
+            assert batch.to_json() == single.to_json()
+            assert batch.rng.next_u64() == single.rng.next_u64()
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_a_lazy_shoe_given_a_new_rng_deals_the_eager_order(seed):
     """A game may hand its shoe a new Rng for later reshuffles (a stream per hand): the

@@ -7,7 +7,8 @@ import pytest
 
 from games import IllegalAction, InvalidOptions
 from games.cards import pairs_deck
-from games.pairs.venture import GAME, deal_points, fire
+from games.pairs import venture
+from games.pairs.venture import GAME, deal_points, fire, python_fire
 from games.pairs.venture_policy import _counts, _fire, _points
 from games.policies import hero_among_random, play_out, random_policy
 from games.rng import Rng, derive_seed
@@ -283,6 +284,43 @@ def test_the_heuristic_playouts_fire_as_the_engine_does() -> None:
         assert table == _counts(after)
         assert caps == [_counts(cards) for cards in captured]
         assert [_points(row, table) for row in caps] == deal_points(captured, after)
+
+
+@pytest.mark.skipif(venture._compiled_fire is None, reason="no compiled fire here")
+def test_the_compiled_fire_resolves_every_round_as_the_python_one() -> None:
+    compiled = venture._compiled_fire
+    rng = Rng(12)
+    for _ in range(5000):
+        players = 1 + rng.below(9)
+        pool = sorted(1 + rng.below(10) for _ in range(rng.below(12)))
+        bids = [1 + rng.below(10) for _ in range(players)]
+        if rng.below(4) == 0:
+            bids = [bids[0]] * players  # everyone matched
+        captured, after, steps = compiled(pool, bids)
+        assert (captured, after, steps) == python_fire(pool, bids)
+        assert [list(step) for step in steps] == [list(step) for step in python_fire(pool, bids)[2]]
+        # The seats that capture nothing share one empty list; a fired step's cards are
+        # that seat's captures.
+        assert len({id(cards) for cards in captured if not cards}) <= 1
+        for step in steps:
+            if step["result"] == "fire":
+                assert step["cards"] is captured[step["seats"][0]]
+    # Other cards (none a game deals) are left to the Python fire.
+    for pool, bids in (([0], [3]), ([3], [11]), ([3], [2.0]), ([3], [True]), ([], [])):
+        assert compiled(pool, bids) is None
+    assert compiled((3,), [4]) is None
+    assert fire([2.0, 5], [3, 5]) == python_fire([2.0, 5], [3, 5])
+
+
+def test_the_python_fire_when_told() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "import games.pairs.venture as v; print(v._compiled_fire is None)"
+    env = dict(os.environ, ARENA_PYTHON_VENTURE="1")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == "True"
 
 
 @pytest.mark.parametrize("options", [{"deals": 1}, {"deals": 1, "drafting": True}])
