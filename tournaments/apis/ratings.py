@@ -225,19 +225,8 @@ class BotRatingsApi(APIView):
         # encoder writes it, once: the history and the series hold the same points, and
         # the encoder's fallback per datetime was a good part of this answer's build.
         history = [
-            {
-                "version": version,
-                "version_id": version_id,
-                "pool": pool,
-                "match": match_id,
-                "seq": seq,
-                "before": before,
-                "after": after,
-                "at": _json_time(at),
-            }
-            for version, version_id, match_id, seq, before, after, at in selectors.rating_points(
-                bot=bot, pool=pool, limit=limit
-            )
+            selectors.history_entry(point, pool=pool, at=_json_time(point[-1]))
+            for point in selectors.rating_points(bot=bot, pool=pool, limit=limit)
         ]
         return {
             "bot": bot.name,

@@ -46,6 +46,7 @@ from tournaments.selectors.ratings import (  # noqa: F401
     bot_has_gates,
     gates_of_bot,
     head_to_head,
+    history_entry,
     opponents_met,
     pool_fit_info,
     pools_of_game,

@@ -116,20 +116,25 @@ def rating_history(
         played = rating_pools_of_bot(bot=bot)
         pool = played[0] if played else pools.default_pool(bot.game)
     return [
-        {
-            "version": version,
-            "version_id": version_id,
-            "pool": pool,
-            "match": match_id,
-            "seq": seq,
-            "before": before,
-            "after": after,
-            "at": datetime.fromisoformat(at),
-        }
-        for version, version_id, match_id, seq, before, after, at in rating_points(
-            bot=bot, pool=pool, limit=limit, numbers=numbers
-        )
+        history_entry(point, pool=pool, at=datetime.fromisoformat(point[-1]))
+        for point in rating_points(bot=bot, pool=pool, limit=limit, numbers=numbers)
     ]
+
+
+def history_entry(point: tuple, *, pool: str, at: object) -> dict:
+    """One of ``rating_history``'s points from a ``rating_points`` tuple, its time given
+    as the reader writes it (a datetime, or the text an encoder would make of one)."""
+    version, version_id, match_id, seq, before, after, _ = point
+    return {
+        "version": version,
+        "version_id": version_id,
+        "pool": pool,
+        "match": match_id,
+        "seq": seq,
+        "before": before,
+        "after": after,
+        "at": at,
+    }
 
 
 def rating_points(
