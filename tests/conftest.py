@@ -53,6 +53,10 @@ def pytest_configure(config):
     from tests.support import fast_flush
 
     fast_flush.install()
+    # Test clients share one table of static files per process: tests/support/fast_static.py.
+    from tests.support import fast_static
+
+    fast_static.install()
     # Each process's PostgreSQL test database is a copy of one migrated template, not
     # migrated anew: tests/support/template_db.py.
     from tests.support import template_db
