@@ -23,10 +23,13 @@ SERIAL_PATHS = (
 # Engine tests that need no database, broker, sandbox or worker: `make test` runs them beside
 # the serial tests, on the core those leave idle (about half a core in all: they mostly wait
 # on their sandboxes and workers), instead of in the parallel pass. Nothing of them reaches a
-# sandbox, so the serial tests' machine-wide counts are untouched. Some 50 s of one core:
-# more, and they would outlast the serial tests (some 80 s).
+# sandbox, so the serial tests' machine-wide counts are untouched. About as long as the
+# serial tests (some 100 s) on one core: the others 29-40 s in fresh checks, OpenSpiel's
+# checks about twice as much CPU. More, and they would outlast the serial tests; in the
+# parallel pass, OpenSpiel's alone held a core for over a minute.
 BESIDE_SERIAL_PATHS = (
     "tests/games/adapters/test_compiled.py",
+    "tests/games/adapters/test_openspiel.py",
     "tests/games/adapters/test_pettingzoo.py",
     "tests/games/punk/test_engine.py",
 )
@@ -53,6 +56,10 @@ def pytest_configure(config):
     from tests.support import fast_flush
 
     fast_flush.install()
+    # Test clients share one table of static files per process: tests/support/fast_static.py.
+    from tests.support import fast_static
+
+    fast_static.install()
     # Each process's PostgreSQL test database is a copy of one migrated template, not
     # migrated anew: tests/support/template_db.py.
     from tests.support import template_db
@@ -90,7 +97,6 @@ BESIDE_SERIAL_DIRS = ("tests/games/",)
 # files move, so no module's fixtures are set up twice.
 LONG_FIRST = (
     "tests/games/test_conformance.py",
-    "tests/games/adapters/test_openspiel.py",
     "tests/tournaments/test_human_games_every_game.py",
     "tests/arena/test_competition_api_fuzz.py",
     "tests/arena/test_throttle_bursts.py",

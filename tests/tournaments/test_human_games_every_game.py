@@ -45,8 +45,12 @@ def play_through(client, game_id: int, person, rng: random.Random, check) -> dic
     while time.monotonic() < give_up:
         # The answer's status changes only with these (read before it, so a change while it
         # is built is not missed): while the bots move, one small query a poll instead of
-        # the whole answer.
+        # the whole answer, which is read once they can make it other than "waiting".
         seen = turn_state(match_id) if match_id is not None else None
+        if seen is not None and not may_be_the_persons_turn_or_over(seen):
+            while turn_state(match_id) == seen and time.monotonic() < give_up:
+                time.sleep(0.002)
+            continue
         if turns < 3:
             answer = client.get(f"/api/human-games/{game_id}/").json()
         else:
@@ -72,6 +76,13 @@ def play_through(client, game_id: int, person, rng: random.Random, check) -> dic
             submit_action(user=person, human_game_id=game_id, action=action, turn=answer["turn"])
         turns += 1
     raise AssertionError("the game did not end in time")
+
+
+def may_be_the_persons_turn_or_over(state: tuple) -> bool:
+    """Whether ``turn_state`` allows any status but "waiting" (status_of: a running game
+    waits on the bots unless a turn is put to the person and not yet answered)."""
+    status, _, turn, answered = state
+    return status != Match.Status.RUNNING or (turn is not None and not answered)
 
 
 def turn_state(match_id: int) -> tuple:

@@ -33,6 +33,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from bots import access
@@ -263,9 +264,14 @@ def submit_action(*, user, human_game_id: int, action, turn: int | None = None) 
     """Hand the person's action to the worker: refused (nothing changed) when it is not
     their turn, names another turn than the current one (``turn``: a stale page), or is
     not one of the legal actions."""
-    human_game = _own_game(user, human_game_id)
-    status = Match.objects.values_list("status", flat=True).get(human_game=human_game)
-    if status not in LIVE:
+    # The game and its match's status in one query: a person's every move comes here.
+    human_game = (
+        HumanGame.objects.filter(pk=human_game_id).annotate(match_status=F("match__status")).first()
+    )
+    if human_game is None:
+        raise HumanGameRefused("no such game of yours", status=404)
+    _check_owner(user, human_game)
+    if human_game.match_status not in LIVE:
         raise HumanGameRefused("the game is over", status=409)
     if human_game.turn is None or human_game.answered:
         raise HumanGameRefused("it is not your turn: wait for the bots to move", status=409)
@@ -282,7 +288,8 @@ def submit_action(*, user, human_game_id: int, action, turn: int | None = None) 
     )
     if not taken:
         raise HumanGameRefused("that move was already made or its turn has passed", status=409)
-    human_game.refresh_from_db()
+    # As the UPDATE left the row (no second read): the answer given, the turn unchanged.
+    human_game.action, human_game.answered = action, True
     return human_game
 
 
