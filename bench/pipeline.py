@@ -361,6 +361,19 @@ def play_bots_only_child(ids: list[int]) -> None:
     print(n, seconds, flush=True)
 
 
+def warm_up(user, bot_ids: list[int], matches: int, label: str) -> None:
+    """One untimed run of the yardstick before the first round. The first run after the
+    bench starts is slow in ways the later ones are not (on 2026-11-29 its bots took 79 ms
+    of CPU a match against 56 in the next round, twice), and a first round whose yardstick
+    paid for that read 1 worker at 1.18-1.21x: with two rounds, the "median" is their mean,
+    and that one round carried the verdict."""
+    ids = create_tournaments(user, bot_ids, matches, f"{label} warm-up")
+    start(ids)
+    purge_broker()
+    n, seconds = in_process_bots_only(ids)
+    print(f"warm-up (untimed)     : {n} matches in process, {seconds:.1f} s")
+
+
 def goal_for(workers: int) -> float:
     """The least ratio the goal asks of this many workers (see the module's docstring)."""
     return 0.8 if workers > 1 else 0.9
@@ -448,6 +461,8 @@ def main() -> None:
     print(f"{args.matches} two-seat Pairs matches per run, {', '.join(BOTS.values())}")
 
     counts = [int(w) for w in args.workers.split(",") if w]
+    if counts:
+        warm_up(user, bot_ids, args.matches, label)
     ratios = {count: [] for count in counts}
     for round_ in range(args.rounds if counts else 0):
         if args.rounds > 1:
