@@ -213,10 +213,13 @@ def time_endpoint(client, label: str, url: str, budget: float) -> Timing:
 
 
 def print_table(timings: list[Timing]) -> None:
-    # The yardstick is timed first and last; its p95 is over both runs' samples.
+    # The yardstick is timed first and last. The goals use the lower of the two runs' p95s:
+    # a few slow samples in one run (on 2026-11-29 the last run's p95 read 4.6 ms against
+    # 1.5 ms in the first) would otherwise lift the yardstick, and with it every verdict.
     sticks = [t for t in timings if t.url == YARDSTICK]
     stick = Timing(YARDSTICK, YARDSTICK, 200, 0, 0, 0, [x for t in sticks for x in t.samples])
-    base = stick.quantile(0.95) * 1000
+    per_run = [t.quantile(0.95) * 1000 for t in sticks]
+    base = min(per_run)
     header = (
         f"{'endpoint':<42} {'st':>3} {'sql':>4} {'rt':>3} {'cold':>4} {'KB':>6} {'n':>3} {'p50 ms':>8}"
         f" {'p95 ms':>8} {'ratio':>7} {'cold ms':>8} {'cold x':>7} {'goal':>5} {'cgoal':>5}"
@@ -246,8 +249,9 @@ def print_table(timings: list[Timing]) -> None:
         )
     reads = len([t for t in timings if t.url != YARDSTICK])
     print(
-        f"\n{YARDSTICK} p95 {base:.2f} ms (p50 {stick.quantile(0.5) * 1000:.2f} ms) over"
-        f" {len(stick.samples)} samples, timed first and last. Goal: every read at most"
+        f"\n{YARDSTICK} p95 {base:.2f} ms, the lower of its first and last runs'"
+        f" ({', '.join(f'{x:.2f}' for x in per_run)} ms; p50 {stick.quantile(0.5) * 1000:.2f} ms"
+        f" over {len(stick.samples)} samples). Goal: every read at most"
         f" {GOAL_RATIO:.0f}x that warm, {COLD_GOAL_RATIO:.0f}x cold.\n  warm (p95): {reads - over} of"
         f" {reads} reads within {GOAL_RATIO:.0f}x; {over} over.\n  cold (median of up to {COLD}"
         f" first reads, the cache emptied before each): {reads - over_cold} of {reads} within"
