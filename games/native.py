@@ -29,12 +29,14 @@ GAMES = Path(__file__).resolve().parent
 class NativeModule:
     """The C module compiled from ``source`` (a ``.c`` file whose module is ``name``, and
     which exports ``SOURCE``, the ``SOURCE_DIGEST`` it was compiled with); ``fallback``
-    says what its user does without it."""
+    says what its user does without it; ``switch``, an environment variable that, when
+    set, asks for that fallback even where the module is built (``chosen``)."""
 
-    def __init__(self, source: Path, name: str, fallback: str) -> None:
+    def __init__(self, source: Path, name: str, fallback: str, switch: str | None = None) -> None:
         self.source = source
         self.name = name
         self.fallback = fallback
+        self.switch = switch
         self._module: ModuleType | None = None
         self._tried = False
 
@@ -104,6 +106,12 @@ class NativeModule:
             self._module = None
         return self._module
 
+    def chosen(self) -> ModuleType | None:
+        """``load()``, or None where the environment's ``switch`` asks for the fallback."""
+        if self.switch and os.environ.get(self.switch):
+            return None
+        return self.load()
+
     def ensure(self, rebuild: bool = False) -> Path | None:
         """The build, made if missing (or anyway); None, with the reason on stderr, where it
         cannot be."""
@@ -118,12 +126,19 @@ class NativeModule:
 
 
 # Every C module in games/, by the module that uses it.
-RNG = NativeModule(GAMES / "_rng.c", "games._rng", "the Python generator")
+RNG = NativeModule(GAMES / "_rng.c", "games._rng", "the Python generator", "ARENA_PYTHON_RNG")
 ENCODE = NativeModule(
     GAMES / "adapters" / "_encode.c", "games.adapters._encode", "the Python encoder"
 )
-MOVES = NativeModule(GAMES / "_moves.c", "games._moves", "the Python move check")
-VENTURE = NativeModule(GAMES / "pairs" / "_venture.c", "games.pairs._venture", "the Python fire")
+MOVES = NativeModule(
+    GAMES / "_moves.c", "games._moves", "the Python move check", "ARENA_PYTHON_MOVES"
+)
+VENTURE = NativeModule(
+    GAMES / "pairs" / "_venture.c",
+    "games.pairs._venture",
+    "the Python fire",
+    "ARENA_PYTHON_VENTURE",
+)
 MODULES = (RNG, ENCODE, MOVES, VENTURE)
 
 

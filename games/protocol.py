@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -448,7 +447,7 @@ _acting_checked: tuple = ((), frozenset(), ())
 
 # The compiled check of a simultaneous decision's moves (games/_moves.c), None where it
 # cannot be built or ``ARENA_PYTHON_MOVES=1`` asks for the Python loop.
-_checked = None if os.environ.get("ARENA_PYTHON_MOVES") else getattr(MOVES.load(), "checked", None)
+_checked = getattr(MOVES.chosen(), "checked", None)
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 

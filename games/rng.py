@@ -14,7 +14,6 @@ picks ``PythonRng`` whatever is built.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from operator import mod
 
@@ -290,4 +289,4 @@ def compiled_rng() -> type | None:
     return None if module is None else module.Rng
 
 
-Rng = PythonRng if os.environ.get("ARENA_PYTHON_RNG") else (compiled_rng() or PythonRng)
+Rng = getattr(RNG.chosen(), "Rng", None) or PythonRng

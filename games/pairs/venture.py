@@ -4,7 +4,6 @@ each unless they complete a rank. Rules in docs/rules/pairs-venture.md.
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left
 
 from games.cards import Shoe, pairs_deck
@@ -104,9 +103,7 @@ def python_fire(pool: list[int], bids: list[int]) -> tuple[list[list[int]], list
 
 # Venture's fire compiled, None where it cannot be built or ``ARENA_PYTHON_VENTURE=1`` asks
 # for the Python one.
-_compiled_fire = (
-    None if os.environ.get("ARENA_PYTHON_VENTURE") else getattr(VENTURE.load(), "fire", None)
-)
+_compiled_fire = getattr(VENTURE.chosen(), "fire", None)
 
 
 def deal_points(captured: list[list[int]], pool: list[int]) -> list[int]:
